@@ -1,0 +1,73 @@
+// The memory plan: every intermediate tensor's fixed offset inside one static pool.
+//
+// A Plan is plain data: backend-agnostic, serializable to versioned JSON, verifiable. It is
+// immutable once built and safe to share across threads. Offsets are relative to the pool base;
+// at run time each tensor is the view `pool_base + offset`.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "onepool/status.h"
+#include "onepool/tensor.h"
+
+namespace onepool {
+
+/// One placed buffer: a graph tensor (id >= 0) or a node's workspace (workspace_node >= 0).
+struct PlannedTensor {
+  int32_t id = -1;              ///< value id in the model's graph; -1 for a workspace
+  std::string name;             ///< tensor name; "<node>:workspace" for a workspace
+  std::string producer_op;      ///< op that writes it; "input" for graph inputs
+  DType dtype = DType::kUndefined;
+  Shape shape;
+  size_t bytes = 0;             ///< aligned size the planner placed (0 for an alias)
+  size_t offset = 0;            ///< byte offset from the pool base
+  int64_t first = 0;            ///< first step it is live (inclusive)
+  int64_t last = 0;             ///< last step it is live (inclusive)
+  int32_t alias_of = -1;        ///< id of the tensor whose storage this one uses, or -1
+  size_t alias_offset = 0;      ///< byte offset within that tensor's storage
+  int32_t workspace_node = -1;  ///< step whose scratch this is, or -1
+};
+
+/// One execution step: a node of the graph, in execution order.
+struct PlanStep {
+  std::string node;
+  std::string op;
+};
+
+/// How to build a plan.
+struct PlanOptions {
+  std::string algorithm = "greedy-by-size";  ///< see `onepool plan --help` for the names
+  size_t alignment = 256;                    ///< every offset and size is a multiple of this
+};
+
+struct Plan {
+  static constexpr int kSchemaVersion = 1;
+
+  size_t pool_bytes = 0;         ///< the pool size: max(offset + bytes)
+  size_t alignment = 256;
+  size_t lower_bound_bytes = 0;  ///< max over steps of bytes live at that step
+  size_t naive_bytes = 0;        ///< sum of all records: no reuse
+  std::string algorithm;
+  bool optimal = false;          ///< pool_bytes == lower_bound_bytes
+  double planning_ms = 0.0;
+  bool verified = false;
+  std::vector<PlanStep> steps;
+  std::vector<PlannedTensor> tensors;
+
+  /// Checks that every owning tensor lies inside the pool, is aligned, and overlaps no other
+  /// tensor in both time and address; aliases must lie inside the tensor they alias.
+  /// The message names the first two tensors that collide.
+  Status verify() const;
+  /// Versioned JSON (schema in the README).
+  std::string to_json() const;
+  /// Parses what to_json() wrote; rejects other schema versions.
+  static Expected<Plan> from_json(std::string_view json);
+  /// Index into `tensors` of graph value `id`, or -1 (weights are not planned).
+  int32_t find_tensor(int32_t id) const;
+};
+
+}  // namespace onepool

@@ -1,0 +1,57 @@
+// Placement algorithms: usage records in, offsets out. They know nothing of graphs.
+//
+// Every algorithm has the same signature, is deterministic (fixed tie-breaks), and is selectable
+// by name. Records are `(first, last, bytes)` with first/last inclusive steps and bytes already a
+// multiple of the alignment; an algorithm returns one offset per record (a multiple of the
+// alignment) such that no two records live at a common step overlap in address.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "onepool/status.h"
+
+namespace onepool {
+
+struct UsageRecord {
+  int64_t first = 0;  // first step live (inclusive)
+  int64_t last = 0;   // last step live (inclusive)
+  size_t bytes = 0;   // multiple of the alignment; 0 records get offset 0 and are ignored
+};
+
+struct Placement {
+  std::vector<size_t> offsets;  // one per record, same order
+  size_t pool_bytes = 0;        // max(offset + bytes)
+};
+
+struct AlgorithmOptions {
+  size_t alignment = 256;
+  double budget_ms = 100.0;  // for searches that run under a time budget
+};
+
+using PlacementAlgorithm = Expected<Placement> (*)(std::span<const UsageRecord> records,
+                                                   const AlgorithmOptions& options);
+
+struct AlgorithmInfo {
+  const char* name;         // "greedy-by-size"
+  const char* description;  // one line for --help
+  PlacementAlgorithm run;
+};
+
+/// Every algorithm, the default first.
+std::span<const AlgorithmInfo> all_algorithms();
+/// The algorithm named `name`, or an error listing the valid names.
+Expected<const AlgorithmInfo*> find_algorithm(const std::string& name);
+
+/// Max over steps of the bytes live at that step: no placement can be smaller. O(n log n).
+size_t lower_bound_bytes(std::span<const UsageRecord> records);
+/// Sum of all record bytes (no reuse).
+size_t naive_bytes(std::span<const UsageRecord> records);
+/// Checks a placement: aligned, inside pool_bytes, no overlap in time and address. O(n log n).
+Status verify_placement(std::span<const UsageRecord> records, const Placement& placement,
+                        size_t alignment);
+
+}  // namespace onepool

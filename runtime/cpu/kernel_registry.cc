@@ -1,0 +1,44 @@
+#include "runtime/cpu/kernel_registry.h"
+
+#include <algorithm>
+
+namespace onepool::cpu {
+
+KernelRegistry KernelRegistry::with_all_kernels() {
+  KernelRegistry registry;
+  register_elementwise_kernels(registry);
+  register_conv_pool_kernels(registry);
+  register_normalization_kernels(registry);
+  register_matmul_kernels(registry);
+  register_reduce_kernels(registry);
+  register_shape_kernels(registry);
+  register_tensor_kernels(registry);
+  return registry;
+}
+
+void KernelRegistry::add(std::string op_type, KernelFactory factory) {
+  for (auto& entry : factories_) {
+    if (entry.first == op_type) {
+      entry.second = factory;
+      return;
+    }
+  }
+  factories_.emplace_back(std::move(op_type), factory);
+}
+
+KernelFactory KernelRegistry::find(const std::string& op_type) const {
+  for (const auto& entry : factories_) {
+    if (entry.first == op_type) return entry.second;
+  }
+  return nullptr;
+}
+
+std::vector<std::string> KernelRegistry::op_types() const {
+  std::vector<std::string> names;
+  names.reserve(factories_.size());
+  for (const auto& entry : factories_) names.push_back(entry.first);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace onepool::cpu

@@ -1,0 +1,36 @@
+// (op type) → kernel factory for the CPU backend. Built per Session factory call: no global state.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "runtime/cpu/kernel.h"
+
+namespace onepool::cpu {
+
+class KernelRegistry {
+ public:
+  /// A registry holding every CPU kernel OnePool has.
+  static KernelRegistry with_all_kernels();
+
+  void add(std::string op_type, KernelFactory factory);
+  /// The factory for `op_type` in the default ONNX domain, or nullptr.
+  KernelFactory find(const std::string& op_type) const;
+  /// Every registered op type, sorted.
+  std::vector<std::string> op_types() const;
+
+ private:
+  std::vector<std::pair<std::string, KernelFactory>> factories_;
+};
+
+// One registration function per op family (runtime/cpu/kernels/<family>.cc).
+void register_elementwise_kernels(KernelRegistry& registry);
+void register_conv_pool_kernels(KernelRegistry& registry);
+void register_normalization_kernels(KernelRegistry& registry);
+void register_matmul_kernels(KernelRegistry& registry);
+void register_reduce_kernels(KernelRegistry& registry);
+void register_shape_kernels(KernelRegistry& registry);
+void register_tensor_kernels(KernelRegistry& registry);
+
+}  // namespace onepool::cpu

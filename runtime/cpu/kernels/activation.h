@@ -1,0 +1,73 @@
+// Fused activation epilogues for Conv / ConvTranspose / Gemm / MatMul kernels.
+//
+// The graph optimizer fuses a following activation node into the producer by adding attributes
+// to it (names starting with "onepool_", which ONNX never uses):
+//   onepool_activation : string, one of Relu, Clip, LeakyRelu, Sigmoid, HardSigmoid, HardSwish,
+//                        HardSigmoidMul (x * HardSigmoid(x) with alpha/beta, the exporter pattern)
+//   onepool_alpha, onepool_beta : floats (LeakyRelu alpha; HardSigmoid alpha, beta;
+//                                 Clip min = alpha, max = beta)
+// A kernel calls parse_activation() at prepare time and apply_activation() over its output.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+
+#include "planner/graph.h"
+
+namespace onepool::cpu {
+
+enum class ActivationKind : uint8_t {
+  kNone, kRelu, kClip, kLeakyRelu, kSigmoid, kHardSigmoid, kHardSwish, kHardSigmoidMul
+};
+
+struct Activation {
+  ActivationKind kind = ActivationKind::kNone;
+  float alpha = 0.0f;
+  float beta = 0.0f;
+
+  float apply(float x) const {
+    switch (kind) {
+      case ActivationKind::kNone: return x;
+      case ActivationKind::kRelu: return x > 0.0f ? x : 0.0f;
+      case ActivationKind::kClip: return std::min(std::max(x, alpha), beta);
+      case ActivationKind::kLeakyRelu: return x >= 0.0f ? x : alpha * x;
+      case ActivationKind::kSigmoid: return 1.0f / (1.0f + std::exp(-x));
+      case ActivationKind::kHardSigmoid: return std::max(0.0f, std::min(1.0f, alpha * x + beta));
+      case ActivationKind::kHardSwish:
+        return x * std::max(0.0f, std::min(1.0f, x / 6.0f + 0.5f));
+      case ActivationKind::kHardSigmoidMul:
+        return x * std::max(0.0f, std::min(1.0f, alpha * x + beta));
+    }
+    return x;
+  }
+};
+
+/// Reads the fused activation from a node's attributes (kNone when there is none).
+inline Activation parse_activation(const AttributeMap& attributes) {
+  Activation activation;
+  const std::string name = attributes.get_string("onepool_activation", "");
+  activation.alpha = attributes.get_float("onepool_alpha", 0.0f);
+  activation.beta = attributes.get_float("onepool_beta", 0.0f);
+  if (name == "Relu") activation.kind = ActivationKind::kRelu;
+  if (name == "Clip") activation.kind = ActivationKind::kClip;
+  if (name == "LeakyRelu") activation.kind = ActivationKind::kLeakyRelu;
+  if (name == "Sigmoid") activation.kind = ActivationKind::kSigmoid;
+  if (name == "HardSigmoid") activation.kind = ActivationKind::kHardSigmoid;
+  if (name == "HardSwish") activation.kind = ActivationKind::kHardSwish;
+  if (name == "HardSigmoidMul") activation.kind = ActivationKind::kHardSigmoidMul;
+  return activation;
+}
+
+/// Applies the activation in place over data[0, count).
+inline void apply_activation(const Activation& activation, float* data, int64_t count) {
+  if (activation.kind == ActivationKind::kNone) return;
+  if (activation.kind == ActivationKind::kRelu) {
+    for (int64_t i = 0; i < count; ++i) data[i] = data[i] > 0.0f ? data[i] : 0.0f;
+    return;
+  }
+  for (int64_t i = 0; i < count; ++i) data[i] = activation.apply(data[i]);
+}
+
+}  // namespace onepool::cpu

@@ -1,0 +1,8 @@
+// Placeholder: the tensor kernel family registers nothing yet.
+#include "runtime/cpu/kernel_registry.h"
+
+namespace onepool::cpu {
+
+void register_tensor_kernels(KernelRegistry& registry) { (void)registry; }
+
+}  // namespace onepool::cpu
