@@ -1,0 +1,33 @@
+// Graph optimizations at load, before planning (ONNX Runtime's levels are the anchor).
+//   none  : the graph as imported
+//   basic : Identity and Dropout removed; BatchNormalization folded into the preceding Conv
+//   all   : basic + bias and activation epilogues fused into Conv / ConvTranspose / Gemm /
+//           MatMul (see runtime/cpu/kernels/activation.h for the attribute contract)
+// Outputs must not change beyond float rounding. Fewer tensors also means a smaller plan.
+#pragma once
+
+#include <string>
+
+#include "onepool/status.h"
+#include "planner/graph.h"
+
+namespace onepool {
+
+enum class OptimizeLevel { kNone, kBasic, kAll };
+
+/// Parses "none", "basic", "all".
+Expected<OptimizeLevel> parse_optimize_level(const std::string& text);
+
+struct OptimizeReport {
+  int removed_nodes = 0;        // Identity / Dropout
+  int folded_batchnorms = 0;    // BatchNormalization folded into Conv
+  int fused_biases = 0;         // Add of a constant folded into a producer's bias
+  int fused_activations = 0;    // activation nodes turned into epilogues
+  int nodes_before = 0;
+  int nodes_after = 0;
+};
+
+/// Rewrites `graph` in place. On error the graph is unchanged.
+Expected<OptimizeReport> optimize_graph(Graph& graph, OptimizeLevel level);
+
+}  // namespace onepool
