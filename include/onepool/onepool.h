@@ -1,0 +1,8 @@
+// OnePool: ONNX inference with one static memory pool. Include this one header.
+#pragma once
+
+#include "onepool/model.h"
+#include "onepool/plan.h"
+#include "onepool/session.h"
+#include "onepool/status.h"
+#include "onepool/tensor.h"

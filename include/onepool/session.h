@@ -1,0 +1,77 @@
+// Session: one Plan bound to one backend — one pool allocation, kernels prepared once, and
+// run() that walks the execution order with every intermediate a view `pool_base + offset`.
+//
+// Thread-compatible: use a Session from one thread at a time; for N concurrent requests create
+// N Sessions over one shared Model (weights are shared, each Session owns only its pool).
+// run() performs no heap allocation (host or device) once the Session exists. No exception
+// crosses this API; nothing falls back silently to another device.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "onepool/model.h"
+#include "onepool/plan.h"
+#include "onepool/status.h"
+#include "onepool/tensor.h"
+
+namespace onepool {
+
+struct SessionOptions {
+  Device device;             ///< cpu (default) or cuda:N; never silently changed
+  int threads = 0;           ///< CPU threads; 0 = all hardware threads
+  PlanOptions plan;          ///< used when no plan is given
+  const Plan* plan_override = nullptr;  ///< a saved plan to use instead of planning
+  void* pool = nullptr;      ///< caller-owned pool memory (on the device), or nullptr
+  size_t pool_capacity = 0;  ///< bytes at `pool`; must be >= plan.pool_bytes
+};
+
+/// Wall-clock milliseconds of Session creation phases.
+struct SessionTimings {
+  double prepare_ms = 0.0;   // kernels prepared (attributes, workspaces)
+  double plan_ms = 0.0;      // memory plan built and verified
+  double allocate_ms = 0.0;  // pool allocated, weights uploaded, views bound
+};
+
+class SessionImpl;
+
+class Session {
+ public:
+  /// Prepares every node (all unsupported ops are reported at once), plans the memory, and
+  /// allocates the pool once.
+  static Expected<std::unique_ptr<Session>> create(std::shared_ptr<const Model> model,
+                                                   const SessionOptions& options);
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  /// Runs the model. `inputs` and `outputs` follow Model::inputs() / outputs() order; each is
+  /// checked (dtype, rank, every dim) and copied in / out. No allocation.
+  Status run(std::span<const TensorView> inputs, std::span<const TensorView> outputs);
+
+  /// The view of input i inside the pool: write there and call run_in_place() to skip copies.
+  TensorView input_view(size_t i) const;
+  /// The view of output i (in the pool, or in the weights for a constant output).
+  TensorView output_view(size_t i) const;
+  /// Runs on whatever the input views hold; outputs stay in output_view(i).
+  Status run_in_place();
+
+  const Plan& plan() const;
+  const Model& model() const;
+  const SessionTimings& timings() const;
+  Device device() const;
+  /// Bytes this Session owns (its pool; 0 when the pool is caller-owned).
+  size_t owned_pool_bytes() const;
+
+ private:
+  explicit Session(std::unique_ptr<SessionImpl> impl);
+  std::unique_ptr<SessionImpl> impl_;
+};
+
+/// Checks `view` against `info` (dtype, rank, each dim); messages name the tensor and axis.
+Status check_tensor_matches(const TensorInfo& info, const TensorView& view, const char* role);
+
+}  // namespace onepool

@@ -1,0 +1,55 @@
+// The internal backend interface: what a Session needs from a device.
+//
+// A Session creates one Backend, then: prepare() every node (all unsupported nodes reported at
+// once, per-node workspace bytes declared) → the planner places tensors and workspaces → bind()
+// allocates the pool once (or adopts caller memory), makes weights resident, and fixes every
+// node's views → execute() walks the nodes with no allocation.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <vector>
+
+#include "onepool/model.h"
+#include "onepool/plan.h"
+#include "onepool/session.h"
+#include "onepool/status.h"
+#include "planner/build_plan.h"
+
+namespace onepool {
+
+/// Where one graph value lives once a plan is bound.
+struct ValueLocation {
+  enum class Region : uint8_t { kNone, kPool, kWeights } region = Region::kNone;
+  size_t offset = 0;  // bytes from the region's base
+};
+
+/// Resolves every value's location from a plan (aliases followed to their owner). Values the
+/// plan does not place (weights) are located in the weights region.
+Expected<std::vector<ValueLocation>> locate_values(const Model& model, const Plan& plan);
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  virtual Device device() const = 0;
+  /// Prepares every node's kernel. Fails with every unsupported node listed.
+  virtual Status prepare(const Model& model, NodeMemoryNeeds& needs) = 0;
+  /// Allocates the pool (or adopts `caller_pool`), makes weights resident, binds node views.
+  virtual Status bind(const Model& model, const Plan& plan, void* caller_pool,
+                      size_t caller_capacity) = 0;
+  /// The view of graph value `id` (pool or weights); valid after bind().
+  virtual TensorView value_view(int32_t id) const = 0;
+  /// Copies host data into / out of a value's view. No allocation.
+  virtual Status copy_in(int32_t id, const TensorView& source) = 0;
+  virtual Status copy_out(int32_t id, const TensorView& destination) = 0;
+  /// Runs every node in execution order. No allocation.
+  virtual Status execute() = 0;
+  /// Bytes of pool memory this backend allocated itself.
+  virtual size_t owned_pool_bytes() const = 0;
+};
+
+/// The backend for options.device: cpu, or cuda when built with it and a device is present.
+/// A missing device is an error, never a fallback.
+Expected<std::unique_ptr<Backend>> create_backend(const SessionOptions& options);
+
+}  // namespace onepool

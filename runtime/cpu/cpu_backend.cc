@@ -1,0 +1,224 @@
+// CPU backend: prepare kernels, bind views into one pool, execute in order.
+#include "runtime/cpu/cpu_backend.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+#include "planner/graph.h"
+#include "runtime/cpu/kernel_registry.h"
+
+namespace onepool::cpu {
+
+namespace {
+
+constexpr size_t kPoolAlignment = 256;
+
+struct BoundNode {
+  size_t first_input = 0;   // index into CpuBackend::views_
+  size_t input_count = 0;
+  size_t first_output = 0;
+  size_t output_count = 0;
+  std::byte* workspace = nullptr;
+  size_t workspace_bytes = 0;
+};
+
+struct FreeDeleter {
+  void operator()(std::byte* p) const { std::free(p); }
+};
+
+class CpuBackend final : public Backend {
+ public:
+  explicit CpuBackend(int threads) : threads_(std::max(1, threads)), thread_pool_(threads_) {}
+
+  Device device() const override { return Device{DeviceKind::kCpu, 0}; }
+
+  Status prepare(const Model& model, NodeMemoryNeeds& needs) override;
+  Status bind(const Model& model, const Plan& plan, void* caller_pool,
+              size_t caller_capacity) override;
+  TensorView value_view(int32_t id) const override { return value_views_[static_cast<size_t>(id)]; }
+  Status copy_in(int32_t id, const TensorView& source) override;
+  Status copy_out(int32_t id, const TensorView& destination) override;
+  Status execute() override;
+  size_t owned_pool_bytes() const override { return owned_pool_ ? owned_pool_bytes_ : 0; }
+
+ private:
+  Status allocate_pool(size_t bytes, void* caller_pool, size_t caller_capacity);
+  Status bind_node_views(const Model& model, const Plan& plan);
+
+  int threads_;
+  ThreadPool thread_pool_;
+  const Graph* graph_ = nullptr;
+  std::vector<PreparedKernel> kernels_;
+  std::unique_ptr<std::byte[], FreeDeleter> owned_pool_;
+  size_t owned_pool_bytes_ = 0;
+  std::byte* pool_ = nullptr;
+  std::vector<TensorView> value_views_;
+  std::vector<TensorView> views_;  // every node's inputs then outputs, contiguous
+  std::vector<BoundNode> bound_nodes_;
+};
+
+Status CpuBackend::prepare(const Model& model, NodeMemoryNeeds& needs) {
+  graph_ = &model.graph();
+  const KernelRegistry registry = KernelRegistry::with_all_kernels();
+  std::string problems;
+  int problem_count = 0;
+  kernels_.clear();
+  kernels_.resize(graph_->nodes.size());
+  needs.workspace_bytes.assign(graph_->nodes.size(), 0);
+  for (size_t n = 0; n < graph_->nodes.size(); ++n) {
+    const Node& node = graph_->nodes[n];
+    const KernelFactory factory = node.domain.empty() || node.domain == "ai.onnx"
+                                      ? registry.find(node.op_type)
+                                      : nullptr;
+    Status status;
+    if (factory == nullptr) {
+      status = make_status(StatusCode::kUnsupported, describe_node(node), ": op '",
+                           node.domain.empty() ? "" : node.domain + ".", node.op_type,
+                           "' has no CPU kernel");
+    } else {
+      Expected<PreparedKernel> prepared = factory(NodeContext(*graph_, node));
+      if (prepared) {
+        kernels_[n] = std::move(prepared).value();
+        needs.workspace_bytes[n] = kernels_[n].workspace_bytes;
+        continue;
+      }
+      status = prepared.status();
+    }
+    ++problem_count;
+    problems += "\n  " + status.message();
+  }
+  if (problem_count > 0) {
+    return make_status(StatusCode::kUnsupported, problem_count,
+                       " node(s) cannot run on the CPU backend:", problems);
+  }
+  openblas_set_num_threads(threads_);
+  return Status::ok();
+}
+
+Status CpuBackend::allocate_pool(size_t bytes, void* caller_pool, size_t caller_capacity) {
+  if (caller_pool != nullptr) {
+    if (caller_capacity < bytes) {
+      return make_status(StatusCode::kInvalidArgument, "caller pool holds ", caller_capacity,
+                         " bytes but the plan needs ", bytes);
+    }
+    if (reinterpret_cast<uintptr_t>(caller_pool) % kPoolAlignment != 0) {
+      return make_status(StatusCode::kInvalidArgument, "caller pool must be ", kPoolAlignment,
+                         "-byte aligned");
+    }
+    pool_ = static_cast<std::byte*>(caller_pool);
+    return Status::ok();
+  }
+  const size_t allocation = std::max<size_t>(kPoolAlignment, (bytes + kPoolAlignment - 1) /
+                                                                 kPoolAlignment * kPoolAlignment);
+  owned_pool_.reset(static_cast<std::byte*>(std::aligned_alloc(kPoolAlignment, allocation)));
+  if (!owned_pool_) {
+    return make_status(StatusCode::kResourceExhausted, "cannot allocate a pool of ", allocation,
+                       " bytes");
+  }
+  owned_pool_bytes_ = bytes;
+  pool_ = owned_pool_.get();
+  return Status::ok();
+}
+
+Status CpuBackend::bind(const Model& model, const Plan& plan, void* caller_pool,
+                        size_t caller_capacity) {
+  ONEPOOL_RETURN_IF_ERROR(allocate_pool(plan.pool_bytes, caller_pool, caller_capacity));
+  ONEPOOL_ASSIGN_OR_RETURN(std::vector<ValueLocation> locations, locate_values(model, plan));
+  value_views_.assign(graph_->values.size(), TensorView{});
+  for (size_t id = 0; id < graph_->values.size(); ++id) {
+    const Value& value = graph_->values[id];
+    TensorView& view = value_views_[id];
+    view.dtype = value.dtype;
+    view.shape = value.shape;
+    if (locations[id].region == ValueLocation::Region::kPool) {
+      view.data = pool_ + locations[id].offset;
+    } else if (locations[id].region == ValueLocation::Region::kWeights) {
+      view.data = const_cast<std::byte*>(model.weights_base()) + locations[id].offset;
+    }
+  }
+  return bind_node_views(model, plan);
+}
+
+Status CpuBackend::bind_node_views(const Model& model, const Plan& plan) {
+  views_.clear();
+  bound_nodes_.assign(graph_->nodes.size(), BoundNode{});
+  for (size_t n = 0; n < graph_->nodes.size(); ++n) {
+    const Node& node = graph_->nodes[n];
+    BoundNode& bound = bound_nodes_[n];
+    bound.first_input = views_.size();
+    for (ValueId id : node.inputs) {
+      views_.push_back(id == kNoValue ? TensorView{} : value_views_[static_cast<size_t>(id)]);
+    }
+    bound.input_count = node.inputs.size();
+    bound.first_output = views_.size();
+    for (ValueId id : node.outputs) {
+      views_.push_back(id == kNoValue ? TensorView{} : value_views_[static_cast<size_t>(id)]);
+    }
+    bound.output_count = node.outputs.size();
+  }
+  for (const PlannedTensor& tensor : plan.tensors) {
+    if (tensor.workspace_node < 0) continue;
+    if (static_cast<size_t>(tensor.workspace_node) >= bound_nodes_.size()) {
+      return make_status(StatusCode::kInvalidArgument, "plan workspace '", tensor.name,
+                         "' names step ", tensor.workspace_node, " beyond the graph");
+    }
+    BoundNode& bound = bound_nodes_[static_cast<size_t>(tensor.workspace_node)];
+    bound.workspace = pool_ + tensor.offset;
+    bound.workspace_bytes = tensor.bytes;
+  }
+  for (size_t n = 0; n < kernels_.size(); ++n) {
+    if (kernels_[n].workspace_bytes > bound_nodes_[n].workspace_bytes) {
+      return make_status(StatusCode::kInvalidArgument, describe_node(graph_->nodes[n]),
+                         ": needs a workspace of ", kernels_[n].workspace_bytes,
+                         " bytes but the plan gives ", bound_nodes_[n].workspace_bytes);
+    }
+  }
+  (void)model;
+  return Status::ok();
+}
+
+Status CpuBackend::copy_in(int32_t id, const TensorView& source) {
+  const TensorView& target = value_views_[static_cast<size_t>(id)];
+  if (target.data != source.data) std::memcpy(target.data, source.data, target.bytes());
+  return Status::ok();
+}
+
+Status CpuBackend::copy_out(int32_t id, const TensorView& destination) {
+  const TensorView& source = value_views_[static_cast<size_t>(id)];
+  if (source.data == nullptr) {
+    return make_status(StatusCode::kInternal, "output '",
+                       graph_->values[static_cast<size_t>(id)].name, "' has no storage");
+  }
+  if (destination.data != source.data) std::memcpy(destination.data, source.data, source.bytes());
+  return Status::ok();
+}
+
+Status CpuBackend::execute() {
+  for (size_t n = 0; n < kernels_.size(); ++n) {
+    const BoundNode& bound = bound_nodes_[n];
+    RunContext context;
+    context.inputs = std::span<const TensorView>(views_.data() + bound.first_input,
+                                                 bound.input_count);
+    context.outputs = std::span<const TensorView>(views_.data() + bound.first_output,
+                                                  bound.output_count);
+    context.workspace = bound.workspace;
+    context.workspace_bytes = bound.workspace_bytes;
+    context.threads = &thread_pool_;
+    Status status = kernels_[n].kernel->run(context);
+    if (!status.is_ok()) return status.with_context(describe_node(graph_->nodes[n]));
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+std::unique_ptr<Backend> create_cpu_backend(int threads) {
+  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return std::make_unique<CpuBackend>(threads);
+}
+
+}  // namespace onepool::cpu

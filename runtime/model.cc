@@ -1,0 +1,133 @@
+// Model: import → optimize → pack weights.
+#include "onepool/model.h"
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+#include "planner/graph.h"
+#include "planner/onnx_import.h"
+#include "planner/optimize/optimize.h"
+
+namespace onepool {
+
+namespace {
+constexpr size_t kWeightAlignment = 64;
+
+double elapsed_ms(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+size_t align_up(size_t value, size_t alignment) {
+  return (value + alignment - 1) / alignment * alignment;
+}
+
+std::string describe_report(const OptimizeReport& report) {
+  return str_cat("nodes ", report.nodes_before, " -> ", report.nodes_after, " (removed ",
+                 report.removed_nodes, " Identity/Dropout, folded ", report.folded_batchnorms,
+                 " BatchNormalization, fused ", report.fused_biases, " bias Add, fused ",
+                 report.fused_activations, " activations)");
+}
+}  // namespace
+
+void Model::AlignedDelete::operator()(std::byte* p) const { std::free(p); }
+
+Model::Model() = default;
+Model::~Model() = default;
+
+Expected<std::shared_ptr<const Model>> Model::load(const std::string& path,
+                                                   const LoadOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
+  ImportOptions import_options;
+  import_options.input_shapes = options.input_shapes;
+  import_options.dims = options.dims;
+  import_options.run_checker = options.run_checker;
+  Expected<Graph> graph = import_onnx_file(path, import_options);
+  if (!graph) return graph.status().with_context(str_cat("loading '", path, "'"));
+  const double import_ms = elapsed_ms(start);
+  Expected<std::shared_ptr<const Model>> model = from_graph(std::move(graph).value(), options);
+  if (model) const_cast<Model&>(**model).timings_.import_ms = import_ms;
+  return model;
+}
+
+Expected<std::shared_ptr<const Model>> Model::from_graph(Graph graph, const LoadOptions& options) {
+  ONEPOOL_ASSIGN_OR_RETURN(OptimizeLevel level, parse_optimize_level(options.optimize));
+  std::shared_ptr<Model> model(new Model());
+  // Step 1. Graph optimizations (BN folding, epilogue fusion, Identity removal).
+  auto start = std::chrono::steady_clock::now();
+  ONEPOOL_ASSIGN_OR_RETURN(OptimizeReport report, optimize_graph(graph, level));
+  model->timings_.optimize_ms = elapsed_ms(start);
+  model->optimization_summary_ = describe_report(report);
+  model->graph_ = std::make_unique<Graph>(std::move(graph));
+  // Step 2. Pack every weight into one aligned allocation.
+  start = std::chrono::steady_clock::now();
+  ONEPOOL_RETURN_IF_ERROR(model->pack_weights());
+  model->timings_.pack_ms = elapsed_ms(start);
+  model->describe_io();
+  return std::shared_ptr<const Model>(std::move(model));
+}
+
+Status Model::pack_weights() {
+  const auto& weights = graph_->weights;
+  weight_offsets_.resize(weights.size());
+  size_t total = 0;
+  for (size_t i = 0; i < weights.size(); ++i) {
+    weight_offsets_[i] = total;
+    const size_t bytes = align_up(weights[i].data.size(), kWeightAlignment);
+    if (bytes > std::numeric_limits<size_t>::max() / 2 - total) {
+      return make_status(StatusCode::kOutOfRange, "total weight bytes overflow");
+    }
+    total += bytes;
+  }
+  weights_bytes_ = total;
+  const size_t allocation = std::max<size_t>(total, kWeightAlignment);
+  auto* base = static_cast<std::byte*>(std::aligned_alloc(kWeightAlignment, allocation));
+  if (base == nullptr) {
+    return make_status(StatusCode::kResourceExhausted, "cannot allocate ", allocation,
+                       " bytes for the weights");
+  }
+  weights_.reset(base);
+  for (size_t i = 0; i < weights.size(); ++i) {
+    if (!weights[i].data.empty()) {
+      std::memcpy(base + weight_offsets_[i], weights[i].data.data(), weights[i].data.size());
+    }
+  }
+  return Status::ok();
+}
+
+void Model::describe_io() {
+  for (ValueId id : graph_->inputs) {
+    const Value& value = graph_->values[static_cast<size_t>(id)];
+    inputs_.push_back(TensorInfo{value.name, value.dtype, value.shape});
+  }
+  for (ValueId id : graph_->outputs) {
+    const Value& value = graph_->values[static_cast<size_t>(id)];
+    outputs_.push_back(TensorInfo{value.name, value.dtype, value.shape});
+  }
+}
+
+int Model::input_index(const std::string& name) const {
+  for (size_t i = 0; i < inputs_.size(); ++i) {
+    if (inputs_[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+int Model::output_index(const std::string& name) const {
+  for (size_t i = 0; i < outputs_.size(); ++i) {
+    if (outputs_[i].name == name) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+const std::byte* Model::weight_data(int32_t weight_index) const {
+  return weights_.get() + weight_offsets_[static_cast<size_t>(weight_index)];
+}
+
+size_t Model::weight_offset(int32_t weight_index) const {
+  return weight_offsets_[static_cast<size_t>(weight_index)];
+}
+
+}  // namespace onepool

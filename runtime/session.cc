@@ -1,0 +1,130 @@
+// Session: backend + plan + bound views.
+#include "onepool/session.h"
+
+#include <chrono>
+
+#include "planner/build_plan.h"
+#include "planner/graph.h"
+#include "runtime/backend.h"
+
+namespace onepool {
+
+namespace {
+double elapsed_ms(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+}  // namespace
+
+class SessionImpl {
+ public:
+  std::shared_ptr<const Model> model;
+  std::unique_ptr<Backend> backend;
+  Plan plan;
+  SessionTimings timings;
+  std::vector<int32_t> input_ids;
+  std::vector<int32_t> output_ids;
+};
+
+Status check_tensor_matches(const TensorInfo& info, const TensorView& view, const char* role) {
+  if (view.dtype != info.dtype) {
+    return make_status(StatusCode::kInvalidArgument, role, " '", info.name, "': expected dtype ",
+                       dtype_name(info.dtype), ", got ", dtype_name(view.dtype));
+  }
+  if (view.shape.rank() != info.shape.rank()) {
+    return make_status(StatusCode::kInvalidArgument, role, " '", info.name, "': expected shape ",
+                       info.shape.to_string(), " (rank ", info.shape.rank(), "), got ",
+                       view.shape.to_string(), " (rank ", view.shape.rank(), ")");
+  }
+  for (int axis = 0; axis < info.shape.rank(); ++axis) {
+    if (view.shape[axis] != info.shape[axis]) {
+      return make_status(StatusCode::kInvalidArgument, role, " '", info.name,
+                         "': expected shape ", info.shape.to_string(), ", got ",
+                         view.shape.to_string(), "; axis ", axis, " differs (expected ",
+                         info.shape[axis], ", got ", view.shape[axis], ")");
+    }
+  }
+  if (view.data == nullptr && view.bytes() > 0) {
+    return make_status(StatusCode::kInvalidArgument, role, " '", info.name, "': data is null");
+  }
+  return Status::ok();
+}
+
+Expected<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> model,
+                                                   const SessionOptions& options) {
+  if (!model) return make_status(StatusCode::kInvalidArgument, "Session::create: null model");
+  auto impl = std::make_unique<SessionImpl>();
+  impl->model = model;
+  ONEPOOL_ASSIGN_OR_RETURN(impl->backend, create_backend(options));
+  // Step 1. Prepare kernels: every unsupported node is reported at once.
+  auto start = std::chrono::steady_clock::now();
+  NodeMemoryNeeds needs;
+  ONEPOOL_RETURN_IF_ERROR(impl->backend->prepare(*model, needs));
+  impl->timings.prepare_ms = elapsed_ms(start);
+  // Step 2. Plan (or adopt a saved plan) and verify it.
+  start = std::chrono::steady_clock::now();
+  if (options.plan_override != nullptr) {
+    impl->plan = *options.plan_override;
+    ONEPOOL_RETURN_IF_ERROR(impl->plan.verify().with_context("the given plan"));
+  } else {
+    ONEPOOL_ASSIGN_OR_RETURN(impl->plan, build_plan(model->graph(), options.plan, needs));
+  }
+  impl->timings.plan_ms = elapsed_ms(start);
+  // Step 3. One pool allocation; views bound once.
+  start = std::chrono::steady_clock::now();
+  ONEPOOL_RETURN_IF_ERROR(
+      impl->backend->bind(*model, impl->plan, options.pool, options.pool_capacity));
+  impl->timings.allocate_ms = elapsed_ms(start);
+  const Graph& graph = model->graph();
+  impl->input_ids.assign(graph.inputs.begin(), graph.inputs.end());
+  impl->output_ids.assign(graph.outputs.begin(), graph.outputs.end());
+  return std::unique_ptr<Session>(new Session(std::move(impl)));
+}
+
+Session::Session(std::unique_ptr<SessionImpl> impl) : impl_(std::move(impl)) {}
+Session::~Session() = default;
+
+Status Session::run(std::span<const TensorView> inputs, std::span<const TensorView> outputs) {
+  const auto& input_infos = impl_->model->inputs();
+  const auto& output_infos = impl_->model->outputs();
+  if (inputs.size() != input_infos.size()) {
+    return make_status(StatusCode::kInvalidArgument, "expected ", input_infos.size(),
+                       " inputs, got ", inputs.size());
+  }
+  if (outputs.size() != output_infos.size()) {
+    return make_status(StatusCode::kInvalidArgument, "expected ", output_infos.size(),
+                       " outputs, got ", outputs.size());
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    ONEPOOL_RETURN_IF_ERROR(check_tensor_matches(input_infos[i], inputs[i], "input"));
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    ONEPOOL_RETURN_IF_ERROR(check_tensor_matches(output_infos[i], outputs[i], "output"));
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    ONEPOOL_RETURN_IF_ERROR(impl_->backend->copy_in(impl_->input_ids[i], inputs[i]));
+  }
+  ONEPOOL_RETURN_IF_ERROR(impl_->backend->execute());
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    ONEPOOL_RETURN_IF_ERROR(impl_->backend->copy_out(impl_->output_ids[i], outputs[i]));
+  }
+  return Status::ok();
+}
+
+Status Session::run_in_place() { return impl_->backend->execute(); }
+
+TensorView Session::input_view(size_t i) const {
+  return impl_->backend->value_view(impl_->input_ids[i]);
+}
+
+TensorView Session::output_view(size_t i) const {
+  return impl_->backend->value_view(impl_->output_ids[i]);
+}
+
+const Plan& Session::plan() const { return impl_->plan; }
+const Model& Session::model() const { return *impl_->model; }
+const SessionTimings& Session::timings() const { return impl_->timings; }
+Device Session::device() const { return impl_->backend->device(); }
+size_t Session::owned_pool_bytes() const { return impl_->backend->owned_pool_bytes(); }
+
+}  // namespace onepool

@@ -1,0 +1,125 @@
+#include "tools/onepool/cli_common.h"
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "planner/shape_binding.h"
+
+namespace onepool::cli {
+
+namespace {
+double elapsed_ms(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+std::string join(const std::vector<std::string>& items) {
+  std::string text;
+  for (const auto& item : items) text += (text.empty() ? "" : " ") + item;
+  return text.empty() ? "(none)" : text;
+}
+
+Expected<Plan> read_plan_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return make_status(StatusCode::kNotFound, "cannot open plan file '", path, "'");
+  std::stringstream text;
+  text << in.rdbuf();
+  Expected<Plan> plan = Plan::from_json(text.str());
+  if (!plan) return plan.status().with_context(str_cat("plan file '", path, "'"));
+  return plan;
+}
+}  // namespace
+
+void add_model_flags(CLI::App& command, ModelFlags& flags) {
+  command.add_option("model", flags.model_path, "ONNX model file")->required();
+  command.add_option("--shapes", flags.shapes,
+                     "input shapes, e.g. x:1x3x224x224 or x:[1,3,224,224] (repeatable)");
+  command.add_option("--dim", flags.dims, "symbolic dim value, e.g. batch=8 (repeatable)");
+  command.add_option("--device", flags.device, "cpu or cuda:N (never a silent fallback)")
+      ->capture_default_str();
+  command.add_option("--optimize", flags.optimize, "graph optimizations: none|basic|all")
+      ->capture_default_str();
+  command.add_option("--algorithm", flags.algorithm, "placement algorithm")->capture_default_str();
+  command.add_option("--alignment", flags.alignment, "pool alignment in bytes")
+      ->capture_default_str();
+  command.add_option("--threads", flags.threads, "CPU threads (0 = all)")->capture_default_str();
+  command.add_option("--load-plan", flags.load_plan, "use a saved plan (JSON)");
+  command.add_option("--save-plan", flags.save_plan, "save the plan as JSON");
+  command.add_flag("-v", flags.verbosity, "more output (-vv for more)");
+}
+
+Expected<LoadOptions> make_load_options(const ModelFlags& flags) {
+  LoadOptions options;
+  options.optimize = flags.optimize;
+  for (const auto& text : flags.shapes) {
+    ONEPOOL_ASSIGN_OR_RETURN(auto shapes, parse_shapes_flag(text));
+    for (auto& shape : shapes) options.input_shapes.push_back(std::move(shape));
+  }
+  for (const auto& text : flags.dims) {
+    ONEPOOL_ASSIGN_OR_RETURN(auto dim, parse_dim_flag(text));
+    options.dims.push_back(std::move(dim));
+  }
+  return options;
+}
+
+Expected<LoadedSession> load_session(const ModelFlags& flags) {
+  std::printf("model:     %s\n", flags.model_path.c_str());
+  std::printf("shapes:    %s\n", join(flags.shapes).c_str());
+  std::printf("dims:      %s\n", join(flags.dims).c_str());
+  std::printf("device:    %s   threads: %d   optimize: %s   algorithm: %s   alignment: %zu\n",
+              flags.device.c_str(), flags.threads, flags.optimize.c_str(),
+              flags.algorithm.c_str(), flags.alignment);
+  ONEPOOL_ASSIGN_OR_RETURN(LoadOptions load_options, make_load_options(flags));
+  ONEPOOL_ASSIGN_OR_RETURN(Device device, Device::parse(flags.device));
+  LoadedSession loaded;
+  auto start = std::chrono::steady_clock::now();
+  ONEPOOL_ASSIGN_OR_RETURN(loaded.model, Model::load(flags.model_path, load_options));
+  loaded.load_ms = elapsed_ms(start);
+  SessionOptions session_options;
+  session_options.device = device;
+  session_options.threads = flags.threads;
+  session_options.plan.algorithm = flags.algorithm;
+  session_options.plan.alignment = flags.alignment;
+  Plan saved_plan;
+  if (!flags.load_plan.empty()) {
+    ONEPOOL_ASSIGN_OR_RETURN(saved_plan, read_plan_file(flags.load_plan));
+    session_options.plan_override = &saved_plan;
+  }
+  start = std::chrono::steady_clock::now();
+  ONEPOOL_ASSIGN_OR_RETURN(loaded.session, Session::create(loaded.model, session_options));
+  loaded.session_ms = elapsed_ms(start);
+  if (!flags.save_plan.empty()) {
+    std::ofstream out(flags.save_plan, std::ios::binary);
+    out << loaded.session->plan().to_json();
+    if (!out) return make_status(StatusCode::kNotFound, "cannot write '", flags.save_plan, "'");
+  }
+  const LoadTimings& load = loaded.model->timings();
+  const SessionTimings& session = loaded.session->timings();
+  std::printf("optimize:  %s\n", loaded.model->optimization_summary().c_str());
+  std::printf("phases:    load %.1f ms (import %.1f, optimize %.1f, pack %.1f) | session %.1f ms "
+              "(prepare %.1f, plan %.1f, allocate %.1f)\n",
+              loaded.load_ms, load.import_ms, load.optimize_ms, load.pack_ms, loaded.session_ms,
+              session.prepare_ms, session.plan_ms, session.allocate_ms);
+  const Plan& plan = loaded.session->plan();
+  std::printf("memory:    pool %s (lower bound %s, naive %s) | weights %s\n",
+              format_bytes(plan.pool_bytes).c_str(), format_bytes(plan.lower_bound_bytes).c_str(),
+              format_bytes(plan.naive_bytes).c_str(),
+              format_bytes(loaded.model->weights_bytes()).c_str());
+  return loaded;
+}
+
+int report_error(const Status& status) {
+  std::fflush(stdout);
+  std::fprintf(stderr, "error: %s\n", status.message().c_str());
+  return 1;
+}
+
+std::string format_bytes(size_t bytes) {
+  char text[64];
+  std::snprintf(text, sizeof(text), "%.2f MB (%zu B)", static_cast<double>(bytes) / 1e6, bytes);
+  return text;
+}
+
+}  // namespace onepool::cli

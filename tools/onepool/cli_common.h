@@ -1,0 +1,51 @@
+// Flags and steps shared by the subcommands that load a model and run it.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "onepool/onepool.h"
+
+namespace onepool::cli {
+
+/// Model + session flags common to run, bench and compare.
+struct ModelFlags {
+  std::string model_path;
+  std::vector<std::string> shapes;  // repeatable --shapes
+  std::vector<std::string> dims;    // repeatable --dim
+  std::string device = "cpu";
+  std::string optimize = "all";
+  std::string algorithm = "greedy-by-size";
+  size_t alignment = 256;
+  int threads = 0;
+  std::string load_plan;
+  std::string save_plan;
+  int verbosity = 0;
+};
+
+/// Adds the ModelFlags options to a subcommand.
+void add_model_flags(CLI::App& command, ModelFlags& flags);
+
+/// Parses --shapes and --dim into LoadOptions.
+Expected<LoadOptions> make_load_options(const ModelFlags& flags);
+
+struct LoadedSession {
+  std::shared_ptr<const Model> model;
+  std::unique_ptr<Session> session;
+  double load_ms = 0.0;
+  double session_ms = 0.0;
+};
+
+/// Loads the model and creates a Session, printing the effective configuration first.
+Expected<LoadedSession> load_session(const ModelFlags& flags);
+
+/// Prints "error: <message>" to stderr and returns 1.
+int report_error(const Status& status);
+
+/// "12.3 MB" style (decimal MB with two decimals) plus exact bytes.
+std::string format_bytes(size_t bytes);
+
+}  // namespace onepool::cli

@@ -1,0 +1,28 @@
+// Elementwise comparison of an actual tensor against a reference, ONNX-backend-test style:
+// |actual - expected| <= atol + rtol * |expected|; NaN matches NaN; integers and bools exact.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "planner/graph.h"
+
+namespace onepool::cli {
+
+struct Comparison {
+  bool match = true;
+  double max_abs_diff = 0.0;
+  int64_t mismatches = 0;
+  int64_t first_mismatch = -1;
+  double first_actual = 0.0;
+  double first_expected = 0.0;
+  std::string problem;  // dtype or shape disagreement, when any
+};
+
+Comparison compare_tensors(const HostTensor& actual, const HostTensor& expected, double atol,
+                           double rtol);
+
+/// "min -0.51 max 3.2 mean 0.12 | first: 0.1 0.2 ..." for a run summary.
+std::string summarize_tensor(const HostTensor& tensor, int print_values);
+
+}  // namespace onepool::cli

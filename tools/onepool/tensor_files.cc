@@ -1,0 +1,238 @@
+#include "tools/onepool/tensor_files.h"
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "planner/tensor_proto.h"
+
+namespace onepool::cli {
+
+namespace {
+
+Expected<std::string> read_file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return make_status(StatusCode::kNotFound, "cannot open '", path, "'");
+  std::stringstream buffer;
+  buffer << in.rdbuf();
+  return buffer.str();
+}
+
+DType dtype_from_npy_descr(const std::string& descr) {
+  if (descr.size() < 3 || descr[0] == '>') return DType::kUndefined;
+  const std::string code = descr.substr(1);
+  if (code == "f4") return DType::kFloat32;
+  if (code == "f8") return DType::kFloat64;
+  if (code == "f2") return DType::kFloat16;
+  if (code == "i1") return DType::kInt8;
+  if (code == "u1") return DType::kUInt8;
+  if (code == "i2") return DType::kInt16;
+  if (code == "u2") return DType::kUInt16;
+  if (code == "i4") return DType::kInt32;
+  if (code == "u4") return DType::kUInt32;
+  if (code == "i8") return DType::kInt64;
+  if (code == "u8") return DType::kUInt64;
+  if (code == "b1") return DType::kBool;
+  return DType::kUndefined;
+}
+
+// Extracts the quoted value after `'key':` in the npy header dict.
+std::string npy_header_field(const std::string& header, const std::string& key) {
+  const size_t at = header.find("'" + key + "'");
+  if (at == std::string::npos) return "";
+  size_t start = header.find(':', at);
+  if (start == std::string::npos) return "";
+  ++start;
+  while (start < header.size() && header[start] == ' ') ++start;
+  if (start >= header.size()) return "";
+  if (header[start] == '\'') {
+    const size_t end = header.find('\'', start + 1);
+    return end == std::string::npos ? "" : header.substr(start + 1, end - start - 1);
+  }
+  if (header[start] == '(') {
+    const size_t end = header.find(')', start);
+    return end == std::string::npos ? "" : header.substr(start + 1, end - start - 1);
+  }
+  const size_t end = header.find_first_of(",}", start);
+  return header.substr(start, end - start);
+}
+
+Expected<Shape> parse_npy_shape(const std::string& text, const std::string& path) {
+  std::vector<int64_t> dims;
+  std::stringstream stream(text);
+  std::string item;
+  while (std::getline(stream, item, ',')) {
+    const size_t begin = item.find_first_not_of(' ');
+    if (begin == std::string::npos) continue;
+    const std::string digits = item.substr(begin, item.find_last_not_of(' ') - begin + 1);
+    if (digits.empty() || digits.size() > 18 ||
+        digits.find_first_not_of("0123456789") != std::string::npos) {
+      return make_status(StatusCode::kInvalidArgument, "'", path, "': bad .npy shape (", text,
+                         ")");
+    }
+    dims.push_back(std::stoll(digits));
+  }
+  return Shape::from_dims(dims);
+}
+
+std::string safe_file_name(const std::string& name) {
+  std::string safe;
+  for (char c : name) safe += (std::isalnum(static_cast<unsigned char>(c)) || c == '-') ? c : '_';
+  return safe;
+}
+
+}  // namespace
+
+Expected<HostTensor> read_raw_tensor(const std::string& path, const TensorInfo& info) {
+  ONEPOOL_ASSIGN_OR_RETURN(std::string bytes, read_file_bytes(path));
+  ONEPOOL_ASSIGN_OR_RETURN(size_t expected, tensor_bytes(info.shape, info.dtype));
+  if (bytes.size() != expected) {
+    return make_status(StatusCode::kInvalidArgument, "input '", info.name, "' from '", path,
+                       "': expected ", expected, " bytes (", dtype_name(info.dtype), " ",
+                       info.shape.to_string(), "), the file has ", bytes.size());
+  }
+  HostTensor tensor;
+  tensor.dtype = info.dtype;
+  tensor.shape = info.shape;
+  tensor.data.resize(bytes.size());
+  std::memcpy(tensor.data.data(), bytes.data(), bytes.size());
+  return tensor;
+}
+
+Expected<HostTensor> read_npy_tensor(const std::string& path) {
+  ONEPOOL_ASSIGN_OR_RETURN(std::string bytes, read_file_bytes(path));
+  const auto bad = [&](const std::string& why) {
+    return make_status(StatusCode::kInvalidArgument, "'", path, "' is not a readable .npy file: ",
+                       why);
+  };
+  if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0) return bad("no NUMPY magic");
+  const int major = static_cast<unsigned char>(bytes[6]);
+  size_t header_length = 0;
+  size_t header_start = 0;
+  if (major == 1) {
+    header_length = static_cast<unsigned char>(bytes[8]) |
+                    (static_cast<size_t>(static_cast<unsigned char>(bytes[9])) << 8);
+    header_start = 10;
+  } else if ((major == 2 || major == 3) && bytes.size() >= 12) {
+    for (int i = 0; i < 4; ++i) {
+      header_length |= static_cast<size_t>(static_cast<unsigned char>(bytes[8 + i])) << (8 * i);
+    }
+    header_start = 12;
+  } else {
+    return bad(str_cat("unsupported version ", major));
+  }
+  if (header_length > bytes.size() - header_start) return bad("truncated header");
+  const std::string header = bytes.substr(header_start, header_length);
+  if (npy_header_field(header, "fortran_order").find("True") != std::string::npos) {
+    return bad("Fortran order is not supported (save with C order)");
+  }
+  const std::string descr = npy_header_field(header, "descr");
+  HostTensor tensor;
+  tensor.dtype = dtype_from_npy_descr(descr);
+  if (tensor.dtype == DType::kUndefined) return bad(str_cat("unsupported dtype '", descr, "'"));
+  ONEPOOL_ASSIGN_OR_RETURN(tensor.shape, parse_npy_shape(npy_header_field(header, "shape"), path));
+  ONEPOOL_ASSIGN_OR_RETURN(size_t expected, tensor_bytes(tensor.shape, tensor.dtype));
+  const size_t data_start = header_start + header_length;
+  if (bytes.size() - data_start != expected) {
+    return bad(str_cat("expected ", expected, " data bytes for ", tensor.shape.to_string(),
+                       ", found ", bytes.size() - data_start));
+  }
+  tensor.data.resize(expected);
+  if (expected > 0) std::memcpy(tensor.data.data(), bytes.data() + data_start, expected);
+  return tensor;
+}
+
+Expected<HostTensor> read_input_file(const std::string& path, const TensorInfo& info) {
+  const bool is_npy = path.size() > 4 && path.compare(path.size() - 4, 4, ".npy") == 0;
+  if (!is_npy) return read_raw_tensor(path, info);
+  ONEPOOL_ASSIGN_OR_RETURN(HostTensor tensor, read_npy_tensor(path));
+  if (tensor.dtype != info.dtype || !(tensor.shape == info.shape)) {
+    return make_status(StatusCode::kInvalidArgument, "input '", info.name, "' from '", path,
+                       "': expected ", dtype_name(info.dtype), " ", info.shape.to_string(),
+                       ", the file holds ", dtype_name(tensor.dtype), " ",
+                       tensor.shape.to_string());
+  }
+  return tensor;
+}
+
+Expected<std::vector<HostTensor>> read_pb_directory(const std::string& dir,
+                                                    const std::string& prefix) {
+  std::vector<HostTensor> tensors;
+  for (int index = 0;; ++index) {
+    const std::string path = str_cat(dir, "/", prefix, index, ".pb");
+    if (!std::filesystem::exists(path)) break;
+    ONEPOOL_ASSIGN_OR_RETURN(auto named, read_tensor_proto_file(path));
+    tensors.push_back(std::move(named.second));
+  }
+  return tensors;
+}
+
+HostTensor empty_tensor(const TensorInfo& info) {
+  HostTensor tensor;
+  tensor.dtype = info.dtype;
+  tensor.shape = info.shape;
+  tensor.data.assign(static_cast<size_t>(info.shape.element_count()) * dtype_size(info.dtype),
+                     std::byte{0});
+  return tensor;
+}
+
+namespace {
+template <class T>
+void fill_uniform(HostTensor& tensor, std::mt19937_64& rng, double low, double high) {
+  std::uniform_real_distribution<double> dist(low, high);
+  T* data = tensor.as_mutable<T>();
+  for (int64_t i = 0; i < tensor.element_count(); ++i) data[i] = static_cast<T>(dist(rng));
+}
+}  // namespace
+
+HostTensor random_tensor(const TensorInfo& info, uint64_t seed, double low, double high) {
+  HostTensor tensor = empty_tensor(info);
+  std::mt19937_64 rng(seed);
+  switch (info.dtype) {
+    case DType::kFloat32: fill_uniform<float>(tensor, rng, low, high); break;
+    case DType::kFloat64: fill_uniform<double>(tensor, rng, low, high); break;
+    case DType::kInt64: fill_uniform<int64_t>(tensor, rng, low, high); break;
+    case DType::kInt32: fill_uniform<int32_t>(tensor, rng, low, high); break;
+    case DType::kInt16: fill_uniform<int16_t>(tensor, rng, low, high); break;
+    case DType::kInt8: fill_uniform<int8_t>(tensor, rng, low, high); break;
+    case DType::kUInt8: fill_uniform<uint8_t>(tensor, rng, low, high); break;
+    case DType::kUInt16: fill_uniform<uint16_t>(tensor, rng, low, high); break;
+    case DType::kUInt32: fill_uniform<uint32_t>(tensor, rng, low, high); break;
+    case DType::kUInt64: fill_uniform<uint64_t>(tensor, rng, low, high); break;
+    case DType::kBool: fill_uniform<uint8_t>(tensor, rng, 0.0, 2.0); break;
+    default: break;  // float16 / bfloat16 stay zero
+  }
+  return tensor;
+}
+
+Status save_outputs(const std::string& dir, const std::vector<TensorInfo>& infos,
+                    const std::vector<HostTensor>& tensors) {
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error) {
+    return make_status(StatusCode::kNotFound, "cannot create '", dir, "': ", error.message());
+  }
+  nlohmann::json listing = nlohmann::json::array();
+  for (size_t i = 0; i < infos.size(); ++i) {
+    const std::string file = str_cat(i, "_", safe_file_name(infos[i].name), ".bin");
+    std::ofstream out(dir + "/" + file, std::ios::binary);
+    out.write(reinterpret_cast<const char*>(tensors[i].data.data()),
+              static_cast<std::streamsize>(tensors[i].data.size()));
+    if (!out) return make_status(StatusCode::kNotFound, "cannot write '", dir, "/", file, "'");
+    std::vector<int64_t> dims(tensors[i].shape.begin(), tensors[i].shape.end());
+    listing.push_back({{"name", infos[i].name},
+                       {"dtype", dtype_name(tensors[i].dtype)},
+                       {"shape", dims},
+                       {"file", file}});
+  }
+  std::ofstream manifest(dir + "/outputs.json");
+  manifest << listing.dump(2) << "\n";
+  if (!manifest) return make_status(StatusCode::kNotFound, "cannot write '", dir, "/outputs.json'");
+  return Status::ok();
+}
+
+}  // namespace onepool::cli
