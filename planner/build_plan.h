@@ -2,9 +2,12 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
+#include <string>
 #include <vector>
 
 #include "onepool/plan.h"
+#include "planner/algo/algorithms.h"
 #include "planner/graph.h"
 
 namespace onepool {
@@ -18,5 +21,12 @@ struct NodeMemoryNeeds {
 /// last step) plus each node's workspace as a one-step record, then verifies the result.
 Expected<Plan> build_plan(const Graph& graph, const PlanOptions& options,
                           const NodeMemoryNeeds& needs = {});
+
+/// Plans bare usage records (a `--records` CSV, a benchmark instance): tensor i has id i and is
+/// named `names[i]` ("i" when `names` is empty). Sizes are rounded up to the alignment first.
+/// The plan has no steps; its tensors have no dtype or shape and producer_op "record".
+Expected<Plan> build_plan_from_records(std::span<const UsageRecord> records,
+                                       std::span<const std::string> names,
+                                       const PlanOptions& options);
 
 }  // namespace onepool

@@ -44,8 +44,8 @@ Expected<std::shared_ptr<const Model>> Model::load(const std::string& path,
   import_options.input_shapes = options.input_shapes;
   import_options.dims = options.dims;
   import_options.run_checker = options.run_checker;
-  Expected<Graph> graph = import_onnx_file(path, import_options);
-  if (!graph) return graph.status().with_context(str_cat("loading '", path, "'"));
+  Expected<Graph> graph = import_onnx_file(path, import_options);  // errors name the file
+  if (!graph) return graph.status();
   const double import_ms = elapsed_ms(start);
   Expected<std::shared_ptr<const Model>> model = from_graph(std::move(graph).value(), options);
   if (model) const_cast<Model&>(**model).timings_.import_ms = import_ms;

@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <vector>
@@ -53,5 +54,19 @@ size_t naive_bytes(std::span<const UsageRecord> records);
 /// Checks a placement: aligned, inside pool_bytes, no overlap in time and address. O(n log n).
 Status verify_placement(std::span<const UsageRecord> records, const Placement& placement,
                         size_t alignment);
+/// Same, naming records with `describe(index)` in the message (e.g. the tensor name).
+using RecordDescriber = std::function<std::string(size_t index)>;
+Status verify_placement(std::span<const UsageRecord> records, const Placement& placement,
+                        size_t alignment, const RecordDescriber& describe);
+
+/// Checks what every algorithm requires of its input: alignment a power of two, first <= last,
+/// every size a multiple of the alignment, and the sum of all sizes representable in size_t.
+Status check_records(std::span<const UsageRecord> records, size_t alignment);
+
+/// The placement algorithms (one .cc each); reach them by name through find_algorithm().
+Expected<Placement> place_linear(std::span<const UsageRecord> records,
+                                 const AlgorithmOptions& options);
+Expected<Placement> place_greedy_by_size(std::span<const UsageRecord> records,
+                                         const AlgorithmOptions& options);
 
 }  // namespace onepool

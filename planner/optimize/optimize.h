@@ -19,15 +19,23 @@ enum class OptimizeLevel { kNone, kBasic, kAll };
 Expected<OptimizeLevel> parse_optimize_level(const std::string& text);
 
 struct OptimizeReport {
-  int removed_nodes = 0;        // Identity / Dropout
-  int folded_batchnorms = 0;    // BatchNormalization folded into Conv
-  int fused_biases = 0;         // Add of a constant folded into a producer's bias
-  int fused_activations = 0;    // activation nodes turned into epilogues
+  int removed_nodes = 0;      // Identity / Dropout
+  int folded_batchnorms = 0;  // BatchNormalization folded into Conv
+  int fused_biases = 0;       // Add of a constant folded into a producer's bias
+  int fused_activations = 0;  // activation nodes turned into epilogues
   int nodes_before = 0;
   int nodes_after = 0;
 };
 
-/// Rewrites `graph` in place. On error the graph is unchanged.
+/// Rewrites `graph` in place. On error the graph is unchanged. Runs after import (static shapes,
+/// constants are weights) and before planning. Removed nodes disappear from `graph.nodes` (the
+/// others keep their order); values and weights no longer referenced are dropped and the ids
+/// renumbered densely (compact_graph), so the planner sees no dead tensor.
 Expected<OptimizeReport> optimize_graph(Graph& graph, OptimizeLevel level);
+
+/// Drops the values no node, graph input or graph output references and the weights no kept value
+/// uses, renumbers value ids and weight indices densely (old order kept, graph inputs and outputs
+/// in their order), and rebuilds the edges. Every id in `graph` must be in range.
+void compact_graph(Graph& graph);
 
 }  // namespace onepool

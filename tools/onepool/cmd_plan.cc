@@ -1,8 +1,202 @@
-// Placeholder until the plan command lands.
+// `onepool plan MODEL.onnx | --records FILE.csv`: the static memory plan, as a per-tensor table,
+// an address × step chart and a summary (or JSON / CSV), optionally written to a file.
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "onepool/plan.h"
+#include "planner/algo/algorithms.h"
+#include "planner/build_plan.h"
+#include "planner/onnx_import.h"
+#include "planner/plan_dump.h"
+#include "planner/records_csv.h"
+#include "planner/shape_binding.h"
 #include "tools/onepool/commands.h"
 
 namespace onepool::cli {
+namespace {
 
-void register_plan_command(CLI::App& app, int& exit_code) { (void)app; (void)exit_code; }
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+constexpr int kChartWidth = 100;
+constexpr int kChartHeight = 60;
+
+struct PlanFlags {
+  std::string model_path;
+  std::string records_path;
+  std::vector<std::string> shapes;  // repeatable --shapes
+  std::vector<std::string> dims;    // repeatable --dim
+  std::string algorithm = "greedy-by-size";
+  size_t alignment = 256;
+  std::string format = "table";
+  std::string output_path;
+};
+
+struct PlannedSource {
+  Plan plan;
+  ImportOptions import;
+  double load_ms = 0.0;   // model import + shape inference, or CSV parsing
+  double build_ms = 0.0;  // liveness + placement + verification
+};
+
+double elapsed_ms(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+      .count();
+}
+
+Expected<ImportOptions> import_options(const PlanFlags& flags) {
+  ImportOptions options;
+  for (const std::string& text : flags.shapes) {
+    ONEPOOL_ASSIGN_OR_RETURN(auto shapes, parse_shapes_flag(text));
+    for (auto& shape : shapes) options.input_shapes.push_back(std::move(shape));
+  }
+  for (const std::string& text : flags.dims) {
+    ONEPOOL_ASSIGN_OR_RETURN(auto dim, parse_dim_flag(text));
+    options.dims.push_back(std::move(dim));
+  }
+  return options;
+}
+
+PlanOptions plan_options(const PlanFlags& flags) {
+  PlanOptions options;
+  options.algorithm = flags.algorithm;
+  options.alignment = flags.alignment;
+  return options;
+}
+
+Expected<PlannedSource> plan_model(const PlanFlags& flags) {
+  PlannedSource source;
+  ONEPOOL_ASSIGN_OR_RETURN(source.import, import_options(flags));
+  auto start = std::chrono::steady_clock::now();
+  ONEPOOL_ASSIGN_OR_RETURN(Graph graph, import_onnx_file(flags.model_path, source.import));
+  source.load_ms = elapsed_ms(start);
+  start = std::chrono::steady_clock::now();
+  ONEPOOL_ASSIGN_OR_RETURN(source.plan, build_plan(graph, plan_options(flags)));
+  source.build_ms = elapsed_ms(start);
+  return source;
+}
+
+Expected<PlannedSource> plan_records(const PlanFlags& flags) {
+  PlannedSource source;
+  auto start = std::chrono::steady_clock::now();
+  ONEPOOL_ASSIGN_OR_RETURN(RecordsFile file, load_records_csv(flags.records_path));
+  source.load_ms = elapsed_ms(start);
+  start = std::chrono::steady_clock::now();
+  ONEPOOL_ASSIGN_OR_RETURN(source.plan,
+                           build_plan_from_records(file.records, file.ids, plan_options(flags)));
+  source.build_ms = elapsed_ms(start);
+  return source;
+}
+
+std::string configuration_text(const PlanFlags& flags, const PlannedSource& source) {
+  std::string shapes = format_shapes_flag(source.import.input_shapes);
+  std::string dims;
+  for (const auto& [name, value] : source.import.dims) {
+    dims += str_cat(dims.empty() ? "" : ",", name, "=", value);
+  }
+  const bool from_records = !flags.records_path.empty();
+  return str_cat(from_records ? "records:    " : "model:      ",
+                 from_records ? flags.records_path : flags.model_path, "\n",
+                 "shapes:     ", shapes.empty() ? "(model's own)" : shapes, "\n",
+                 "dims:       ", dims.empty() ? "(none)" : dims, "\n",
+                 "algorithm:  ", source.plan.algorithm, "\n",
+                 "alignment:  ", source.plan.alignment, " bytes\n",
+                 from_records ? "load:       " : "load+shape inference: ", source.load_ms,
+                 " ms\n", "planning:   ", source.build_ms, " ms (placement ",
+                 source.plan.planning_ms, " ms)\n");
+}
+
+std::string render(const PlanFlags& flags, const PlannedSource& source) {
+  const Plan& plan = source.plan;
+  if (flags.format == "json") return plan.to_json() + "\n";
+  if (flags.format == "csv") return render_plan_csv(plan);
+  const std::string chart = render_plan_chart(plan, kChartWidth, kChartHeight);
+  if (flags.format == "ascii") return chart + "\n" + render_plan_summary(plan);
+  return configuration_text(flags, source) + "\n" + render_plan_table(plan) + "\n" + chart +
+         "\n" + render_plan_summary(plan);
+}
+
+Status write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  out.close();
+  if (!out) return make_status(StatusCode::kNotFound, "cannot write '", path, "'");
+  return Status::ok();
+}
+
+int report(const Status& status, int code) {
+  std::cerr << "error: " << status.message() << "\n";
+  return code;
+}
+
+Status check_usage(const PlanFlags& flags) {
+  if (flags.model_path.empty() == flags.records_path.empty()) {
+    return make_status(StatusCode::kInvalidArgument,
+                       "give exactly one of MODEL.onnx or --records FILE.csv");
+  }
+  if (!flags.records_path.empty() && (!flags.shapes.empty() || !flags.dims.empty())) {
+    return make_status(StatusCode::kInvalidArgument,
+                       "--shapes and --dim apply to a model, not to --records");
+  }
+  if (flags.alignment == 0 || (flags.alignment & (flags.alignment - 1)) != 0) {
+    return make_status(StatusCode::kInvalidArgument,
+                       "--alignment must be a power of two, got ", flags.alignment);
+  }
+  return Status::ok();
+}
+
+int run_plan(const PlanFlags& flags) {
+  if (Status usage = check_usage(flags); !usage.is_ok()) return report(usage, kExitUsage);
+  auto source = flags.records_path.empty() ? plan_model(flags) : plan_records(flags);
+  if (!source) return report(source.status(), kExitFailure);
+  const std::string text = render(flags, *source);
+  if (flags.output_path.empty()) {
+    std::cout << text;
+  } else {
+    if (Status written = write_file(flags.output_path, text); !written.is_ok()) {
+      return report(written, kExitFailure);
+    }
+    std::cout << "wrote the " << flags.format << " plan to " << flags.output_path << "\n";
+  }
+  const Status verdict = source->plan.verify();
+  return verdict.is_ok() ? 0 : report(verdict, kExitFailure);
+}
+
+std::vector<std::string> algorithm_names() {
+  std::vector<std::string> names;
+  for (const AlgorithmInfo& info : all_algorithms()) names.emplace_back(info.name);
+  return names;
+}
+
+}  // namespace
+
+void register_plan_command(CLI::App& app, int& exit_code) {
+  auto flags = std::make_shared<PlanFlags>();
+  CLI::App* command = app.add_subcommand(
+      "plan", "Plan every intermediate tensor into one static pool and show the plan");
+  command->add_option("model", flags->model_path, "MODEL.onnx");
+  command->add_option("--records", flags->records_path,
+                      "plan usage records from a CSV (id,lower,upper,size) instead of a model");
+  command->add_option("--shapes", flags->shapes, "input shapes: name:1x3x224x224[,name:...] (repeatable)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  command->add_option("--dim", flags->dims, "symbolic dim value: name=N (repeatable)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  command->add_option("--algorithm", flags->algorithm, "placement algorithm")
+      ->check(CLI::IsMember(algorithm_names()))
+      ->capture_default_str();
+  command->add_option("--alignment", flags->alignment, "offset and size alignment in bytes")
+      ->capture_default_str();
+  command->add_option("--format", flags->format, "output format")
+      ->check(CLI::IsMember({"table", "ascii", "json", "csv"}))
+      ->capture_default_str();
+  command->add_option("-o,--output", flags->output_path, "write the output to FILE");
+  command->callback([flags, &exit_code] { exit_code = run_plan(*flags); });
+}
 
 }  // namespace onepool::cli

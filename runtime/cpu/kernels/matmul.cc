@@ -1,8 +1,94 @@
-// Placeholder: the matmul kernel family registers nothing yet.
+// CPU MatMul (numpy matmul semantics: 1-D promotion, batch broadcasting) and the registration of
+// the matmul family. Products go through CBLAS for float32/float64 and through a plain loop for
+// int32/int64; a fused activation epilogue runs over the output afterwards.
+#include <algorithm>
+#include <memory>
+#include <type_traits>
+#include <utility>
+
 #include "runtime/cpu/kernel_registry.h"
+#include "runtime/cpu/kernels/matmul_common.h"
+#include "runtime/cpu/kernels/matmul_layout.h"
 
 namespace onepool::cpu {
+namespace {
 
-void register_matmul_kernels(KernelRegistry& registry) { (void)registry; }
+template <class T>
+void run_product(const GemmShape& shape, const T* a, const T* b, T* y) {
+  if constexpr (std::is_floating_point_v<T>) {
+    gemm(shape, 1.0f, a, b, 0.0f, y);
+  } else {
+    integer_matmul(shape, a, b, y);
+  }
+}
+
+template <class T>
+class MatMulKernel final : public Kernel {
+ public:
+  MatMulKernel(MatMulLayout layout, Activation activation)
+      : layout_(std::move(layout)), activation_(activation) {}
+
+  Status run(const RunContext& context) override {
+    if (layout_.output_count == 0) return Status::ok();
+    const T* a = context.inputs[0].as<const T>();
+    const T* b = context.inputs[1].as<const T>();
+    T* y = context.outputs[0].as<T>();
+    run_products(a, b, y);
+    if constexpr (std::is_same_v<T, float>) {
+      apply_activation(activation_, y, layout_.output_count);
+    }
+    return Status::ok();
+  }
+
+ private:
+  void run_products(const T* a, const T* b, T* y) const {
+    // K == 0: every output is an empty sum (and BLAS would not write C at all).
+    if (layout_.gemm.k == 0) {
+      std::fill(y, y + layout_.output_count, T{0});
+      return;
+    }
+    if (layout_.fold_batch) {
+      run_product(layout_.gemm, a, b, y);
+      return;
+    }
+    const int64_t matrix = layout_.gemm.m * layout_.gemm.n;
+    for (size_t i = 0; i < layout_.a_offsets.size(); ++i) {
+      run_product(layout_.gemm, a + layout_.a_offsets[i], b + layout_.b_offsets[i],
+                  y + static_cast<int64_t>(i) * matrix);
+    }
+  }
+
+  MatMulLayout layout_;
+  Activation activation_;
+};
+
+template <class T>
+PreparedKernel prepared(MatMulLayout layout, Activation activation) {
+  PreparedKernel result;
+  result.kernel = std::make_unique<MatMulKernel<T>>(std::move(layout), activation);
+  return result;
+}
+
+}  // namespace
+
+Expected<PreparedKernel> make_matmul_kernel(const NodeContext& node) {
+  ONEPOOL_RETURN_IF_ERROR(check_arity(node, 2));
+  ONEPOOL_ASSIGN_OR_RETURN(
+      const DType dtype,
+      common_dtype(node, {DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kInt64}));
+  ONEPOOL_ASSIGN_OR_RETURN(const Activation activation, read_fused_activation(node, dtype));
+  ONEPOOL_ASSIGN_OR_RETURN(MatMulLayout layout, plan_matmul(node));
+  switch (dtype) {
+    case DType::kFloat64: return prepared<double>(std::move(layout), activation);
+    case DType::kInt32: return prepared<int32_t>(std::move(layout), activation);
+    case DType::kInt64: return prepared<int64_t>(std::move(layout), activation);
+    default: return prepared<float>(std::move(layout), activation);
+  }
+}
+
+void register_matmul_kernels(KernelRegistry& registry) {
+  registry.add("MatMul", &make_matmul_kernel);
+  registry.add("Gemm", &make_gemm_kernel);
+}
 
 }  // namespace onepool::cpu

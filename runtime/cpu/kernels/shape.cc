@@ -1,8 +1,18 @@
-// Placeholder: the shape kernel family registers nothing yet.
+// The shape family: ops that copy bytes unchanged or produce shape-derived tensors.
 #include "runtime/cpu/kernel_registry.h"
+#include "runtime/cpu/kernels/shape_ops.h"
 
 namespace onepool::cpu {
 
-void register_shape_kernels(KernelRegistry& registry) { (void)registry; }
+void register_shape_kernels(KernelRegistry& registry) {
+  for (const char* op : {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity", "Dropout"}) {
+    registry.add(op, &make_copy_kernel);
+  }
+  registry.add("Shape", &make_shape_kernel);
+  registry.add("Size", &make_size_kernel);
+  registry.add("ConstantOfShape", &make_constant_of_shape_kernel);
+  registry.add("Range", &make_range_kernel);
+  registry.add("EyeLike", &make_eye_like_kernel);
+}
 
 }  // namespace onepool::cpu

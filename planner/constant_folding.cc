@@ -1,0 +1,262 @@
+// Constant folding on the ModelProto.
+#include "planner/constant_folding.h"
+
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "planner/import_checks.h"
+#include "planner/import_fold_ops.h"
+#include "planner/import_tensor.h"
+
+namespace onepool {
+
+namespace {
+
+bool is_default_domain(const std::string& domain) {
+  return domain.empty() || domain == "ai.onnx";
+}
+
+int64_t default_opset(const onnx::ModelProto& model) {
+  for (const auto& opset : model.opset_import()) {
+    if (is_default_domain(opset.domain())) return opset.version();
+  }
+  return 0;
+}
+
+// The tensor a Constant node holds, from whichever value_* attribute it has.
+Status constant_tensor(const onnx::NodeProto& node, onnx::TensorProto* tensor) {
+  const std::string where = str_cat("node '", node.name(), "' (Constant)");
+  if (node.attribute_size() != 1 || node.output_size() != 1) {
+    return make_status(StatusCode::kInvalidModel, where, ": needs one attribute and one output");
+  }
+  const auto& attribute = node.attribute(0);
+  const std::string& kind = attribute.name();
+  if (kind == "value") {
+    *tensor = attribute.t();
+  } else if (kind == "value_float" || kind == "value_floats") {
+    tensor->set_data_type(onnx::TensorProto::FLOAT);
+    if (kind == "value_float") tensor->add_float_data(attribute.f());
+    for (float v : attribute.floats()) tensor->add_float_data(v);
+    if (kind == "value_floats") tensor->add_dims(attribute.floats_size());
+  } else if (kind == "value_int" || kind == "value_ints") {
+    tensor->set_data_type(onnx::TensorProto::INT64);
+    if (kind == "value_int") tensor->add_int64_data(attribute.i());
+    for (int64_t v : attribute.ints()) tensor->add_int64_data(v);
+    if (kind == "value_ints") tensor->add_dims(attribute.ints_size());
+  } else {
+    return make_status(StatusCode::kUnsupported, where, ": output '", node.output(0),
+                       "': attribute '", kind, "' (string or sparse constants) is not supported");
+  }
+  tensor->set_name(node.output(0));
+  return Status::ok();
+}
+
+Status constants_to_initializers(onnx::GraphProto* graph) {
+  auto* nodes = graph->mutable_node();
+  int kept = 0;
+  for (int i = 0; i < nodes->size(); ++i) {
+    const auto& node = nodes->Get(i);
+    if (node.op_type() == "Constant" && is_default_domain(node.domain())) {
+      ONEPOOL_RETURN_IF_ERROR(constant_tensor(node, graph->add_initializer()));
+      continue;
+    }
+    if (kept != i) nodes->SwapElements(kept, i);
+    ++kept;
+  }
+  while (nodes->size() > kept) nodes->RemoveLast();
+  return Status::ok();
+}
+
+// One walk over the nodes, folding what it can. Holds views into the graph it walks.
+class FoldPass {
+ public:
+  FoldPass(onnx::GraphProto* graph, int64_t opset, int64_t max_elements)
+      : graph_(graph), opset_(opset), max_elements_(max_elements) {}
+
+  /// Folds every foldable node; returns how many were folded.
+  Expected<int> run();
+
+ private:
+  void index_graph();
+  const HostTensor* constant(const std::string& name);
+  bool static_shape(const std::string& name, Shape* shape) const;
+  Expected<bool> try_fold(const onnx::NodeProto& node);
+  FoldResult evaluate(const onnx::NodeProto& node, const std::vector<const HostTensor*>& inputs);
+  FoldResult fold_shape_op(const onnx::NodeProto& node);
+
+  onnx::GraphProto* graph_;
+  int64_t opset_;
+  int64_t max_elements_;
+  std::unordered_map<std::string, const onnx::TensorProto*> initializers_;
+  std::unordered_map<std::string, HostTensor> constants_;  // converted or folded this pass
+  std::vector<std::string> folded_names_;                  // in fold order
+  std::unordered_map<std::string, const onnx::TypeProto*> types_;
+  std::unordered_set<std::string> graph_outputs_;
+};
+
+void FoldPass::index_graph() {
+  for (const auto& initializer : graph_->initializer()) {
+    initializers_[initializer.name()] = &initializer;
+  }
+  for (const auto& info : graph_->value_info()) types_[info.name()] = &info.type();
+  for (const auto& info : graph_->input()) types_[info.name()] = &info.type();
+  for (const auto& info : graph_->output()) {
+    types_[info.name()] = &info.type();
+    graph_outputs_.insert(info.name());
+  }
+}
+
+const HostTensor* FoldPass::constant(const std::string& name) {
+  const auto cached = constants_.find(name);
+  if (cached != constants_.end()) return &cached->second;
+  const auto it = initializers_.find(name);
+  if (it == initializers_.end()) return nullptr;
+  const int64_t count = proto_element_count(*it->second);
+  if (count < 0 || count > max_elements_) return nullptr;
+  auto tensor = host_tensor_from_proto(*it->second);
+  if (!tensor) return nullptr;
+  return &constants_.emplace(name, std::move(tensor).value()).first->second;
+}
+
+bool FoldPass::static_shape(const std::string& name, Shape* shape) const {
+  std::vector<int64_t> dims;
+  const auto init = initializers_.find(name);
+  if (init != initializers_.end()) {
+    dims.assign(init->second->dims().begin(), init->second->dims().end());
+  } else if (const auto it = types_.find(name); it != types_.end()) {
+    const auto& type = it->second->tensor_type();
+    if (!it->second->has_tensor_type() || !type.has_shape()) return false;
+    for (const auto& dim : type.shape().dim()) {
+      if (!dim.has_dim_value() || dim.dim_value() < 0) return false;
+      dims.push_back(dim.dim_value());
+    }
+  } else {
+    return false;
+  }
+  auto result = Shape::from_dims(dims);
+  if (!result) return false;
+  *shape = *result;
+  return true;
+}
+
+FoldResult FoldPass::fold_shape_op(const onnx::NodeProto& node) {
+  Shape shape;
+  if (node.input_size() < 1 || !static_shape(node.input(0), &shape)) {
+    return make_status(StatusCode::kUnsupported, "input shape not static");
+  }
+  HostTensor out;
+  out.dtype = DType::kInt64;
+  if (node.op_type() == "Size") {
+    ONEPOOL_ASSIGN_OR_RETURN(int64_t count, shape.element_count_checked());
+    out.data.resize(sizeof(int64_t));
+    store_int(out, 0, count);
+    return std::vector<HostTensor>{std::move(out)};
+  }
+  const int rank = shape.rank();
+  int64_t start = std::clamp<int64_t>(attribute_int(node, "start", 0), -rank, rank);
+  int64_t end = std::clamp<int64_t>(attribute_int(node, "end", rank), -rank, rank);
+  if (start < 0) start += rank;
+  if (end < 0) end += rank;
+  const int64_t count = std::max<int64_t>(end - start, 0);
+  out.shape = Shape{count};
+  out.data.resize(static_cast<size_t>(count) * sizeof(int64_t));
+  for (int64_t i = 0; i < count; ++i) store_int(out, i, shape[static_cast<int>(start + i)]);
+  return std::vector<HostTensor>{std::move(out)};
+}
+
+FoldResult FoldPass::evaluate(const onnx::NodeProto& node,
+                              const std::vector<const HostTensor*>& inputs) {
+  const FoldContext context{&node, opset_, inputs, max_elements_};
+  const std::string& op = node.op_type();
+  if (op == "Gather" || op == "Unsqueeze" || op == "Squeeze" || op == "Concat" ||
+      op == "Reshape" || op == "Expand" || op == "Identity") {
+    return fold_layout_op(context);
+  }
+  if (op == "Slice" || op == "ConstantOfShape" || op == "Range" || op == "ReduceProd") {
+    return fold_generator_op(context);
+  }
+  return fold_math_op(context);
+}
+
+Expected<bool> FoldPass::try_fold(const onnx::NodeProto& node) {
+  if (!is_default_domain(node.domain()) || !is_foldable_op(node.op_type())) return false;
+  if (node.output_size() != 1 || graph_outputs_.count(node.output(0)) != 0) return false;
+  FoldResult result = make_status(StatusCode::kUnsupported, "not evaluated");
+  if (node.op_type() == "Shape" || node.op_type() == "Size") {
+    result = fold_shape_op(node);
+  } else {
+    std::vector<const HostTensor*> inputs;
+    for (const std::string& name : node.input()) {
+      const HostTensor* tensor = name.empty() ? nullptr : constant(name);
+      if (!name.empty() && tensor == nullptr) return false;
+      inputs.push_back(tensor);
+    }
+    if (inputs.empty()) return false;
+    result = evaluate(node, inputs);
+  }
+  if (!result) {
+    const StatusCode code = result.status().code();
+    if (code == StatusCode::kUnsupported || code == StatusCode::kResourceExhausted) return false;
+    return result.status();
+  }
+  constants_[node.output(0)] = std::move(result->front());
+  folded_names_.push_back(node.output(0));
+  return true;
+}
+
+Expected<int> FoldPass::run() {
+  index_graph();
+  std::vector<onnx::NodeProto> kept;
+  int folded = 0;
+  for (auto& node : *graph_->mutable_node()) {
+    ONEPOOL_ASSIGN_OR_RETURN(bool done, try_fold(node));
+    if (done) {
+      ++folded;
+      continue;
+    }
+    kept.push_back(std::move(node));
+  }
+  graph_->clear_node();
+  for (auto& node : kept) *graph_->add_node() = std::move(node);
+  for (const std::string& name : folded_names_) {
+    host_tensor_to_proto(constants_.at(name), name, graph_->add_initializer());
+  }
+  return folded;
+}
+
+void drop_unused_initializers(onnx::GraphProto* graph) {
+  std::unordered_set<std::string> used;
+  for (const auto& node : graph->node()) used.insert(node.input().begin(), node.input().end());
+  for (const auto& output : graph->output()) used.insert(output.name());
+  auto* initializers = graph->mutable_initializer();
+  int kept = 0;
+  for (int i = 0; i < initializers->size(); ++i) {
+    if (used.count(initializers->Get(i).name()) == 0) continue;
+    if (kept != i) initializers->SwapElements(kept, i);
+    ++kept;
+  }
+  while (initializers->size() > kept) initializers->RemoveLast();
+}
+
+}  // namespace
+
+Status fold_constants(onnx::ModelProto* model, const FoldOptions& options,
+                      std::string* strict_error) {
+  // Step 1.
+  ONEPOOL_RETURN_IF_ERROR(constants_to_initializers(model->mutable_graph()));
+  // Step 2.
+  const int64_t opset = default_opset(*model);
+  ONEPOOL_RETURN_IF_ERROR(run_shape_inference(model, strict_error));
+  for (int round = 0; options.fold && round < kMaxFoldRounds; ++round) {
+    FoldPass pass(model->mutable_graph(), opset, options.max_elements);
+    ONEPOOL_ASSIGN_OR_RETURN(int folded, pass.run());
+    if (folded == 0) break;
+    ONEPOOL_RETURN_IF_ERROR(run_shape_inference(model, strict_error));
+  }
+  // Step 3.
+  drop_unused_initializers(model->mutable_graph());
+  return Status::ok();
+}
+
+}  // namespace onepool

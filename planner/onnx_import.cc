@@ -1,0 +1,91 @@
+// ONNX → Graph: the order of the import steps. Each step lives in its own planner/import_* file.
+#include "planner/onnx_import.h"
+
+#include <exception>
+
+#include "planner/constant_folding.h"
+#include "planner/import_bind.h"
+#include "planner/import_checks.h"
+#include "planner/import_convert.h"
+#include "planner/import_external_data.h"
+#include "planner/import_model_file.h"
+
+namespace onepool {
+
+namespace {
+
+// Unnamed nodes get "<op>_<index>" (their index in the model) so every message can name them.
+void name_nodes(onnx::GraphProto* graph) {
+  for (int n = 0; n < graph->node_size(); ++n) {
+    auto* node = graph->mutable_node(n);
+    if (node->name().empty()) node->set_name(str_cat(node->op_type(), "_", n));
+  }
+}
+
+// value_info with symbolic dims would only fight the bound shapes; static entries may help ops
+// ONNX cannot infer, so they stay.
+void drop_symbolic_value_info(onnx::GraphProto* graph) {
+  auto* infos = graph->mutable_value_info();
+  int kept = 0;
+  for (int i = 0; i < infos->size(); ++i) {
+    bool is_static = infos->Get(i).type().tensor_type().has_shape();
+    for (const auto& dim : infos->Get(i).type().tensor_type().shape().dim()) {
+      is_static = is_static && dim.has_dim_value();
+    }
+    if (!is_static) continue;
+    if (kept != i) infos->SwapElements(kept, i);
+    ++kept;
+  }
+  while (infos->size() > kept) infos->RemoveLast();
+}
+
+Expected<Graph> import_model(onnx::ModelProto* model, const std::string& model_dir,
+                             const ImportOptions& options) {
+  onnx::GraphProto* graph = model->mutable_graph();
+  // Step 1. Structure first, so cycles and dangling inputs get OnePool's message.
+  name_nodes(graph);
+  ONEPOOL_RETURN_IF_ERROR(check_graph_structure(*graph));
+  // Step 2. External data into raw_data (the checker would look for the files itself).
+  ONEPOOL_RETURN_IF_ERROR(resolve_external_data(model, model_dir));
+  // Step 3. The ONNX checker (skipped for opsets newer than the library).
+  if (options.run_checker) ONEPOOL_RETURN_IF_ERROR(run_onnx_checker(*model));
+  // Step 4. Bind symbolic dims.
+  DeclaredDims declared;
+  for (const auto* input : caller_inputs(*graph)) declared[input->name()] = declared_dims(*input);
+  ONEPOOL_RETURN_IF_ERROR(bind_input_shapes(graph, options));
+  // Step 5. Shape inference and constant folding, until nothing changes.
+  drop_symbolic_value_info(graph);
+  std::string strict_error;
+  FoldOptions fold_options;
+  fold_options.fold = options.fold_constants;
+  ONEPOOL_RETURN_IF_ERROR(fold_constants(model, fold_options, &strict_error));
+  // Step 6. The Graph.
+  return convert_to_graph(model, declared, strict_error);
+}
+
+Expected<Graph> import_guarded(std::string_view bytes, const std::string& model_dir,
+                               const ImportOptions& options, const std::string& source) {
+  try {
+    onnx::ModelProto model;
+    ONEPOOL_RETURN_IF_ERROR(parse_model_bytes(bytes, source, &model));
+    auto graph = import_model(&model, model_dir, options);
+    if (!graph) return graph.status().with_context(source);
+    return graph;
+  } catch (const std::exception& error) {
+    return make_status(StatusCode::kInternal, source, ": unexpected exception: ", error.what());
+  }
+}
+
+}  // namespace
+
+Expected<Graph> import_onnx_file(const std::string& path, const ImportOptions& options) {
+  ONEPOOL_ASSIGN_OR_RETURN(std::string bytes, read_file_bytes(path));
+  return import_guarded(bytes, folder_of(path), options, str_cat("'", path, "'"));
+}
+
+Expected<Graph> import_onnx_bytes(std::string_view bytes, const std::string& model_dir,
+                                  const ImportOptions& options) {
+  return import_guarded(bytes, model_dir, options, "the model buffer");
+}
+
+}  // namespace onepool

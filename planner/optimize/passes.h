@@ -1,0 +1,29 @@
+// The optimizer passes, one per file, run in this order by optimize_graph (optimize.cc).
+//
+// Each pass takes a Graph with current edges and valid ids (check_graph_ids), rewrites it in
+// place, counts what it did in `report`, and leaves the edges current with its removed nodes
+// erased. A pass returns an error only for an inconsistent graph (shapes or sizes that disagree);
+// optimize_graph then discards the partly rewritten copy.
+#pragma once
+
+#include "onepool/status.h"
+#include "planner/graph.h"
+#include "planner/optimize/optimize.h"
+
+namespace onepool::graph_opt {
+
+/// basic: Identity and Dropout (inference, mask unused) removed; consumers read the input.
+Status remove_identity_nodes(Graph& graph, OptimizeReport& report);
+/// basic: BatchNormalization with constant parameters folded into the preceding Conv or
+/// ConvTranspose (new weight tensors; shared ones are never mutated).
+Status fold_batchnorms(Graph& graph, OptimizeReport& report);
+/// all: Add of a constant per-channel tensor folded into the bias of the producing Conv or
+/// ConvTranspose.
+Status fuse_conv_bias(Graph& graph, OptimizeReport& report);
+/// all: MatMul(A 2-D, W constant [K,N]) + Add(constant [N] or [1,N]) becomes Gemm(A, W, bias).
+Status fuse_matmul_add(Graph& graph, OptimizeReport& report);
+/// all: a following activation becomes an epilogue of Conv / ConvTranspose / Gemm / MatMul
+/// (attributes documented in runtime/cpu/kernels/activation.h).
+Status fuse_activations(Graph& graph, OptimizeReport& report);
+
+}  // namespace onepool::graph_opt

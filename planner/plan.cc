@@ -1,0 +1,66 @@
+// Plan::verify and Plan::find_tensor. The JSON form lives in plan_json.cc.
+#include <string>
+#include <vector>
+
+#include "onepool/plan.h"
+#include "planner/algo/algorithms.h"
+
+namespace onepool {
+namespace {
+
+std::string describe_tensor(const PlannedTensor& tensor) {
+  return str_cat("tensor '", tensor.name, "'");
+}
+
+Status verify_alias(const Plan& plan, const PlannedTensor& alias) {
+  const int32_t target_index = plan.find_tensor(alias.alias_of);
+  if (target_index < 0) {
+    return make_status(StatusCode::kInternal, describe_tensor(alias), ": aliases tensor id ",
+                       alias.alias_of, ", which the plan does not hold");
+  }
+  const PlannedTensor& target = plan.tensors[static_cast<size_t>(target_index)];
+  if (target.alias_of >= 0) {
+    return make_status(StatusCode::kInternal, describe_tensor(alias), ": aliases ",
+                       describe_tensor(target), ", which is itself an alias");
+  }
+  auto bytes = tensor_bytes(alias.shape, alias.dtype);
+  if (!bytes) return bytes.status().with_context(describe_tensor(alias));
+  if (alias.alias_offset > target.bytes || *bytes > target.bytes - alias.alias_offset) {
+    return make_status(StatusCode::kInternal, describe_tensor(alias), ": bytes [",
+                       alias.alias_offset, ", ", alias.alias_offset + *bytes, ") of ",
+                       describe_tensor(target), " exceed its ", target.bytes, " bytes");
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+Status Plan::verify() const {
+  std::vector<UsageRecord> records;
+  std::vector<size_t> owners;  // index into tensors, per record
+  Placement placement;
+  placement.pool_bytes = pool_bytes;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const PlannedTensor& tensor = tensors[i];
+    if (tensor.alias_of >= 0) {
+      ONEPOOL_RETURN_IF_ERROR(verify_alias(*this, tensor));
+      continue;
+    }
+    records.push_back({tensor.first, tensor.last, tensor.bytes});
+    placement.offsets.push_back(tensor.offset);
+    owners.push_back(i);
+  }
+  return verify_placement(records, placement, alignment, [&](size_t index) {
+    return describe_tensor(tensors[owners[index]]);
+  });
+}
+
+int32_t Plan::find_tensor(int32_t id) const {
+  if (id < 0) return -1;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (tensors[i].id == id) return static_cast<int32_t>(i);
+  }
+  return -1;
+}
+
+}  // namespace onepool

@@ -1,0 +1,296 @@
+// Plan renderers: table, ASCII chart, summary, CSV.
+#include "planner/plan_dump.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace onepool {
+namespace {
+
+constexpr std::string_view kLetters =
+    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+constexpr size_t kMaxNameWidth = 48;
+constexpr size_t kMaxPeakListed = 30;
+constexpr double kBytesPerMB = 1e6;
+
+bool owns_storage(const PlannedTensor& tensor) {
+  return tensor.alias_of < 0 && tensor.bytes > 0;
+}
+
+std::string fit(const std::string& text, size_t width) {
+  if (text.size() <= width) return text;
+  return text.substr(0, width - 1) + "~";
+}
+
+std::string pad(const std::string& text, size_t width, bool right_align) {
+  if (text.size() >= width) return text;
+  const std::string fill(width - text.size(), ' ');
+  return right_align ? fill + text : text + fill;
+}
+
+std::string mb(size_t bytes) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.2f MB", static_cast<double>(bytes) / kBytesPerMB);
+  return buffer;
+}
+
+std::string shape_text(const PlannedTensor& tensor, char separator) {
+  if (tensor.shape.rank() == 0) return tensor.dtype == DType::kUndefined ? "-" : "[]";
+  std::string text;
+  for (int64_t dim : tensor.shape) {
+    text += text.empty() ? "" : std::string(1, separator);
+    text += std::to_string(dim);
+  }
+  return separator == ',' ? "[" + text + "]" : text;
+}
+
+std::string dtype_text(DType dtype) {
+  return dtype == DType::kUndefined ? "-" : dtype_name(dtype);
+}
+
+std::vector<std::string> table_row(const PlannedTensor& tensor, size_t index) {
+  std::string offset = std::to_string(tensor.offset);
+  if (tensor.alias_of >= 0) offset = str_cat("alias of #", tensor.alias_of, "+", tensor.alias_offset);
+  return {std::string(1, plan_tensor_letter(index)),
+          fit(tensor.name, kMaxNameWidth),
+          tensor.producer_op,
+          dtype_text(tensor.dtype),
+          shape_text(tensor, ','),
+          std::to_string(tensor.bytes),
+          offset,
+          std::to_string(tensor.first),
+          std::to_string(tensor.last)};
+}
+
+struct StepRange {
+  int64_t lo = 0;
+  int64_t hi = 0;  // inclusive
+};
+
+StepRange step_range(const Plan& plan) {
+  StepRange range;
+  range.hi = plan.steps.empty() ? 0 : static_cast<int64_t>(plan.steps.size()) - 1;
+  bool any = false;
+  for (const PlannedTensor& tensor : plan.tensors) {
+    if (!owns_storage(tensor)) continue;
+    range.lo = any ? std::min(range.lo, tensor.first) : std::min<int64_t>(tensor.first, 0);
+    range.hi = std::max(range.hi, tensor.last);
+    any = true;
+  }
+  if (plan.steps.empty() && any) {
+    range.lo = range.hi;
+    for (const PlannedTensor& tensor : plan.tensors) {
+      if (owns_storage(tensor)) range.lo = std::min(range.lo, tensor.first);
+    }
+  }
+  return range;
+}
+
+struct Peak {
+  int64_t step = 0;
+  size_t bytes = 0;
+};
+
+// Sweep over start/end events: the step with the most bytes live (earliest on ties).
+Peak find_peak(const Plan& plan) {
+  std::vector<std::pair<int64_t, int64_t>> events;  // (step, +bytes at start / -bytes after end)
+  for (const PlannedTensor& tensor : plan.tensors) {
+    if (!owns_storage(tensor)) continue;
+    events.emplace_back(tensor.first, static_cast<int64_t>(tensor.bytes));
+    events.emplace_back(tensor.last, -static_cast<int64_t>(tensor.bytes));
+  }
+  // Starts (positive) before ends (negative) at one step.
+  std::sort(events.begin(), events.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first < b.first : a.second > b.second;
+  });
+  Peak peak;
+  int64_t live = 0;
+  for (const auto& [step, delta] : events) {
+    live += delta;
+    if (delta > 0 && static_cast<size_t>(live) > peak.bytes) {
+      peak = {step, static_cast<size_t>(live)};
+    }
+  }
+  return peak;
+}
+
+struct ChartGrid {
+  int rows = 1;
+  int columns = 1;
+  StepRange range;
+  size_t pool = 1;
+  std::vector<char> letters;      // rows × columns
+  std::vector<size_t> cell_bytes;  // bytes of the tensor shown in each cell
+
+  int row_of(int64_t step) const {
+    const auto span = static_cast<__int128>(range.hi - range.lo) + 1;
+    return static_cast<int>((static_cast<__int128>(step - range.lo) * rows) / span);
+  }
+  int64_t row_first_step(int row) const {
+    const auto span = static_cast<__int128>(range.hi - range.lo) + 1;
+    return range.lo + static_cast<int64_t>((span * row + rows - 1) / rows);
+  }
+  int column_of(size_t address) const {
+    return static_cast<int>((static_cast<unsigned __int128>(address) * columns) / pool);
+  }
+};
+
+ChartGrid make_grid(const Plan& plan, int width, int height) {
+  ChartGrid grid;
+  grid.range = step_range(plan);
+  const int64_t span = grid.range.hi - grid.range.lo + 1;
+  grid.rows = static_cast<int>(std::clamp<int64_t>(span, 1, std::max(height, 1)));
+  grid.columns = std::max(width, 1);
+  grid.pool = std::max<size_t>(plan.pool_bytes, 1);
+  grid.letters.assign(static_cast<size_t>(grid.rows) * grid.columns, '.');
+  grid.cell_bytes.assign(grid.letters.size(), 0);
+  // A cell shows the largest tensor touching it: big tensors stay visible when buckets are coarse.
+  for (size_t i = 0; i < plan.tensors.size(); ++i) {
+    const PlannedTensor& tensor = plan.tensors[i];
+    if (!owns_storage(tensor)) continue;
+    const int first_column = std::min(grid.column_of(tensor.offset), grid.columns - 1);
+    const int last_column =
+        std::min(grid.column_of(tensor.offset + tensor.bytes - 1), grid.columns - 1);
+    for (int row = grid.row_of(tensor.first); row <= grid.row_of(tensor.last); ++row) {
+      for (int column = first_column; column <= last_column; ++column) {
+        const size_t cell = static_cast<size_t>(row) * grid.columns + column;
+        if (grid.cell_bytes[cell] >= tensor.bytes) continue;
+        grid.cell_bytes[cell] = tensor.bytes;
+        grid.letters[cell] = plan_tensor_letter(i);
+      }
+    }
+  }
+  return grid;
+}
+
+std::string row_label(const ChartGrid& grid, int row) {
+  const int64_t first = grid.row_first_step(row);
+  const int64_t last = row + 1 < grid.rows ? grid.row_first_step(row + 1) - 1 : grid.range.hi;
+  return first == last ? str_cat("step ", first) : str_cat("steps ", first, "-", last);
+}
+
+void append_peak_tensors(const Plan& plan, const Peak& peak, std::ostringstream& out) {
+  std::vector<size_t> live;
+  for (size_t i = 0; i < plan.tensors.size(); ++i) {
+    const PlannedTensor& tensor = plan.tensors[i];
+    if (owns_storage(tensor) && tensor.first <= peak.step && peak.step <= tensor.last) {
+      live.push_back(i);
+    }
+  }
+  std::sort(live.begin(), live.end(), [&](size_t a, size_t b) {
+    return plan.tensors[a].offset < plan.tensors[b].offset;
+  });
+  out << "peak at step " << peak.step << ": " << peak.bytes << " bytes (" << mb(peak.bytes)
+      << ") in " << live.size() << " tensors\n";
+  for (size_t k = 0; k < live.size() && k < kMaxPeakListed; ++k) {
+    const PlannedTensor& tensor = plan.tensors[live[k]];
+    out << "  " << plan_tensor_letter(live[k]) << " " << pad(fit(tensor.name, kMaxNameWidth), 40, false)
+        << " " << pad(std::to_string(tensor.bytes), 12, true) << " bytes at offset "
+        << tensor.offset << "\n";
+  }
+  if (live.size() > kMaxPeakListed) out << "  ... and " << live.size() - kMaxPeakListed << " more\n";
+}
+
+std::string with_commas(size_t value) {
+  const std::string digits = std::to_string(value);
+  std::string out;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+}  // namespace
+
+char plan_tensor_letter(size_t index) { return kLetters[index % kLetters.size()]; }
+
+std::string render_plan_table(const Plan& plan) {
+  std::vector<std::vector<std::string>> rows = {
+      {"ch", "name", "op", "dtype", "shape", "bytes", "offset", "first", "last"}};
+  for (size_t i = 0; i < plan.tensors.size(); ++i) rows.push_back(table_row(plan.tensors[i], i));
+  std::vector<size_t> widths(rows[0].size(), 0);
+  for (const auto& row : rows) {
+    for (size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
+  }
+  std::ostringstream out;
+  for (const auto& row : rows) {
+    std::string line;
+    for (size_t c = 0; c < row.size(); ++c) {
+      line += pad(row[c], widths[c], c >= 5) + (c + 1 < row.size() ? "  " : "");
+    }
+    out << line << "\n";
+  }
+  return out.str();
+}
+
+std::string render_plan_chart(const Plan& plan, int width, int height) {
+  const ChartGrid grid = make_grid(plan, width, height);
+  const Peak peak = find_peak(plan);
+  const int peak_row = grid.row_of(peak.step);
+  std::vector<std::string> labels;
+  size_t label_width = 0;
+  for (int row = 0; row < grid.rows; ++row) {
+    labels.push_back(row_label(grid, row));
+    label_width = std::max(label_width, labels.back().size());
+  }
+  std::ostringstream out;
+  out << "address (0 .. " << plan.pool_bytes << " bytes, " << mb(plan.pool_bytes) << ") ->, "
+      << grid.columns << " columns of " << grid.pool / grid.columns << "+ bytes\n";
+  for (int row = 0; row < grid.rows; ++row) {
+    const auto begin = grid.letters.begin() + static_cast<ptrdiff_t>(row) * grid.columns;
+    out << pad(labels[static_cast<size_t>(row)], label_width, false) << " |"
+        << std::string(begin, begin + grid.columns) << "|" << (row == peak_row ? " <- peak" : "")
+        << "\n";
+  }
+  append_peak_tensors(plan, peak, out);
+  return out.str();
+}
+
+std::string render_plan_summary(const Plan& plan) {
+  const Status verdict = plan.verify();
+  std::ostringstream out;
+  out << "pool:        " << pad(with_commas(plan.pool_bytes), 16, true) << " bytes ("
+      << mb(plan.pool_bytes) << ")\n";
+  out << "lower bound: " << pad(with_commas(plan.lower_bound_bytes), 16, true) << " bytes ("
+      << mb(plan.lower_bound_bytes) << ")\n";
+  out << "naive:       " << pad(with_commas(plan.naive_bytes), 16, true) << " bytes ("
+      << mb(plan.naive_bytes) << ")\n";
+  char ratio[64];
+  std::snprintf(ratio, sizeof(ratio), "%.4f",
+                plan.lower_bound_bytes == 0
+                    ? 1.0
+                    : static_cast<double>(plan.pool_bytes) / plan.lower_bound_bytes);
+  out << "pool/LB:     " << ratio
+      << (plan.pool_bytes == plan.lower_bound_bytes ? "  optimal" : "") << "\n";
+  out << "verify: " << (verdict.is_ok() ? "ok" : verdict.message()) << "\n";
+  char timing[64];
+  std::snprintf(timing, sizeof(timing), "%.3f ms", plan.planning_ms);
+  out << "planning:    " << timing << " (" << plan.algorithm << ", alignment " << plan.alignment
+      << ", " << plan.tensors.size() << " tensors, " << plan.steps.size() << " steps)\n";
+  return out.str();
+}
+
+std::string render_plan_csv(const Plan& plan) {
+  std::ostringstream out;
+  out << "name,op,dtype,shape,bytes,offset,first,last\n";
+  for (const PlannedTensor& tensor : plan.tensors) {
+    out << csv_field(tensor.name) << "," << csv_field(tensor.producer_op) << ","
+        << dtype_text(tensor.dtype) << "," << shape_text(tensor, 'x') << "," << tensor.bytes
+        << "," << tensor.offset << "," << tensor.first << "," << tensor.last << "\n";
+  }
+  return out.str();
+}
+
+}  // namespace onepool

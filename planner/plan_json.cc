@@ -1,0 +1,181 @@
+// The plan's versioned JSON form.
+//
+// Schema (schema_version 1):
+//   { "schema_version": 1, "pool_bytes": N, "alignment": N, "lower_bound_bytes": N,
+//     "naive_bytes": N, "algorithm": "greedy-by-size", "optimal": bool, "planning_ms": x,
+//     "verified": bool,
+//     "steps":   [ {"node": "conv_1", "op": "Conv"}, ... ],          // execution order
+//     "tensors": [ {"id": 3, "name": "x", "op": "Relu", "dtype": "float32", "shape": [1,8],
+//                   "bytes": 256, "offset": 0, "first": 0, "last": 2,
+//                   "alias_of": 2, "alias_offset": 0,     // only for aliases
+//                   "workspace_node": 1 }, ... ] }         // only for workspaces (id -1)
+// nlohmann throws on type errors; every throw is caught here and becomes a Status.
+#include <cstdint>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "onepool/plan.h"
+
+namespace onepool {
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr const char* kUndefinedDTypeName = "undefined";
+
+std::string dtype_json_name(DType dtype) {
+  return dtype == DType::kUndefined ? kUndefinedDTypeName : dtype_name(dtype);
+}
+
+Json tensor_to_json(const PlannedTensor& tensor) {
+  Json out = {{"id", tensor.id},
+              {"name", tensor.name},
+              {"op", tensor.producer_op},
+              {"dtype", dtype_json_name(tensor.dtype)},
+              {"shape", std::vector<int64_t>(tensor.shape.begin(), tensor.shape.end())},
+              {"bytes", tensor.bytes},
+              {"offset", tensor.offset},
+              {"first", tensor.first},
+              {"last", tensor.last}};
+  if (tensor.alias_of >= 0) {
+    out["alias_of"] = tensor.alias_of;
+    out["alias_offset"] = tensor.alias_offset;
+  }
+  if (tensor.workspace_node >= 0) out["workspace_node"] = tensor.workspace_node;
+  return out;
+}
+
+// Reads a non-negative integer field; nlohmann would silently wrap a negative one.
+Expected<size_t> read_size(const Json& object, const char* key, const std::string& where) {
+  const Json& field = object.at(key);
+  if (!field.is_number_unsigned()) {
+    return make_status(StatusCode::kInvalidArgument, "plan JSON: ", where, ": field '", key,
+                       "' must be a non-negative integer, got ", field.dump());
+  }
+  return field.get<size_t>();
+}
+
+Expected<int64_t> read_int(const Json& object, const char* key, const std::string& where) {
+  const Json& field = object.at(key);
+  if (!field.is_number_integer()) {
+    return make_status(StatusCode::kInvalidArgument, "plan JSON: ", where, ": field '", key,
+                       "' must be an integer, got ", field.dump());
+  }
+  return field.get<int64_t>();
+}
+
+Expected<DType> read_dtype(const Json& object, const std::string& where) {
+  const std::string name = object.at("dtype").get<std::string>();
+  if (name == kUndefinedDTypeName) return DType::kUndefined;
+  const DType dtype = dtype_from_name(name);
+  if (dtype == DType::kUndefined) {
+    return make_status(StatusCode::kInvalidArgument, "plan JSON: ", where, ": unknown dtype '",
+                       name, "'");
+  }
+  return dtype;
+}
+
+Expected<PlannedTensor> tensor_from_json(const Json& object, size_t index) {
+  const std::string where = str_cat("tensors[", index, "]");
+  PlannedTensor tensor;
+  ONEPOOL_ASSIGN_OR_RETURN(const int64_t id, read_int(object, "id", where));
+  tensor.id = static_cast<int32_t>(id);
+  tensor.name = object.at("name").get<std::string>();
+  tensor.producer_op = object.at("op").get<std::string>();
+  ONEPOOL_ASSIGN_OR_RETURN(tensor.dtype, read_dtype(object, where));
+  const auto dims = object.at("shape").get<std::vector<int64_t>>();
+  auto shape = Shape::from_dims(dims);
+  if (!shape) return shape.status().with_context(str_cat("plan JSON: ", where));
+  tensor.shape = *shape;
+  ONEPOOL_ASSIGN_OR_RETURN(tensor.bytes, read_size(object, "bytes", where));
+  ONEPOOL_ASSIGN_OR_RETURN(tensor.offset, read_size(object, "offset", where));
+  ONEPOOL_ASSIGN_OR_RETURN(tensor.first, read_int(object, "first", where));
+  ONEPOOL_ASSIGN_OR_RETURN(tensor.last, read_int(object, "last", where));
+  if (object.contains("alias_of")) {
+    ONEPOOL_ASSIGN_OR_RETURN(const int64_t alias_of, read_int(object, "alias_of", where));
+    tensor.alias_of = static_cast<int32_t>(alias_of);
+    ONEPOOL_ASSIGN_OR_RETURN(tensor.alias_offset, read_size(object, "alias_offset", where));
+  }
+  if (object.contains("workspace_node")) {
+    ONEPOOL_ASSIGN_OR_RETURN(const int64_t node, read_int(object, "workspace_node", where));
+    tensor.workspace_node = static_cast<int32_t>(node);
+  }
+  return tensor;
+}
+
+Status check_schema_version(const Json& document) {
+  if (!document.is_object()) {
+    return make_status(StatusCode::kInvalidArgument, "plan JSON: expected an object, got ",
+                       document.type_name());
+  }
+  if (!document.contains("schema_version")) {
+    return make_status(StatusCode::kInvalidArgument, "plan JSON: missing 'schema_version'");
+  }
+  const Json& version = document.at("schema_version");
+  if (!version.is_number_integer() || version.get<int64_t>() != Plan::kSchemaVersion) {
+    return make_status(StatusCode::kInvalidArgument, "plan JSON: expected schema_version ",
+                       Plan::kSchemaVersion, ", got ", version.dump());
+  }
+  return Status::ok();
+}
+
+Expected<Plan> plan_from_document(const Json& document) {
+  ONEPOOL_RETURN_IF_ERROR(check_schema_version(document));
+  Plan plan;
+  ONEPOOL_ASSIGN_OR_RETURN(plan.pool_bytes, read_size(document, "pool_bytes", "plan"));
+  ONEPOOL_ASSIGN_OR_RETURN(plan.alignment, read_size(document, "alignment", "plan"));
+  ONEPOOL_ASSIGN_OR_RETURN(plan.lower_bound_bytes,
+                           read_size(document, "lower_bound_bytes", "plan"));
+  ONEPOOL_ASSIGN_OR_RETURN(plan.naive_bytes, read_size(document, "naive_bytes", "plan"));
+  plan.algorithm = document.at("algorithm").get<std::string>();
+  plan.optimal = document.at("optimal").get<bool>();
+  plan.planning_ms = document.at("planning_ms").get<double>();
+  plan.verified = document.at("verified").get<bool>();
+  for (const Json& step : document.at("steps")) {
+    plan.steps.push_back({step.at("node").get<std::string>(), step.at("op").get<std::string>()});
+  }
+  const Json& tensors = document.at("tensors");
+  if (!tensors.is_array()) {
+    return make_status(StatusCode::kInvalidArgument, "plan JSON: 'tensors' must be an array");
+  }
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    ONEPOOL_ASSIGN_OR_RETURN(PlannedTensor tensor, tensor_from_json(tensors[i], i));
+    plan.tensors.push_back(std::move(tensor));
+  }
+  return plan;
+}
+
+}  // namespace
+
+std::string Plan::to_json() const {
+  Json steps_json = Json::array();
+  for (const PlanStep& step : steps) steps_json.push_back({{"node", step.node}, {"op", step.op}});
+  Json tensors_json = Json::array();
+  for (const PlannedTensor& tensor : tensors) tensors_json.push_back(tensor_to_json(tensor));
+  const Json document = {{"schema_version", kSchemaVersion},
+                         {"pool_bytes", pool_bytes},
+                         {"alignment", alignment},
+                         {"lower_bound_bytes", lower_bound_bytes},
+                         {"naive_bytes", naive_bytes},
+                         {"algorithm", algorithm},
+                         {"optimal", optimal},
+                         {"planning_ms", planning_ms},
+                         {"verified", verified},
+                         {"steps", steps_json},
+                         {"tensors", tensors_json}};
+  // Invalid UTF-8 in a name is replaced rather than thrown.
+  return document.dump(1, ' ', false, Json::error_handler_t::replace);
+}
+
+Expected<Plan> Plan::from_json(std::string_view json) {
+  try {
+    return plan_from_document(Json::parse(json));
+  } catch (const std::exception& error) {
+    return make_status(StatusCode::kInvalidArgument, "plan JSON: ", error.what());
+  }
+}
+
+}  // namespace onepool

@@ -1,0 +1,126 @@
+// Parsing `--shapes` and `--dim` values.
+#include "planner/shape_binding.h"
+
+#include <charconv>
+
+namespace onepool {
+
+namespace {
+
+// Splits on commas that are not inside [...].
+std::vector<std::string> split_entries(const std::string& text) {
+  std::vector<std::string> entries;
+  std::string current;
+  int depth = 0;
+  for (char c : text) {
+    if (c == '[') ++depth;
+    if (c == ']') --depth;
+    if (c == ',' && depth <= 0) {
+      entries.push_back(current);
+      current.clear();
+      continue;
+    }
+    current += c;
+  }
+  entries.push_back(current);
+  return entries;
+}
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  size_t start = 0;
+  for (size_t pos = text.find(separator); pos != std::string::npos;
+       pos = text.find(separator, start)) {
+    parts.push_back(text.substr(start, pos - start));
+    start = pos + 1;
+  }
+  parts.push_back(text.substr(start));
+  return parts;
+}
+
+Expected<int64_t> parse_positive(const std::string& text, const std::string& context) {
+  int64_t value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size()) {
+    return make_status(StatusCode::kInvalidArgument, context, ": '", text,
+                       "' is not an integer (dims are positive integers)");
+  }
+  if (value <= 0) {
+    return make_status(StatusCode::kInvalidArgument, context, ": dim ", value,
+                       " must be positive");
+  }
+  return value;
+}
+
+Expected<std::vector<int64_t>> parse_dims(const std::string& text, const std::string& context) {
+  std::vector<int64_t> dims;
+  std::string body = text;
+  const bool bracketed = body.size() >= 2 && body.front() == '[' && body.back() == ']';
+  if (bracketed) {
+    body = body.substr(1, body.size() - 2);
+    if (body.empty()) return dims;  // "[]": a scalar
+  }
+  for (const std::string& part : split(body, bracketed ? ',' : 'x')) {
+    ONEPOOL_ASSIGN_OR_RETURN(int64_t dim, parse_positive(part, context));
+    dims.push_back(dim);
+  }
+  return dims;
+}
+
+Expected<NamedShape> parse_entry(const std::string& entry) {
+  const size_t colon = entry.rfind(':');
+  if (colon == std::string::npos) {
+    return make_status(StatusCode::kInvalidArgument, "--shapes entry '", entry,
+                       "' has no ':'; expected name:1x3x224x224 or name:[1,3,224,224]");
+  }
+  const std::string name = entry.substr(0, colon);
+  if (name.empty()) {
+    return make_status(StatusCode::kInvalidArgument, "--shapes entry '", entry,
+                       "' has an empty input name");
+  }
+  ONEPOOL_ASSIGN_OR_RETURN(std::vector<int64_t> dims,
+                           parse_dims(entry.substr(colon + 1),
+                                      str_cat("--shapes entry '", entry, "'")));
+  return NamedShape{name, std::move(dims)};
+}
+
+}  // namespace
+
+Expected<std::vector<NamedShape>> parse_shapes_flag(const std::string& text) {
+  std::vector<NamedShape> shapes;
+  for (const std::string& entry : split_entries(text)) {
+    ONEPOOL_ASSIGN_OR_RETURN(NamedShape shape, parse_entry(entry));
+    for (const auto& previous : shapes) {
+      if (previous.first == shape.first) {
+        return make_status(StatusCode::kInvalidArgument, "--shapes names input '", shape.first,
+                           "' twice");
+      }
+    }
+    shapes.push_back(std::move(shape));
+  }
+  return shapes;
+}
+
+Expected<std::pair<std::string, int64_t>> parse_dim_flag(const std::string& text) {
+  const size_t equals = text.rfind('=');
+  if (equals == std::string::npos || equals == 0) {
+    return make_status(StatusCode::kInvalidArgument, "--dim '", text,
+                       "': expected name=value, e.g. batch=8");
+  }
+  ONEPOOL_ASSIGN_OR_RETURN(int64_t value,
+                           parse_positive(text.substr(equals + 1), str_cat("--dim '", text, "'")));
+  return std::make_pair(text.substr(0, equals), value);
+}
+
+std::string format_shapes_flag(const std::vector<NamedShape>& shapes) {
+  std::string text;
+  for (const auto& [name, dims] : shapes) {
+    if (!text.empty()) text += ",";
+    text += name + ":";
+    if (dims.empty()) text += "[]";
+    for (size_t i = 0; i < dims.size(); ++i) text += str_cat(i > 0 ? "x" : "", dims[i]);
+  }
+  return text;
+}
+
+}  // namespace onepool

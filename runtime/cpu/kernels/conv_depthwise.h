@@ -1,0 +1,28 @@
+// Direct depthwise convolution (group == C_in, each output channel reads one input channel):
+// no im2col and no GEMM, one output row at a time so the inner loop is a contiguous axpy when
+// the stride is 1. Parallel over (image, output channel) planes.
+#pragma once
+
+#include <cstdint>
+
+#include "runtime/cpu/kernels/activation.h"
+#include "runtime/cpu/kernels/conv_geometry.h"
+#include "runtime/cpu/thread_pool.h"
+
+namespace onepool::cpu::nn {
+
+struct DepthwiseConv {
+  const float* x = nullptr;     // [batch, channels, D, H, W]
+  const float* w = nullptr;     // [channels * multiplier, 1, kD, kH, kW]
+  const float* bias = nullptr;  // [channels * multiplier] or nullptr
+  float* y = nullptr;           // [batch, channels * multiplier, OD, OH, OW]
+  int64_t batch = 0;
+  int64_t channels = 0;
+  int64_t multiplier = 1;
+};
+
+/// y = activation(depthwise_conv(x, w) + bias). Does not allocate.
+void depthwise_conv(const WindowGeometry& g, const DepthwiseConv& conv,
+                    const Activation& activation, ThreadPool& threads);
+
+}  // namespace onepool::cpu::nn

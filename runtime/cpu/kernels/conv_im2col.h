@@ -1,0 +1,25 @@
+// im2col and its adjoint col2im over a normalized 3-D window (see conv_geometry.h).
+//
+// The column matrix of `channels` image planes has channels * kernel_size rows and output_size
+// columns: row ((c * kD + kd) * kH + kh) * kW + kw, column (od * OH + oh) * OW + ow holds the
+// image value the window at output (od, oh, ow) reads through kernel tap (kd, kh, kw), or 0 in
+// the padding. Its size is channels * kernel_size * output_size floats.
+#pragma once
+
+#include <cstdint>
+
+#include "runtime/cpu/kernels/conv_geometry.h"
+#include "runtime/cpu/thread_pool.h"
+
+namespace onepool::cpu::nn {
+
+/// Fills `col` from `image` ([channels, D, H, W] as in g.input). Parallel over rows.
+void im2col(const WindowGeometry& g, const float* image, int64_t channels, float* col,
+            ThreadPool& threads);
+
+/// Adds every column entry back into the image position it came from (the adjoint of im2col;
+/// padding entries are dropped). Parallel over channels, which write disjoint planes.
+void col2im_add(const WindowGeometry& g, const float* col, int64_t channels, float* image,
+                ThreadPool& threads);
+
+}  // namespace onepool::cpu::nn

@@ -1,0 +1,130 @@
+// The ConvTranspose kernel: per image and group, col = W_g^T * X_g (sgemm into the workspace),
+// then col2im adds each column entry into Y; bias and the fused activation come last.
+#include <cblas.h>
+
+#include <climits>
+#include <cstring>
+#include <vector>
+
+#include "runtime/cpu/kernels/conv_geometry.h"
+#include "runtime/cpu/kernels/conv_im2col.h"
+#include "runtime/cpu/kernels/conv_kernels.h"
+
+namespace onepool::cpu::nn {
+namespace {
+
+struct TransposePlan {
+  WindowGeometry geometry;  // input = Y spatial, output = X spatial
+  int64_t batch = 0;
+  int64_t in_channels = 0;
+  int64_t out_channels = 0;
+  int64_t group = 1;
+  Activation activation;
+};
+
+class ConvTransposeKernel final : public Kernel {
+ public:
+  explicit ConvTransposeKernel(const TransposePlan& plan) : plan_(plan) {}
+
+  Status run(const RunContext& context) override {
+    const WindowGeometry& g = plan_.geometry;
+    const float* x = context.inputs[0].as<const float>();
+    const float* w = context.inputs[1].as<const float>();
+    const float* bias = context.inputs.size() > 2 ? context.inputs[2].as<const float>() : nullptr;
+    float* y = context.outputs[0].as<float>();
+    const int64_t in_group = plan_.in_channels / plan_.group;
+    const int64_t out_group = plan_.out_channels / plan_.group;
+    const int64_t rows = out_group * g.kernel_size();
+    const int64_t x_size = g.output_size();
+    float* col = reinterpret_cast<float*>(context.workspace);
+    std::memset(y, 0, context.outputs[0].bytes());
+    for (int64_t n = 0; n < plan_.batch; ++n) {
+      for (int64_t group = 0; group < plan_.group; ++group) {
+        const float* x_group = x + (n * plan_.in_channels + group * in_group) * x_size;
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, static_cast<int>(rows),
+                    static_cast<int>(x_size), static_cast<int>(in_group), 1.0f,
+                    w + group * in_group * rows, static_cast<int>(rows), x_group,
+                    static_cast<int>(x_size), 0.0f, col, static_cast<int>(x_size));
+        col2im_add(g, col, out_group,
+                   y + (n * plan_.out_channels + group * out_group) * g.input_size(),
+                   *context.threads);
+      }
+    }
+    add_bias_activation(y, bias, plan_.batch, plan_.out_channels, g.input_size(),
+                        plan_.activation, *context.threads);
+    return Status::ok();
+  }
+
+ private:
+  TransposePlan plan_;
+};
+
+// Checks X [N, C, ...], W [C, M/group, k...] and B [M]; fills the channel counts of `plan`.
+Status check_channels(const NodeContext& node, TransposePlan& plan) {
+  const Shape& x = node.input(0).shape;
+  const Shape& w = node.input(1).shape;
+  plan.group = node.node().attributes.get_int("group", 1);
+  if (w.rank() != x.rank() || x.rank() < 3) {
+    return node.error(StatusCode::kInvalidModel, "weight '", node.input(1).name, "' shape ",
+                      w.to_string(), " and input '", node.input(0).name, "' shape ",
+                      x.to_string(), ": expected the same rank, at least 3");
+  }
+  plan.batch = x[0];
+  plan.in_channels = x[1];
+  if (plan.group < 1 || w[0] != plan.in_channels || plan.in_channels % plan.group != 0) {
+    return node.error(StatusCode::kInvalidModel, "group ", plan.group, ": input channels ",
+                      plan.in_channels, " and weight shape ", w.to_string(),
+                      " do not agree (expected W[0] == C_in, C_in % group == 0)");
+  }
+  ONEPOOL_ASSIGN_OR_RETURN(plan.out_channels, checked_mul(w[1], plan.group, "output channels"));
+  if (node.has_input(2) && node.input(2).shape != Shape{plan.out_channels}) {
+    return node.error(StatusCode::kInvalidModel, "bias '", node.input(2).name, "': expected shape [",
+                      plan.out_channels, "], got ", node.input(2).shape.to_string());
+  }
+  return Status::ok();
+}
+
+Expected<size_t> workspace_bytes(const NodeContext& node, const TransposePlan& plan) {
+  const WindowGeometry& g = plan.geometry;
+  ONEPOOL_ASSIGN_OR_RETURN(int64_t rows, checked_mul(plan.out_channels / plan.group,
+                                                     g.kernel_size(), "col2im rows"));
+  if (rows > INT_MAX || g.output_size() > INT_MAX || plan.in_channels > INT_MAX) {
+    return node.error(StatusCode::kUnsupported, "GEMM dims ", rows, " x ", g.output_size(),
+                      " x ", plan.in_channels, " exceed the BLAS int range");
+  }
+  ONEPOOL_ASSIGN_OR_RETURN(int64_t col, checked_mul(rows, g.output_size(), "col2im size"));
+  ONEPOOL_ASSIGN_OR_RETURN(int64_t bytes, checked_mul(col, sizeof(float), "workspace bytes"));
+  return static_cast<size_t>(bytes);
+}
+
+}  // namespace
+
+Expected<PreparedKernel> make_conv_transpose_kernel(const NodeContext& node) {
+  // Step 1. Dtypes, channels and group.
+  for (size_t i = 0; i < 3; ++i) {
+    if (i < 2 || node.has_input(i)) ONEPOOL_RETURN_IF_ERROR(require_float32(node, i));
+  }
+  TransposePlan plan;
+  ONEPOOL_RETURN_IF_ERROR(check_channels(node, plan));
+  // Step 2. Geometry and the expected output shape.
+  const Shape& w = node.input(1).shape;
+  const std::vector<int64_t> kernel(w.begin() + 2, w.end());
+  if (node.node().attributes.get_ints("kernel_shape", kernel) != kernel) {
+    return node.error(StatusCode::kInvalidModel, "attribute 'kernel_shape' disagrees with weight '",
+                      node.input(1).name, "' of shape ", w.to_string());
+  }
+  ONEPOOL_ASSIGN_OR_RETURN(plan.geometry, make_transpose_geometry(node, node.input(0).shape, kernel));
+  Shape expected{plan.batch, plan.out_channels};
+  for (int i = 0; i < plan.geometry.spatial_rank; ++i) {
+    expected.push_back(plan.geometry.input[normalized_axis(plan.geometry.spatial_rank, i)]);
+  }
+  ONEPOOL_RETURN_IF_ERROR(check_output_shape(node, 0, expected));
+  // Step 3. Workspace and epilogue.
+  plan.activation = parse_activation(node.node().attributes);
+  PreparedKernel prepared;
+  ONEPOOL_ASSIGN_OR_RETURN(prepared.workspace_bytes, workspace_bytes(node, plan));
+  prepared.kernel = std::make_unique<ConvTransposeKernel>(plan);
+  return prepared;
+}
+
+}  // namespace onepool::cpu::nn

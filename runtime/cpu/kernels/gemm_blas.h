@@ -1,0 +1,75 @@
+// One row-major matrix product C = alpha * op(A) * op(B) + beta * C, dispatched by element type:
+// float and double go to CBLAS (OpenBLAS, which threads internally); integer types go to a plain
+// loop that computes C = op(A) * op(B) (integer MatMul has no alpha or beta).
+//
+// Callers check gemm_fits_blas() at prepare time: CBLAS takes 32-bit dims.
+#pragma once
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <type_traits>
+
+namespace onepool::cpu {
+
+/// Dims and leading dimensions of one product; op(A) is [m,k], op(B) is [k,n], C is [m,n].
+struct GemmShape {
+  bool trans_a = false;
+  bool trans_b = false;
+  int64_t m = 0;
+  int64_t n = 0;
+  int64_t k = 0;
+  int64_t lda = 0;
+  int64_t ldb = 0;
+  int64_t ldc = 0;
+};
+
+/// True when every dim and leading dimension fits CBLAS's 32-bit blasint.
+inline bool gemm_fits_blas(const GemmShape& s) {
+  const int64_t limit = std::numeric_limits<blasint>::max();
+  return s.m <= limit && s.n <= limit && s.k <= limit && s.lda <= limit && s.ldb <= limit &&
+         s.ldc <= limit;
+}
+
+inline CBLAS_TRANSPOSE blas_trans(bool trans) { return trans ? CblasTrans : CblasNoTrans; }
+
+// CBLAS rejects a leading dimension of 0 even when the matrix is empty.
+inline blasint blas_ld(int64_t ld) { return static_cast<blasint>(std::max<int64_t>(ld, 1)); }
+
+inline void gemm(const GemmShape& s, float alpha, const float* a, const float* b, float beta,
+                 float* c) {
+  if (s.m == 0 || s.n == 0) return;
+  cblas_sgemm(CblasRowMajor, blas_trans(s.trans_a), blas_trans(s.trans_b),
+              static_cast<blasint>(s.m), static_cast<blasint>(s.n), static_cast<blasint>(s.k),
+              alpha, a, blas_ld(s.lda), b, blas_ld(s.ldb), beta, c, blas_ld(s.ldc));
+}
+
+inline void gemm(const GemmShape& s, float alpha, const double* a, const double* b, float beta,
+                 double* c) {
+  if (s.m == 0 || s.n == 0) return;
+  cblas_dgemm(CblasRowMajor, blas_trans(s.trans_a), blas_trans(s.trans_b),
+              static_cast<blasint>(s.m), static_cast<blasint>(s.n), static_cast<blasint>(s.k),
+              alpha, a, blas_ld(s.lda), b, blas_ld(s.ldb), beta, c, blas_ld(s.ldc));
+}
+
+/// Integer product C = op(A) * op(B); wraps on overflow like ONNX Runtime (unsigned arithmetic,
+/// so no undefined behaviour).
+template <class T>
+void integer_matmul(const GemmShape& s, const T* a, const T* b, T* c) {
+  using U = std::make_unsigned_t<T>;
+  for (int64_t i = 0; i < s.m; ++i) {
+    T* c_row = c + i * s.ldc;
+    std::fill(c_row, c_row + s.n, T{0});
+    for (int64_t p = 0; p < s.k; ++p) {
+      const U a_ip = static_cast<U>(s.trans_a ? a[p * s.lda + i] : a[i * s.lda + p]);
+      for (int64_t j = 0; j < s.n; ++j) {
+        const U b_pj = static_cast<U>(s.trans_b ? b[j * s.ldb + p] : b[p * s.ldb + j]);
+        c_row[j] = static_cast<T>(static_cast<U>(c_row[j]) + a_ip * b_pj);
+      }
+    }
+  }
+}
+
+}  // namespace onepool::cpu

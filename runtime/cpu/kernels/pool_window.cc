@@ -1,0 +1,208 @@
+// MaxPool and AveragePool: one window per output position, parallel over (image, channel)
+// planes. Window taps in the padding are skipped; AveragePool divides by the taps inside the
+// input, or with count_include_pad by the window clipped to the padded input (as ONNX Runtime
+// and PyTorch do when ceil_mode lets the last window hang past the end padding).
+#include <algorithm>
+#include <limits>
+#include <vector>
+
+#include "runtime/cpu/kernels/conv_geometry.h"
+#include "runtime/cpu/kernels/pool_kernels.h"
+
+namespace onepool::cpu::nn {
+namespace {
+
+enum class PoolKind : uint8_t { kMax, kAverage };
+
+struct PoolPlan {
+  WindowGeometry geometry;
+  PoolKind kind = PoolKind::kMax;
+  int64_t planes = 0;  // N * C
+  bool count_include_pad = false;
+  bool column_major_indices = false;  // storage_order = 1
+};
+
+// Start and [first, last) taps of the window at output position o on one axis.
+struct AxisWindow {
+  int64_t start = 0;
+  int64_t first = 0;
+  int64_t last = 0;
+};
+
+AxisWindow axis_window(const WindowGeometry& g, int axis, int64_t o) {
+  AxisWindow w;
+  w.start = o * g.stride[axis] - g.pad_begin[axis];
+  const ValidRange taps =
+      valid_output_range(w.start, g.dilation[axis], g.input[axis], g.kernel[axis]);
+  w.first = taps.first;
+  w.last = taps.last;
+  return w;
+}
+
+// Divisor with padding counted: the window clipped to [-pad_begin, input + pad_end).
+int64_t padded_count(const WindowGeometry& g, int axis, const AxisWindow& w) {
+  return std::min(w.start + g.kernel[axis], g.input[axis] + g.pad_end[axis]) - w.start;
+}
+
+class PoolKernel final : public Kernel {
+ public:
+  explicit PoolKernel(const PoolPlan& plan) : plan_(plan) {}
+
+  Status run(const RunContext& context) override {
+    const float* x = context.inputs[0].as<const float>();
+    float* y = context.outputs[0].as<float>();
+    int64_t* indices = context.outputs.size() > 1 ? context.outputs[1].as<int64_t>() : nullptr;
+    const WindowGeometry& g = plan_.geometry;
+    context.threads->parallel_for(plan_.planes, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t plane = begin; plane < end; ++plane) {
+        const float* x_plane = x + plane * g.input_size();
+        float* y_plane = y + plane * g.output_size();
+        if (plan_.kind == PoolKind::kAverage) {
+          average_plane(x_plane, y_plane);
+          continue;
+        }
+        max_plane(x_plane, y_plane, indices ? indices + plane * g.output_size() : nullptr,
+                  plane * g.input_size());
+      }
+    });
+    return Status::ok();
+  }
+
+ private:
+  // Index of input (d, h, w) in Indices' convention (flattened, storage_order aware).
+  int64_t index_of(int64_t d, int64_t h, int64_t w) const {
+    const SpatialDims& in = plan_.geometry.input;
+    if (plan_.column_major_indices) return (w * in[1] + h) * in[0] + d;
+    return (d * in[1] + h) * in[2] + w;
+  }
+
+  void max_plane(const float* x, float* y, int64_t* indices, int64_t plane_offset) const {
+    const WindowGeometry& g = plan_.geometry;
+    for (int64_t od = 0; od < g.output[0]; ++od) {
+      const AxisWindow wd = axis_window(g, 0, od);
+      for (int64_t oh = 0; oh < g.output[1]; ++oh) {
+        const AxisWindow wh = axis_window(g, 1, oh);
+        for (int64_t ow = 0; ow < g.output[2]; ++ow) {
+          const AxisWindow ww = axis_window(g, 2, ow);
+          float best = std::numeric_limits<float>::lowest();
+          int64_t best_index = 0;
+          for (int64_t kd = wd.first; kd < wd.last; ++kd) {
+            const int64_t d = wd.start + kd * g.dilation[0];
+            for (int64_t kh = wh.first; kh < wh.last; ++kh) {
+              const int64_t h = wh.start + kh * g.dilation[1];
+              const float* row = x + (d * g.input[1] + h) * g.input[2];
+              for (int64_t kw = ww.first; kw < ww.last; ++kw) {
+                const int64_t w = ww.start + kw * g.dilation[2];
+                if (row[w] > best || (kd == wd.first && kh == wh.first && kw == ww.first)) {
+                  best = row[w];
+                  best_index = indices ? index_of(d, h, w) : 0;
+                }
+              }
+            }
+          }
+          const int64_t out = (od * g.output[1] + oh) * g.output[2] + ow;
+          y[out] = best;
+          if (indices) indices[out] = plane_offset + best_index;
+        }
+      }
+    }
+  }
+
+  void average_plane(const float* x, float* y) const {
+    const WindowGeometry& g = plan_.geometry;
+    for (int64_t od = 0; od < g.output[0]; ++od) {
+      const AxisWindow wd = axis_window(g, 0, od);
+      for (int64_t oh = 0; oh < g.output[1]; ++oh) {
+        const AxisWindow wh = axis_window(g, 1, oh);
+        for (int64_t ow = 0; ow < g.output[2]; ++ow) {
+          const AxisWindow ww = axis_window(g, 2, ow);
+          float sum = 0.0f;
+          for (int64_t kd = wd.first; kd < wd.last; ++kd) {
+            for (int64_t kh = wh.first; kh < wh.last; ++kh) {
+              const float* row = x + ((wd.start + kd) * g.input[1] + wh.start + kh) * g.input[2];
+              for (int64_t kw = ww.first; kw < ww.last; ++kw) sum += row[ww.start + kw];
+            }
+          }
+          const int64_t count =
+              plan_.count_include_pad
+                  ? padded_count(g, 0, wd) * padded_count(g, 1, wh) * padded_count(g, 2, ww)
+                  : (wd.last - wd.first) * (wh.last - wh.first) * (ww.last - ww.first);
+          y[(od * g.output[1] + oh) * g.output[2] + ow] =
+              count > 0 ? sum / static_cast<float>(count) : 0.0f;
+        }
+      }
+    }
+  }
+
+  PoolPlan plan_;
+};
+
+// The output shape for `g`, [N, C, spatial...].
+Shape pooled_shape(const Shape& x, const WindowGeometry& g) {
+  Shape shape{x[0], x[1]};
+  for (int i = 0; i < g.spatial_rank; ++i) shape.push_back(g.output[normalized_axis(g.spatial_rank, i)]);
+  return shape;
+}
+
+// With ceil_mode, newer ONNX shape inference (and PyTorch) drop a last window that would start
+// in the end padding; ONNX 1.12 keeps it. Accepts either and adopts the graph's choice.
+Status resolve_output(const NodeContext& node, const Shape& x, bool ceil_mode, WindowGeometry& g) {
+  if (!ceil_mode || check_output_shape(node, 0, pooled_shape(x, g)).is_ok()) {
+    return check_output_shape(node, 0, pooled_shape(x, g));
+  }
+  WindowGeometry trimmed = g;
+  for (int axis = 0; axis < kMaxSpatialRank; ++axis) {
+    if ((trimmed.output[axis] - 1) * g.stride[axis] >= g.input[axis] + g.pad_begin[axis]) {
+      --trimmed.output[axis];
+    }
+  }
+  if (check_output_shape(node, 0, pooled_shape(x, trimmed)).is_ok()) {
+    g = trimmed;
+    return Status::ok();
+  }
+  return check_output_shape(node, 0, pooled_shape(x, g));
+}
+
+Expected<PreparedKernel> make_pool_kernel(const NodeContext& node, PoolKind kind) {
+  // Step 1. Dtype, kernel and geometry.
+  ONEPOOL_RETURN_IF_ERROR(require_float32(node, 0));
+  const AttributeMap& attributes = node.node().attributes;
+  if (!attributes.has("kernel_shape")) {
+    return node.error(StatusCode::kInvalidModel, "attribute 'kernel_shape' is required");
+  }
+  const Shape& x = node.input(0).shape;
+  PoolPlan plan;
+  plan.kind = kind;
+  WindowOptions options;
+  options.ceil_mode = attributes.get_int("ceil_mode", 0) != 0;
+  options.allow_dilations = kind == PoolKind::kMax;
+  ONEPOOL_ASSIGN_OR_RETURN(plan.geometry, make_forward_geometry(node, x, attributes.get_ints("kernel_shape"), options));
+  ONEPOOL_RETURN_IF_ERROR(resolve_output(node, x, options.ceil_mode, plan.geometry));
+  plan.planes = x[0] * x[1];  // import guarantees the element count fits in int64
+  plan.count_include_pad = attributes.get_int("count_include_pad", 0) != 0;
+  plan.column_major_indices = attributes.get_int("storage_order", 0) != 0;
+  // Step 2. The optional Indices output must match Y's shape and be int64.
+  if (node.has_output(1)) {
+    if (kind != PoolKind::kMax || node.output(1).dtype != DType::kInt64) {
+      return node.error(StatusCode::kInvalidModel, "output 1 '", node.output(1).name,
+                        "': expected an int64 Indices output of MaxPool, got ",
+                        dtype_name(node.output(1).dtype));
+    }
+    ONEPOOL_RETURN_IF_ERROR(check_output_shape(node, 1, node.output(0).shape));
+  }
+  PreparedKernel prepared;
+  prepared.kernel = std::make_unique<PoolKernel>(plan);
+  return prepared;
+}
+
+}  // namespace
+
+Expected<PreparedKernel> make_max_pool_kernel(const NodeContext& node) {
+  return make_pool_kernel(node, PoolKind::kMax);
+}
+
+Expected<PreparedKernel> make_average_pool_kernel(const NodeContext& node) {
+  return make_pool_kernel(node, PoolKind::kAverage);
+}
+
+}  // namespace onepool::cpu::nn

@@ -1,0 +1,161 @@
+// The Resize / Upsample kernels. Nearest works on any dtype as an AxisMapCopy (one input offset
+// per output index and axis). Linear and cubic work on float32 and interpolate the last two axes
+// (or the last one for rank 1); every other axis must map to itself (scale 1), else the node is
+// kUnsupported. Run time: per output element, taps_y * taps_x multiply-adds from prepared tables.
+#include "runtime/cpu/kernels/resize.h"
+
+#include <algorithm>
+
+#include "runtime/cpu/kernels/shape_axis_map.h"
+#include "runtime/cpu/kernels/shape_ops.h"
+#include "runtime/cpu/kernels/shape_util.h"
+
+namespace onepool::cpu {
+
+namespace {
+
+// Interpolates planes of [in_h, in_w] into [out_h, out_w] with prepared taps (x indices are
+// element offsets within a row, y indices row numbers).
+class InterpolateKernel final : public Kernel {
+ public:
+  InterpolateKernel(AxisTaps y, AxisTaps x, int64_t planes, int64_t in_h, int64_t in_w,
+                    float extrapolation)
+      : y_(std::move(y)),
+        x_(std::move(x)),
+        planes_(planes),
+        in_h_(in_h),
+        in_w_(in_w),
+        extrapolation_(extrapolation) {}
+
+  Status run(const RunContext& context) override {
+    const float* in = context.inputs[0].as<const float>();
+    float* out = context.outputs[0].as<float>();
+    const auto out_h = static_cast<int64_t>(y_.outside.size());
+    const auto out_w = static_cast<int64_t>(x_.outside.size());
+    const int64_t min_rows = std::max<int64_t>(1, 8192 / std::max<int64_t>(1, out_w));
+    context.threads->parallel_for(planes_ * out_h, min_rows, [&](int64_t begin, int64_t end) {
+      for (int64_t row = begin; row < end; ++row) {
+        const int64_t plane = row / out_h;
+        interpolate_row(in + plane * in_h_ * in_w_, row % out_h, out + row * out_w);
+      }
+    });
+    return Status::ok();
+  }
+
+ private:
+  void interpolate_row(const float* plane, int64_t oy, float* out) const {
+    const auto out_w = static_cast<int64_t>(x_.outside.size());
+    if (y_.outside[static_cast<size_t>(oy)] != 0) {
+      std::fill(out, out + out_w, extrapolation_);
+      return;
+    }
+    const int ty_count = y_.taps, tx_count = x_.taps;
+    const int64_t* y_index = y_.index.data() + oy * ty_count;
+    const float* y_weight = y_.weight.data() + oy * ty_count;
+    for (int64_t ox = 0; ox < out_w; ++ox) {
+      if (x_.outside[static_cast<size_t>(ox)] != 0) {
+        out[ox] = extrapolation_;
+        continue;
+      }
+      const int64_t* x_index = x_.index.data() + ox * tx_count;
+      const float* x_weight = x_.weight.data() + ox * tx_count;
+      float sum = 0.0f;
+      for (int ty = 0; ty < ty_count; ++ty) {
+        const float* src = plane + y_index[ty] * in_w_;
+        float row_sum = 0.0f;
+        for (int tx = 0; tx < tx_count; ++tx) row_sum += x_weight[tx] * src[x_index[tx]];
+        sum += y_weight[ty] * row_sum;
+      }
+      out[ox] = sum;
+    }
+  }
+
+  AxisTaps y_, x_;
+  int64_t planes_, in_h_, in_w_;
+  float extrapolation_;
+};
+
+// A trivial axis of one element (rank-1 inputs have no y axis).
+AxisTaps single_tap() {
+  AxisTaps taps;
+  taps.index = {0};
+  taps.weight = {1.0f};
+  taps.outside = {0};
+  return taps;
+}
+
+Expected<PreparedKernel> prepare_nearest(const NodeContext& node, const ResizeParams& params) {
+  const Value& input = node.input(0);
+  const Shape& out = node.output(0).shape;
+  ONEPOOL_ASSIGN_OR_RETURN(size_t element_size, movable_element_size(node, input.dtype));
+  const std::vector<int64_t> strides = contiguous_strides(input.shape);
+  std::vector<std::vector<int64_t>> tables(static_cast<size_t>(out.rank()));
+  for (int k = 0; k < out.rank(); ++k) {
+    const AxisTaps taps = compute_axis_taps(params, k, input.shape[k], out[k]);
+    for (int64_t o = 0; o < out[k]; ++o) {
+      const bool outside = taps.outside[static_cast<size_t>(o)] != 0;
+      tables[static_cast<size_t>(k)].push_back(outside ? AxisMapCopy::kFill
+                                                       : taps.index[static_cast<size_t>(o)] *
+                                                             strides[static_cast<size_t>(k)]);
+    }
+  }
+  const uint64_t fill = element_bits(input.dtype, params.extrapolation_value);
+  PreparedKernel prepared;
+  prepared.kernel =
+      std::make_unique<AxisMapKernel>(AxisMapCopy(std::move(tables), element_size, fill));
+  return prepared;
+}
+
+Expected<PreparedKernel> prepare_interpolate(const NodeContext& node, const ResizeParams& params) {
+  const Shape& in = node.input(0).shape;
+  const Shape& out = node.output(0).shape;
+  if (node.input(0).dtype != DType::kFloat32) {
+    return node.error(StatusCode::kUnsupported, "linear/cubic resize of ",
+                      dtype_name(node.input(0).dtype), " (expected float32)");
+  }
+  const int rank = in.rank();
+  int64_t planes = 1;
+  for (int k = 0; k + 2 < rank; ++k) {
+    if (!compute_axis_taps(params, k, in[k], out[k]).is_identity()) {
+      return node.error(StatusCode::kUnsupported, "linear/cubic resize of axis ", k, " (",
+                        in.to_string(), " -> ", out.to_string(),
+                        "): only the last two axes may be resized");
+    }
+    planes *= in[k];
+  }
+  const int y_axis = rank - 2, x_axis = rank - 1;
+  AxisTaps y =
+      rank >= 2 ? compute_axis_taps(params, y_axis, in[y_axis], out[y_axis]) : single_tap();
+  AxisTaps x = compute_axis_taps(params, x_axis, in[x_axis], out[x_axis]);
+  const int64_t in_h = rank >= 2 ? in[y_axis] : 1;
+  PreparedKernel prepared;
+  prepared.kernel = std::make_unique<InterpolateKernel>(std::move(y), std::move(x), planes, in_h,
+                                                        in[x_axis], params.extrapolation_value);
+  return prepared;
+}
+
+}  // namespace
+
+Expected<PreparedKernel> make_resize_kernel(const NodeContext& node) {
+  ONEPOOL_ASSIGN_OR_RETURN(ResizeParams params, read_resize_params(node));
+  const Shape& in = node.input(0).shape;
+  const Shape& out = node.output(0).shape;
+  if (node.input(0).dtype != node.output(0).dtype) {
+    return node.error(StatusCode::kInvalidModel, "output dtype ", dtype_name(node.output(0).dtype),
+                      " differs from input dtype ", dtype_name(node.input(0).dtype));
+  }
+  for (int k = 0; k < in.rank(); ++k) {
+    if (in[k] == 0 && out[k] != 0) {
+      return node.error(StatusCode::kInvalidModel, "cannot resize empty axis ", k, " of ",
+                        in.to_string(), " to ", out.to_string());
+    }
+  }
+  if (out.rank() == 0 || out.element_count() == 0) {
+    return node.error(StatusCode::kUnsupported, "resize to an empty or scalar output ",
+                      out.to_string());
+  }
+  if (params.mode == ResizeMode::kNearest) return prepare_nearest(node, params);
+  return prepare_interpolate(node, params);
+}
+
+}  // namespace onepool::cpu

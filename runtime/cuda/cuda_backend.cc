@@ -1,0 +1,328 @@
+// CUDA backend: prepare kernels, bind views into one device pool, enqueue (or replay) in order.
+#include "runtime/cuda/cuda_backend.h"
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <utility>
+#include <vector>
+
+#include "planner/graph.h"
+#include "runtime/cuda/cuda_check.h"
+#include "runtime/cuda/cuda_device.h"
+
+namespace onepool::cuda {
+
+namespace {
+
+constexpr size_t kPoolAlignment = 256;
+
+struct BoundNode {
+  size_t first_input = 0;  // index into CudaBackend::views_
+  size_t input_count = 0;
+  size_t first_output = 0;
+  size_t output_count = 0;
+  std::byte* workspace = nullptr;
+  size_t workspace_bytes = 0;
+};
+
+class CudaBackend final : public Backend {
+ public:
+  CudaBackend(int index, const CudaBackendOptions& options) : index_(index), options_(options) {
+    notes_.graph_enabled = options.cuda_graph;
+  }
+  ~CudaBackend() override;
+
+  Status create_stream();
+  Device device() const override { return Device{DeviceKind::kCuda, index_}; }
+  Status prepare(const Model& model, NodeMemoryNeeds& needs) override;
+  Status bind(const Model& model, const Plan& plan, void* caller_pool,
+              size_t caller_capacity) override;
+  TensorView value_view(int32_t id) const override { return value_views_[static_cast<size_t>(id)]; }
+  Status copy_in(int32_t id, const TensorView& source) override;
+  Status copy_out(int32_t id, const TensorView& destination) override;
+  Status execute() override;
+  size_t owned_pool_bytes() const override { return owned_pool_.data() ? plan_pool_bytes_ : 0; }
+  const CudaRunNotes& notes() const { return notes_; }
+
+ private:
+  Status adopt_pool(size_t bytes, void* caller_pool, size_t caller_capacity);
+  Status bind_node_views(const Plan& plan);
+  Status enqueue_all();
+  void try_capture();
+
+  int index_;
+  CudaBackendOptions options_;
+  CudaRunNotes notes_;
+  cudaStream_t stream_ = nullptr;
+  cublasHandle_t cublas_ = nullptr;
+  cudaGraph_t graph_ = nullptr;
+  cudaGraphExec_t graph_exec_ = nullptr;
+  bool capture_tried_ = false;
+  const Graph* graph_ir_ = nullptr;
+  std::vector<CudaPreparedKernel> kernels_;
+  DeviceBuffer owned_pool_;
+  size_t plan_pool_bytes_ = 0;
+  std::byte* pool_ = nullptr;
+  std::shared_ptr<const DeviceWeights> weights_;
+  std::vector<TensorView> value_views_;
+  std::vector<TensorView> views_;  // every node's inputs then outputs, contiguous
+  std::vector<BoundNode> bound_nodes_;
+};
+
+CudaBackend::~CudaBackend() {
+  // Nothing here can report an error; each release is attempted on this backend's device.
+  if (cudaSetDevice(index_) != cudaSuccess) return;
+  if (stream_ != nullptr) (void)cudaStreamSynchronize(stream_);
+  if (graph_exec_ != nullptr) (void)cudaGraphExecDestroy(graph_exec_);
+  if (graph_ != nullptr) (void)cudaGraphDestroy(graph_);
+  if (cublas_ != nullptr) (void)cublasDestroy(cublas_);
+  if (stream_ != nullptr) (void)cudaStreamDestroy(stream_);
+  (void)cudaGetLastError();
+}
+
+Status CudaBackend::create_stream() {
+  ONEPOOL_CUDA_RETURN_IF_ERROR(cudaSetDevice(index_));
+  ONEPOOL_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  ONEPOOL_CUBLAS_RETURN_IF_ERROR(cublasCreate(&cublas_));
+  ONEPOOL_CUBLAS_RETURN_IF_ERROR(cublasSetStream(cublas_, stream_));
+  // Float32 stays exact (no TF32) unless asked: matches the CPU reference within 1e-4.
+  ONEPOOL_CUBLAS_RETURN_IF_ERROR(cublasSetMathMode(
+      cublas_, options_.tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
+  return Status::ok();
+}
+
+Status CudaBackend::prepare(const Model& model, NodeMemoryNeeds& needs) {
+  graph_ir_ = &model.graph();
+  std::string problems;
+  int problem_count = 0;
+  kernels_.clear();
+  kernels_.resize(graph_ir_->nodes.size());
+  needs.workspace_bytes.assign(graph_ir_->nodes.size(), 0);
+  for (size_t n = 0; n < graph_ir_->nodes.size(); ++n) {
+    const Node& node = graph_ir_->nodes[n];
+    const bool onnx_domain = node.domain.empty() || node.domain == "ai.onnx";
+    const CudaKernelFactory factory = onnx_domain ? find_cuda_kernel(node.op_type) : nullptr;
+    Status status;
+    if (factory == nullptr) {
+      const std::string dtype = node.input(0) == kNoValue
+                                    ? "none"
+                                    : dtype_name(graph_ir_->values[static_cast<size_t>(
+                                                     node.input(0))].dtype);
+      status = make_status(StatusCode::kUnsupported, describe_node(node), ": op '",
+                           node.domain.empty() ? "" : node.domain + ".", node.op_type,
+                           "' (dtype ", dtype, ") has no CUDA kernel");
+    } else {
+      Expected<CudaPreparedKernel> prepared = factory(CudaNodeContext(*graph_ir_, node, options_));
+      if (prepared) {
+        kernels_[n] = std::move(prepared).value();
+        needs.workspace_bytes[n] = kernels_[n].workspace_bytes;
+        continue;
+      }
+      status = prepared.status();
+    }
+    ++problem_count;
+    problems += "\n  " + status.message();
+  }
+  if (problem_count > 0) {
+    return make_status(StatusCode::kUnsupported, problem_count,
+                       " node(s) cannot run on the CUDA backend:", problems);
+  }
+  return Status::ok();
+}
+
+// Caller memory must be device memory on this device, large and aligned enough.
+Status CudaBackend::adopt_pool(size_t bytes, void* caller_pool, size_t caller_capacity) {
+  plan_pool_bytes_ = bytes;
+  if (caller_pool == nullptr) {
+    ONEPOOL_ASSIGN_OR_RETURN(owned_pool_, DeviceBuffer::allocate(index_, bytes, "the pool"));
+    pool_ = owned_pool_.data();
+    return Status::ok();
+  }
+  if (caller_capacity < bytes) {
+    return make_status(StatusCode::kInvalidArgument, "caller pool holds ", caller_capacity,
+                       " bytes but the plan needs ", bytes);
+  }
+  if (reinterpret_cast<uintptr_t>(caller_pool) % kPoolAlignment != 0) {
+    return make_status(StatusCode::kInvalidArgument, "caller pool must be ", kPoolAlignment,
+                       "-byte aligned");
+  }
+  cudaPointerAttributes attributes{};
+  ONEPOOL_CUDA_RETURN_IF_ERROR(cudaPointerGetAttributes(&attributes, caller_pool));
+  const bool on_device = attributes.type == cudaMemoryTypeDevice ||
+                         attributes.type == cudaMemoryTypeManaged;
+  if (!on_device || attributes.device != index_) {
+    return make_status(StatusCode::kInvalidArgument, "caller pool is not device memory of cuda:",
+                       index_);
+  }
+  pool_ = static_cast<std::byte*>(caller_pool);
+  return Status::ok();
+}
+
+Status CudaBackend::bind(const Model& model, const Plan& plan, void* caller_pool,
+                         size_t caller_capacity) {
+  ONEPOOL_CUDA_RETURN_IF_ERROR(cudaSetDevice(index_));
+  // Step 1. The pool: one allocation (or the caller's memory).
+  ONEPOOL_RETURN_IF_ERROR(adopt_pool(plan.pool_bytes, caller_pool, caller_capacity));
+  // Step 2. The weights: one upload.
+  ONEPOOL_ASSIGN_OR_RETURN(weights_, upload_weights(model, index_));
+  // Step 3. Every value's view.
+  ONEPOOL_ASSIGN_OR_RETURN(std::vector<ValueLocation> locations, locate_values(model, plan));
+  value_views_.assign(graph_ir_->values.size(), TensorView{});
+  for (size_t id = 0; id < graph_ir_->values.size(); ++id) {
+    const Value& value = graph_ir_->values[id];
+    TensorView& view = value_views_[id];
+    view.dtype = value.dtype;
+    view.shape = value.shape;
+    view.device = device();
+    if (locations[id].region == ValueLocation::Region::kPool) {
+      view.data = pool_ + locations[id].offset;
+    } else if (locations[id].region == ValueLocation::Region::kWeights) {
+      view.data = weights_->buffer.data() + locations[id].offset;
+    }
+  }
+  return bind_node_views(plan);
+}
+
+Status CudaBackend::bind_node_views(const Plan& plan) {
+  views_.clear();
+  bound_nodes_.assign(graph_ir_->nodes.size(), BoundNode{});
+  for (size_t n = 0; n < graph_ir_->nodes.size(); ++n) {
+    const Node& node = graph_ir_->nodes[n];
+    BoundNode& bound = bound_nodes_[n];
+    bound.first_input = views_.size();
+    for (ValueId id : node.inputs) {
+      views_.push_back(id == kNoValue ? TensorView{} : value_views_[static_cast<size_t>(id)]);
+    }
+    bound.input_count = node.inputs.size();
+    bound.first_output = views_.size();
+    for (ValueId id : node.outputs) {
+      views_.push_back(id == kNoValue ? TensorView{} : value_views_[static_cast<size_t>(id)]);
+    }
+    bound.output_count = node.outputs.size();
+  }
+  for (const PlannedTensor& tensor : plan.tensors) {
+    if (tensor.workspace_node < 0) continue;
+    if (static_cast<size_t>(tensor.workspace_node) >= bound_nodes_.size()) {
+      return make_status(StatusCode::kInvalidArgument, "plan workspace '", tensor.name,
+                         "' names step ", tensor.workspace_node, " beyond the graph");
+    }
+    if (tensor.offset % kPoolAlignment != 0) {
+      return make_status(StatusCode::kInvalidArgument, "plan workspace '", tensor.name,
+                         "' at offset ", tensor.offset, " is not ", kPoolAlignment,
+                         "-byte aligned (cuBLAS needs it)");
+    }
+    BoundNode& bound = bound_nodes_[static_cast<size_t>(tensor.workspace_node)];
+    bound.workspace = pool_ + tensor.offset;
+    bound.workspace_bytes = tensor.bytes;
+  }
+  for (size_t n = 0; n < kernels_.size(); ++n) {
+    if (kernels_[n].workspace_bytes > bound_nodes_[n].workspace_bytes) {
+      return make_status(StatusCode::kInvalidArgument, describe_node(graph_ir_->nodes[n]),
+                         ": needs a workspace of ", kernels_[n].workspace_bytes,
+                         " bytes but the plan gives ", bound_nodes_[n].workspace_bytes);
+    }
+  }
+  return Status::ok();
+}
+
+Status CudaBackend::copy_in(int32_t id, const TensorView& source) {
+  const TensorView& target = value_views_[static_cast<size_t>(id)];
+  if (target.data == source.data || target.bytes() == 0) return Status::ok();
+  ONEPOOL_CUDA_RETURN_IF_ERROR(cudaSetDevice(index_));
+  // Stream-ordered before execute(); execute() synchronizes before run() returns, so the
+  // caller's buffer is not read after run() (cudaMemcpyDefault: host or device source).
+  return ONEPOOL_CUDA_STATUS(cudaMemcpyAsync(target.data, source.data, target.bytes(),
+                                             cudaMemcpyDefault, stream_));
+}
+
+Status CudaBackend::copy_out(int32_t id, const TensorView& destination) {
+  const TensorView& source = value_views_[static_cast<size_t>(id)];
+  if (source.data == nullptr) {
+    return make_status(StatusCode::kInternal, "output '",
+                       graph_ir_->values[static_cast<size_t>(id)].name, "' has no storage");
+  }
+  if (destination.data == source.data || source.bytes() == 0) return Status::ok();
+  ONEPOOL_CUDA_RETURN_IF_ERROR(cudaSetDevice(index_));
+  ONEPOOL_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(destination.data, source.data, source.bytes(),
+                                               cudaMemcpyDefault, stream_));
+  return ONEPOOL_CUDA_STATUS(cudaStreamSynchronize(stream_));
+}
+
+Status CudaBackend::enqueue_all() {
+  for (size_t n = 0; n < kernels_.size(); ++n) {
+    const BoundNode& bound = bound_nodes_[n];
+    CudaRunContext context;
+    context.inputs = std::span<const TensorView>(views_.data() + bound.first_input,
+                                                 bound.input_count);
+    context.outputs = std::span<const TensorView>(views_.data() + bound.first_output,
+                                                  bound.output_count);
+    context.workspace = bound.workspace;
+    context.workspace_bytes = bound.workspace_bytes;
+    context.stream = stream_;
+    context.cublas = cublas_;
+    Status status = kernels_[n].kernel->enqueue(context);
+    if (!status.is_ok()) return status.with_context(describe_node(graph_ir_->nodes[n]));
+  }
+  return Status::ok();
+}
+
+// Captures the node sequence once. Any failure leaves direct launches in place and records why
+// (the only allocation outside Session creation, and it happens at most once).
+void CudaBackend::try_capture() {
+  capture_tried_ = true;
+  Status status = ONEPOOL_CUDA_STATUS(
+      cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+  if (status.is_ok()) {
+    Status enqueued = enqueue_all();
+    Status ended = ONEPOOL_CUDA_STATUS(cudaStreamEndCapture(stream_, &graph_));
+    status = !enqueued.is_ok() ? enqueued : ended;
+  }
+  if (status.is_ok()) {
+    status = ONEPOOL_CUDA_STATUS(cudaGraphInstantiate(&graph_exec_, graph_, 0));
+  }
+  if (status.is_ok()) {
+    notes_.graph_captured = true;
+    return;
+  }
+  (void)cudaGetLastError();
+  if (graph_ != nullptr) (void)cudaGraphDestroy(graph_);
+  graph_ = nullptr;
+  graph_exec_ = nullptr;
+  notes_.graph_fallback_reason = status.message();
+}
+
+Status CudaBackend::execute() {
+  ONEPOOL_CUDA_RETURN_IF_ERROR(cudaSetDevice(index_));
+  if (options_.cuda_graph && !capture_tried_) try_capture();
+  Status status = graph_exec_ != nullptr ? ONEPOOL_CUDA_STATUS(cudaGraphLaunch(graph_exec_, stream_))
+                                         : enqueue_all();
+  // Always wait, even after an error: copies already enqueued may still read caller memory.
+  Status synced = ONEPOOL_CUDA_STATUS(cudaStreamSynchronize(stream_));
+  return status.is_ok() ? synced : status;
+}
+
+}  // namespace
+
+Expected<std::unique_ptr<Backend>> create_cuda_backend(const SessionOptions& options,
+                                                       const CudaBackendOptions& cuda_options) {
+  if (options.device.kind != DeviceKind::kCuda) {
+    return make_status(StatusCode::kInvalidArgument, "the CUDA backend cannot run on ",
+                       options.device.to_string());
+  }
+  ONEPOOL_RETURN_IF_ERROR(check_cuda_device(options.device));
+  auto backend = std::make_unique<CudaBackend>(options.device.index, cuda_options);
+  ONEPOOL_RETURN_IF_ERROR(backend->create_stream());
+  return std::unique_ptr<Backend>(std::move(backend));
+}
+
+Expected<std::unique_ptr<Backend>> create_cuda_backend(const SessionOptions& options) {
+  return create_cuda_backend(options, CudaBackendOptions{});
+}
+
+const CudaRunNotes* cuda_run_notes(const Backend& backend) {
+  const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
+  return cuda == nullptr ? nullptr : &cuda->notes();
+}
+
+}  // namespace onepool::cuda

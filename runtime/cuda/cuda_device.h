@@ -1,0 +1,51 @@
+// Device detection and owned device memory for the CUDA backend.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+
+#include "onepool/model.h"
+#include "onepool/status.h"
+#include "onepool/tensor.h"
+
+namespace onepool::cuda {
+
+/// Checks that `device` (cuda:N) is usable: a CUDA driver new enough for this runtime and a
+/// device N. kDeviceError otherwise, naming the runtime version, what the driver answered and
+/// the device requested; never a fallback.
+Status check_cuda_device(const Device& device);
+
+/// One cudaMalloc, freed (on its device) when destroyed. Move-only.
+class DeviceBuffer {
+ public:
+  DeviceBuffer() = default;
+  /// Allocates `bytes` (at least 256) on device `index`; the pointer is 256-byte aligned.
+  static Expected<DeviceBuffer> allocate(int index, size_t bytes, const char* what);
+  ~DeviceBuffer();
+  DeviceBuffer(DeviceBuffer&& other) noexcept;
+  DeviceBuffer& operator=(DeviceBuffer&& other) noexcept;
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+  std::byte* data() const { return data_; }
+  size_t bytes() const { return bytes_; }
+
+ private:
+  std::byte* data_ = nullptr;
+  size_t bytes_ = 0;
+  int device_ = 0;
+};
+
+/// A Model's packed weights resident on one device (same offsets as Model::weight_offset).
+/// Held by shared_ptr so that Sessions of one Model on one device can share a single upload:
+/// today each backend uploads its own; a per-Model cache (owned by the Model or by a caller-
+/// visible context, not a global) can hand out the same object later without changing users.
+struct DeviceWeights {
+  DeviceBuffer buffer;
+  int device = 0;
+};
+
+/// Uploads model.weights_base()[0, weights_bytes) to device `index` (synchronously, once).
+Expected<std::shared_ptr<const DeviceWeights>> upload_weights(const Model& model, int index);
+
+}  // namespace onepool::cuda

@@ -1,0 +1,124 @@
+// The CUDA kernel interface, mirroring runtime/cpu/kernel.h: a kernel is prepared once per node
+// at Session creation (attributes parsed, launch parameters precomputed, workspace declared) and
+// then enqueued many times.
+//
+// Contract for CudaKernel::enqueue: enqueue work on `stream` only; no allocation (host or
+// device), no synchronization, no exception, no global state. It may be captured into a CUDA
+// graph, so it must not read device memory on the host or depend on anything but its views,
+// which stay fixed for the Session's lifetime.
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "onepool/status.h"
+#include "onepool/tensor.h"
+#include "planner/graph.h"
+
+namespace onepool::cuda {
+
+/// Backend knobs. SessionOptions does not carry them yet (see cuda_backend.h).
+struct CudaBackendOptions {
+  bool cuda_graph = true;  ///< capture the node sequence once, replay it with cudaGraphLaunch
+  bool tf32 = false;       ///< allow TF32 tensor-core math in cuBLAS (float32 is exact otherwise)
+  /// cuBLAS workspace per GEMM node, planned in the pool (cuBLAS asks 4 MiB, 32 MiB on Hopper).
+  size_t cublas_workspace_bytes = size_t{4} << 20;
+};
+
+/// What a kernel factory may look at: the node, its values' dtypes and static shapes, the host
+/// data of inputs that are weights, and the backend options.
+class CudaNodeContext {
+ public:
+  CudaNodeContext(const Graph& graph, const Node& node, const CudaBackendOptions& options)
+      : graph_(graph), node_(node), options_(options) {}
+
+  const Node& node() const { return node_; }
+  const Graph& graph() const { return graph_; }
+  const CudaBackendOptions& options() const { return options_; }
+  size_t input_count() const { return node_.inputs.size(); }
+  size_t output_count() const { return node_.outputs.size(); }
+  bool has_input(size_t i) const { return node_.input(i) != kNoValue; }
+  bool has_output(size_t i) const {
+    return i < node_.outputs.size() && node_.outputs[i] != kNoValue;
+  }
+  /// Only valid when has_input(i) / has_output(i).
+  const Value& input(size_t i) const { return graph_.values[static_cast<size_t>(node_.inputs[i])]; }
+  const Value& output(size_t i) const {
+    return graph_.values[static_cast<size_t>(node_.outputs[i])];
+  }
+  /// Input i's host data when it is a weight, else nullptr.
+  const HostTensor* constant_input(size_t i) const {
+    if (!has_input(i)) return nullptr;
+    const Value& value = input(i);
+    return value.kind == ValueKind::kWeight ? &graph_.weight(node_.inputs[i]) : nullptr;
+  }
+  /// "node 'n' (Op): " + message.
+  template <class... Args>
+  Status error(StatusCode code, const Args&... args) const {
+    return make_status(code, describe_node(node_), ": ", args...);
+  }
+  /// kUnsupported naming the node, op and the dtype of input 0 (or "none").
+  Status unsupported(const std::string& why) const;
+
+ private:
+  const Graph& graph_;
+  const Node& node_;
+  const CudaBackendOptions& options_;
+};
+
+/// What a kernel sees when it is enqueued. Omitted optional inputs have data == nullptr.
+/// Every data pointer is device memory (pool or weights).
+struct CudaRunContext {
+  std::span<const TensorView> inputs;
+  std::span<const TensorView> outputs;
+  std::byte* workspace = nullptr;  ///< this node's planned pool slice (256-byte aligned)
+  size_t workspace_bytes = 0;
+  cudaStream_t stream = nullptr;
+  cublasHandle_t cublas = nullptr;  ///< bound to `stream`
+};
+
+class CudaKernel {
+ public:
+  virtual ~CudaKernel() = default;
+  /// Enqueues the node's work. Must not allocate or synchronize.
+  virtual Status enqueue(const CudaRunContext& context) = 0;
+};
+
+/// A prepared kernel and the pool scratch bytes it needs (im2col columns, cuBLAS workspace).
+struct CudaPreparedKernel {
+  std::unique_ptr<CudaKernel> kernel;
+  size_t workspace_bytes = 0;
+};
+
+using CudaKernelFactory = Expected<CudaPreparedKernel> (*)(const CudaNodeContext& node);
+
+/// The factory for `op_type` in the default ONNX domain, or nullptr. No global registry: a
+/// constant table inside the function (runtime/cuda/cuda_registry.cc).
+CudaKernelFactory find_cuda_kernel(const std::string& op_type);
+
+/// Wraps a callable `Status(const CudaRunContext&)` as a kernel (the prepared state lives in
+/// the lambda's captures, so each op family writes only a factory).
+template <class F>
+class LambdaKernel final : public CudaKernel {
+ public:
+  explicit LambdaKernel(F body) : body_(std::move(body)) {}
+  Status enqueue(const CudaRunContext& context) override { return body_(context); }
+
+ private:
+  F body_;
+};
+
+template <class F>
+CudaPreparedKernel make_kernel(F body, size_t workspace_bytes = 0) {
+  return CudaPreparedKernel{std::make_unique<LambdaKernel<F>>(std::move(body)), workspace_bytes};
+}
+
+/// Rounds up to the pool alignment (workspace sub-buffers stay 256-byte aligned).
+constexpr size_t align_256(size_t bytes) { return (bytes + 255) / 256 * 256; }
+
+}  // namespace onepool::cuda

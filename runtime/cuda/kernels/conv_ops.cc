@@ -1,0 +1,209 @@
+// Node preparation for Conv and ConvTranspose (float32, 1-D / 2-D):
+//   - depthwise (group == C == M): one direct kernel with bias and activation fused;
+//   - 1x1, stride 1, no pad, group 1: one strided-batched GEMM over the images, no im2col;
+//   - otherwise: per image and group, im2col into the planned workspace + one SGEMM;
+//   - ConvTranspose: per image and group, SGEMM into columns + col2im.
+// Bias and the fused activation are one epilogue kernel over the output.
+// Workspace layout: [cuBLAS workspace][columns], both 256-byte aligned.
+#include <utility>
+
+#include "runtime/cuda/cuda_kernel.h"
+#include "runtime/cuda/kernels/cuda_ops.h"
+#include "runtime/cuda/kernels/gemm.h"
+#include "runtime/cuda/kernels/ops_util.h"
+#include "runtime/cuda/kernels/window.h"
+
+namespace onepool::cuda {
+
+namespace {
+
+// Everything a conv needs at enqueue time, computed once.
+struct ConvPlan {
+  ConvGeometry geometry;  // one group of one image
+  GemmCall gemm;
+  UnaryParams activation;
+  int64_t batch = 0, groups = 1;
+  int64_t in_group_elems = 0;   // elements of one group of one input image
+  int64_t out_group_elems = 0;  // elements of one group of one output image
+  int64_t weight_group_elems = 0;
+  int64_t out_channels = 0, out_spatial = 0;
+  size_t cublas_bytes = 0;
+  bool depthwise = false, direct_gemm = false;
+};
+
+Status check_conv_inputs(const CudaNodeContext& node) {
+  if (!node.has_input(0) || !node.has_input(1) || !node.has_output(0)) {
+    return node.error(StatusCode::kInvalidModel, "expected X, W and Y");
+  }
+  for (size_t i = 0; i < 3; ++i) {
+    if (node.has_input(i) && node.input(i).dtype != DType::kFloat32) {
+      return node.unsupported("dtype (float32 only)");
+    }
+  }
+  if (node.input(1).shape.rank() != node.input(0).shape.rank()) {
+    return node.error(StatusCode::kInvalidModel, "W and X differ in rank");
+  }
+  return Status::ok();
+}
+
+ConvGeometry geometry_of(const Window2d& w, int64_t channels) {
+  ConvGeometry g;
+  g.channels = channels;
+  g.in_h = w.in_h;
+  g.in_w = w.in_w;
+  g.out_h = w.out_h;
+  g.out_w = w.out_w;
+  g.k_h = w.k_h;
+  g.k_w = w.k_w;
+  g.s_h = w.s_h;
+  g.s_w = w.s_w;
+  g.p_h = w.p_h;
+  g.p_w = w.p_w;
+  g.d_h = w.d_h;
+  g.d_w = w.d_w;
+  return g;
+}
+
+Status enqueue_conv(const ConvPlan& p, const CudaRunContext& c) {
+  const auto* x = static_cast<const float*>(c.inputs[0].data);
+  const auto* w = static_cast<const float*>(c.inputs[1].data);
+  const auto* bias = c.inputs.size() > 2 ? static_cast<const float*>(c.inputs[2].data) : nullptr;
+  auto* y = static_cast<float*>(c.outputs[0].data);
+  if (p.depthwise) {
+    return ONEPOOL_CUDA_STATUS(
+        launch_depthwise_conv(p.geometry, p.batch, x, w, bias, p.activation, y, c.stream));
+  }
+  if (p.direct_gemm) {
+    ONEPOOL_RETURN_IF_ERROR(run_gemm(c, p.gemm, w, x, y, p.cublas_bytes));
+  } else {
+    auto* col = reinterpret_cast<float*>(c.workspace + p.cublas_bytes);
+    for (int64_t n = 0; n < p.batch; ++n) {
+      for (int64_t g = 0; g < p.groups; ++g) {
+        const int64_t image = n * p.groups + g;
+        ONEPOOL_LAUNCH_RETURN_IF_ERROR(
+            launch_im2col(p.geometry, x + image * p.in_group_elems, col, c.stream));
+        ONEPOOL_RETURN_IF_ERROR(run_gemm(c, p.gemm, w + g * p.weight_group_elems, col,
+                                         y + image * p.out_group_elems, p.cublas_bytes));
+      }
+    }
+  }
+  return ONEPOOL_CUDA_STATUS(launch_bias_activation(y, bias, p.batch, p.out_channels,
+                                                    p.out_spatial, p.activation, c.stream));
+}
+
+}  // namespace
+
+Expected<CudaPreparedKernel> make_conv_kernel(const CudaNodeContext& node) {
+  ONEPOOL_RETURN_IF_ERROR(check_conv_inputs(node));
+  const Shape& x = node.input(0).shape;
+  const Shape& wshape = node.input(1).shape;
+  ONEPOOL_ASSIGN_OR_RETURN(const Window2d window, read_window(node, &wshape, false));
+  ConvPlan p;
+  ONEPOOL_ASSIGN_OR_RETURN(p.activation, parse_activation(node.node().attributes));
+  p.batch = x[0];
+  p.groups = node.node().attributes.get_int("group", 1);
+  const int64_t channels = x[1];
+  p.out_channels = wshape[0];
+  if (p.groups < 1 || channels % p.groups != 0 || p.out_channels % p.groups != 0 ||
+      wshape[1] != channels / p.groups) {
+    return node.error(StatusCode::kInvalidModel, "group ", p.groups, " does not divide C ",
+                      channels, " and M ", p.out_channels, " (W ", wshape.to_string(), ")");
+  }
+  const int64_t cg = channels / p.groups;
+  const int64_t mg = p.out_channels / p.groups;
+  const int64_t kernel_elems = int64_t{window.k_h} * window.k_w;
+  p.out_spatial = window.out_h * window.out_w;
+  p.in_group_elems = cg * window.in_h * window.in_w;
+  p.out_group_elems = mg * p.out_spatial;
+  p.weight_group_elems = mg * cg * kernel_elems;
+  p.geometry = geometry_of(window, cg);
+  p.depthwise = p.groups == channels && p.out_channels == channels && p.groups > 1;
+  if (p.depthwise) {
+    p.geometry = geometry_of(window, channels);  // the depthwise kernel walks every channel
+    return make_kernel([p](const CudaRunContext& c) { return enqueue_conv(p, c); });
+  }
+  p.cublas_bytes = align_256(node.options().cublas_workspace_bytes);
+  p.direct_gemm = p.groups == 1 && kernel_elems == 1 && window.s_h == 1 && window.s_w == 1 &&
+                  window.p_h == 0 && window.p_w == 0 && window.end_h == 0 && window.end_w == 0 &&
+                  window.out_h == window.in_h && window.out_w == window.in_w;
+  size_t workspace = p.cublas_bytes;
+  if (p.direct_gemm) {
+    // Y_n[M, S] = W[M, C] · X_n[C, S] for every image n.
+    ONEPOOL_ASSIGN_OR_RETURN(p.gemm, row_major_gemm(p.out_channels, p.out_spatial, channels, false,
+                                                    false, p.batch, 0, channels * p.out_spatial,
+                                                    p.out_channels * p.out_spatial));
+  } else {
+    // Y_{n,g}[Mg, S] = W_g[Mg, Cg·k] · col[Cg·k, S].
+    ONEPOOL_ASSIGN_OR_RETURN(p.gemm, row_major_gemm(mg, p.out_spatial, cg * kernel_elems, false,
+                                                    false, 1, 0, 0, 0));
+    workspace += align_256(static_cast<size_t>(cg * kernel_elems * p.out_spatial) * sizeof(float));
+  }
+  return make_kernel([p](const CudaRunContext& c) { return enqueue_conv(p, c); }, workspace);
+}
+
+namespace {
+
+Status enqueue_conv_transpose(const ConvPlan& p, const CudaRunContext& c) {
+  const auto* x = static_cast<const float*>(c.inputs[0].data);
+  const auto* w = static_cast<const float*>(c.inputs[1].data);
+  const auto* bias = c.inputs.size() > 2 ? static_cast<const float*>(c.inputs[2].data) : nullptr;
+  auto* y = static_cast<float*>(c.outputs[0].data);
+  auto* col = reinterpret_cast<float*>(c.workspace + p.cublas_bytes);
+  for (int64_t n = 0; n < p.batch; ++n) {
+    for (int64_t g = 0; g < p.groups; ++g) {
+      const int64_t image = n * p.groups + g;
+      ONEPOOL_RETURN_IF_ERROR(run_gemm(c, p.gemm, w + g * p.weight_group_elems,
+                                       x + image * p.in_group_elems, col, p.cublas_bytes));
+      ONEPOOL_LAUNCH_RETURN_IF_ERROR(
+          launch_col2im(p.geometry, col, y + image * p.out_group_elems, c.stream));
+    }
+  }
+  return ONEPOOL_CUDA_STATUS(launch_bias_activation(y, bias, p.batch, p.out_channels,
+                                                    p.out_spatial, p.activation, c.stream));
+}
+
+}  // namespace
+
+// ConvTranspose: W is [C, M/g, k...]; per image and group col[Mg·k, S_in] = W_gᵀ · X_g, then
+// col2im scatters (as a gather) the columns into the output image.
+Expected<CudaPreparedKernel> make_conv_transpose_kernel(const CudaNodeContext& node) {
+  ONEPOOL_RETURN_IF_ERROR(check_conv_inputs(node));
+  const Shape& x = node.input(0).shape;
+  const Shape& wshape = node.input(1).shape;
+  ONEPOOL_ASSIGN_OR_RETURN(const Window2d window, read_window(node, &wshape, true));
+  ConvPlan p;
+  ONEPOOL_ASSIGN_OR_RETURN(p.activation, parse_activation(node.node().attributes));
+  p.batch = x[0];
+  p.groups = node.node().attributes.get_int("group", 1);
+  const int64_t channels = x[1];
+  if (p.groups < 1 || channels % p.groups != 0 || wshape[0] != channels) {
+    return node.error(StatusCode::kInvalidModel, "group ", p.groups, " does not fit C ", channels,
+                      " and W ", wshape.to_string());
+  }
+  const int64_t cg = channels / p.groups;
+  const int64_t mg = wshape[1];
+  p.out_channels = mg * p.groups;
+  const int64_t kernel_elems = int64_t{window.k_h} * window.k_w;
+  const int64_t in_spatial = window.in_h * window.in_w;
+  p.out_spatial = window.out_h * window.out_w;
+  p.in_group_elems = cg * in_spatial;
+  p.out_group_elems = mg * p.out_spatial;
+  p.weight_group_elems = cg * mg * kernel_elems;
+  // col2im's image is the ConvTranspose output and its "output" grid the input.
+  Window2d adjoint = window;
+  adjoint.in_h = window.out_h;
+  adjoint.in_w = window.out_w;
+  adjoint.out_h = window.in_h;
+  adjoint.out_w = window.in_w;
+  p.geometry = geometry_of(adjoint, mg);
+  p.cublas_bytes = align_256(node.options().cublas_workspace_bytes);
+  // col[Mg·k, S_in] = W_g[Cg, Mg·k]ᵀ · X_g[Cg, S_in].
+  ONEPOOL_ASSIGN_OR_RETURN(p.gemm, row_major_gemm(mg * kernel_elems, in_spatial, cg, true, false,
+                                                  1, 0, 0, 0));
+  const size_t workspace =
+      p.cublas_bytes + align_256(static_cast<size_t>(mg * kernel_elems * in_spatial) * sizeof(float));
+  return make_kernel([p](const CudaRunContext& c) { return enqueue_conv_transpose(p, c); },
+                     workspace);
+}
+
+}  // namespace onepool::cuda

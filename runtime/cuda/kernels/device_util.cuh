@@ -1,0 +1,56 @@
+// Shared device helpers: grid sizing, index decomposition and the unary op table.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "runtime/cuda/kernels/launch.h"
+
+namespace onepool::cuda {
+
+constexpr int kBlock = 256;
+
+/// Blocks for a grid-stride loop over `count` items (at least 1, capped: the loop covers the rest).
+inline unsigned grid_for(int64_t count) {
+  const int64_t blocks = (count + kBlock - 1) / kBlock;
+  return static_cast<unsigned>(blocks < 1 ? 1 : (blocks > 65535 * 8 ? 65535 * 8 : blocks));
+}
+
+#define ONEPOOL_GRID_LOOP(i, count)                                                   \
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < (count); \
+       i += static_cast<int64_t>(blockDim.x) * gridDim.x)
+
+__device__ inline float apply_unary(const UnaryParams& p, float x) {
+  switch (p.op) {
+    case UnaryOp::kIdentity: return x;
+    case UnaryOp::kRelu: return x > 0.0f ? x : 0.0f;
+    case UnaryOp::kSigmoid: return 1.0f / (1.0f + expf(-x));
+    case UnaryOp::kTanh: return tanhf(x);
+    case UnaryOp::kExp: return expf(x);
+    case UnaryOp::kLog: return logf(x);
+    case UnaryOp::kSqrt: return sqrtf(x);
+    case UnaryOp::kNeg: return -x;
+    case UnaryOp::kAbs: return fabsf(x);
+    case UnaryOp::kErf: return erff(x);
+    case UnaryOp::kLeakyRelu: return x >= 0.0f ? x : p.alpha * x;
+    case UnaryOp::kHardSigmoid: return fmaxf(0.0f, fminf(1.0f, p.alpha * x + p.beta));
+    case UnaryOp::kHardSwish: return x * fmaxf(0.0f, fminf(1.0f, x / 6.0f + 0.5f));
+    case UnaryOp::kHardSigmoidMul: return x * fmaxf(0.0f, fminf(1.0f, p.alpha * x + p.beta));
+    case UnaryOp::kClip: return fminf(fmaxf(x, p.alpha), p.beta);
+    case UnaryOp::kReciprocal: return 1.0f / x;
+    case UnaryOp::kFloor: return floorf(x);
+    case UnaryOp::kCeil: return ceilf(x);
+    case UnaryOp::kSoftplus: return x > 20.0f ? x : log1pf(expf(x));
+    case UnaryOp::kElu: return x >= 0.0f ? x : p.alpha * (expf(x) - 1.0f);
+    case UnaryOp::kSin: return sinf(x);
+    case UnaryOp::kCos: return cosf(x);
+    case UnaryOp::kRound: return rintf(x);
+    case UnaryOp::kSign: return x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : 0.0f);
+    case UnaryOp::kSelu: return x > 0.0f ? p.beta * x : p.beta * p.alpha * (expf(x) - 1.0f);
+    case UnaryOp::kScale: return p.alpha * x;
+  }
+  return x;
+}
+
+}  // namespace onepool::cuda

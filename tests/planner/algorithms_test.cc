@@ -1,0 +1,202 @@
+// Placement algorithms: golden vector, randomized invariants, verifier rejections, scale.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+#include "planner/algo/algorithms.h"
+
+namespace onepool {
+namespace {
+
+AlgorithmOptions options_with(size_t alignment) {
+  AlgorithmOptions options;
+  options.alignment = alignment;
+  return options;
+}
+
+Placement run(const char* name, const std::vector<UsageRecord>& records, size_t alignment) {
+  auto algorithm = find_algorithm(name);
+  REQUIRE(algorithm.has_value());
+  auto placement = (*algorithm)->run(records, options_with(alignment));
+  REQUIRE_MESSAGE(placement.has_value(), placement.status().to_string());
+  return *placement;
+}
+
+// Independent oracle for the lower bound: sum live bytes at every step of a small horizon.
+size_t brute_force_lower_bound(const std::vector<UsageRecord>& records) {
+  int64_t horizon = 0;
+  for (const auto& record : records) horizon = std::max(horizon, record.last + 1);
+  size_t peak = 0;
+  for (int64_t step = 0; step < horizon; ++step) {
+    size_t live = 0;
+    for (const auto& record : records) {
+      if (record.first <= step && step <= record.last) live += record.bytes;
+    }
+    peak = std::max(peak, live);
+  }
+  return peak;
+}
+
+std::vector<UsageRecord> random_records(std::mt19937_64& rng, size_t alignment) {
+  const size_t count = rng() % 40;
+  const int64_t horizon = 1 + static_cast<int64_t>(rng() % 30);
+  const bool large = rng() % 4 == 0;
+  std::vector<UsageRecord> records(count);
+  for (auto& record : records) {
+    record.first = static_cast<int64_t>(rng() % static_cast<uint64_t>(horizon));
+    record.last = record.first + static_cast<int64_t>(rng() % 6);
+    const uint64_t units = large ? (rng() % (1ull << 30)) : (rng() % 64);
+    record.bytes = rng() % 10 == 0 ? 0 : static_cast<size_t>(units + 1) * alignment;
+  }
+  return records;
+}
+
+// A DNN-like instance: each step produces one record, most die within a few steps.
+std::vector<UsageRecord> dnn_like_records(size_t count, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<UsageRecord> records(count);
+  for (size_t i = 0; i < count; ++i) {
+    const uint64_t roll = rng() % 100;
+    const int64_t length = roll < 85 ? 1 + static_cast<int64_t>(rng() % 3)
+                           : roll < 98 ? static_cast<int64_t>(rng() % 30)
+                                       : static_cast<int64_t>(rng() % (count / 10 + 1));
+    records[i].first = static_cast<int64_t>(i);
+    records[i].last = static_cast<int64_t>(i) + length;
+    records[i].bytes = 256 * (1 + rng() % 65536);
+  }
+  return records;
+}
+
+}  // namespace
+
+// Pisarchyk & Lee 2020: naive 234 bytes, lower bound 124; greedy by size reaches 124 exactly,
+// linear places the records back to back (offsets 0, 32, 60, 96, 112, 120, 184, 194).
+TEST_CASE("golden vector: greedy-by-size reaches the lower bound, linear equals naive") {
+  const std::vector<UsageRecord> records = {{0, 1, 32}, {1, 4, 28}, {2, 5, 36}, {3, 5, 16},
+                                            {4, 5, 8},  {5, 7, 64}, {6, 8, 10}, {7, 8, 40}};
+  CHECK(naive_bytes(records) == 234);
+  CHECK(lower_bound_bytes(records) == 124);
+  const Placement greedy = run("greedy-by-size", records, 1);
+  CHECK(greedy.pool_bytes == 124);
+  CHECK(verify_placement(records, greedy, 1).is_ok());
+  const Placement linear = run("linear", records, 1);
+  CHECK(linear.pool_bytes == 234);
+  CHECK(linear.offsets == std::vector<size_t>{0, 32, 60, 96, 112, 120, 184, 194});
+  CHECK(verify_placement(records, linear, 1).is_ok());
+}
+
+// greedy-by-size is the default (listed first); unknown names list the valid ones.
+TEST_CASE("algorithms are selectable by name") {
+  REQUIRE(all_algorithms().size() >= 2);
+  CHECK(std::string(all_algorithms()[0].name) == "greedy-by-size");
+  CHECK(find_algorithm("linear").has_value());
+  auto missing = find_algorithm("best-ever");
+  REQUIRE_FALSE(missing.has_value());
+  CHECK(missing.status().message().find("greedy-by-size") != std::string::npos);
+}
+
+// 10,000 random record sets (0-39 records, alignments 1/16/256, small and 2^30-unit sizes,
+// 0-byte records): every placement verifies, LB <= greedy pool <= naive, linear == naive, LB
+// matches a per-step brute force, and a second run gives the same offsets.
+TEST_CASE("randomized: 10,000 record sets verify, respect the bounds and are deterministic") {
+  std::mt19937_64 rng(20240607);
+  const size_t alignments[] = {1, 16, 256};
+  for (int trial = 0; trial < 10000; ++trial) {
+    const size_t alignment = alignments[rng() % 3];
+    const std::vector<UsageRecord> records = random_records(rng, alignment);
+    const size_t lower_bound = lower_bound_bytes(records);
+    REQUIRE(lower_bound == brute_force_lower_bound(records));
+    const Placement greedy = run("greedy-by-size", records, alignment);
+    const Status verdict = verify_placement(records, greedy, alignment);
+    REQUIRE_MESSAGE(verdict.is_ok(), "trial ", trial, ": ", verdict.message());
+    REQUIRE(greedy.pool_bytes >= lower_bound);
+    REQUIRE(greedy.pool_bytes <= naive_bytes(records));
+    REQUIRE(run("greedy-by-size", records, alignment).offsets == greedy.offsets);
+    const Placement linear = run("linear", records, alignment);
+    REQUIRE(verify_placement(records, linear, alignment).is_ok());
+    REQUIRE(linear.pool_bytes == naive_bytes(records));
+  }
+}
+
+// Three 16-byte records: 0 lives at steps 0-2, 1 at 2-3, 2 at 4. Offsets {0, 8, 0} in a 32-byte
+// pool collide (0 and 1 share step 2, bytes 8-16); {0, 16, 4} is misaligned for alignment 16;
+// {0, 16, 32} ends past a 32-byte pool; {0, 16, 0} is valid (2 reuses 0's bytes later).
+TEST_CASE("verify_placement rejects overlapping, misaligned and out-of-pool placements") {
+  const std::vector<UsageRecord> records = {{0, 2, 16}, {2, 3, 16}, {4, 4, 16}};
+  const Status overlap = verify_placement(records, {{0, 8, 0}, 32}, 8);
+  REQUIRE_FALSE(overlap.is_ok());
+  CHECK(overlap.message().find("record 0") != std::string::npos);
+  CHECK(overlap.message().find("record 1") != std::string::npos);
+  CHECK(overlap.message().find("[8, 24)") != std::string::npos);
+  const Status misaligned = verify_placement(records, {{0, 16, 4}, 32}, 16);
+  REQUIRE_FALSE(misaligned.is_ok());
+  CHECK(misaligned.message().find("record 2") != std::string::npos);
+  CHECK(misaligned.message().find("alignment 16") != std::string::npos);
+  const Status outside = verify_placement(records, {{0, 16, 32}, 32}, 16);
+  REQUIRE_FALSE(outside.is_ok());
+  CHECK(outside.message().find("past the pool of 32") != std::string::npos);
+  CHECK(verify_placement(records, {{0, 16, 0}, 32}, 16).is_ok());
+  CHECK_FALSE(verify_placement(records, {{0, 16}, 32}, 16).is_ok());  // wrong count
+}
+
+// Records that touch only at a step boundary (0-1 and 2-3) may share bytes; records sharing step
+// 1 may not. Zero-byte records are ignored wherever they sit.
+TEST_CASE("verify_placement: lifetimes are inclusive, zero-byte records are ignored") {
+  const std::vector<UsageRecord> records = {{0, 1, 8}, {2, 3, 8}, {1, 1, 0}};
+  CHECK(verify_placement(records, {{0, 0, 0}, 8}, 8).is_ok());
+  const std::vector<UsageRecord> sharing = {{0, 1, 8}, {1, 3, 8}};
+  CHECK_FALSE(verify_placement(sharing, {{0, 0}, 8}, 8).is_ok());
+}
+
+// Inputs the algorithms refuse: alignment 3, first > last, size 100 with alignment 64, and
+// sizes whose sum overflows size_t.
+TEST_CASE("algorithms reject invalid records") {
+  for (const AlgorithmInfo& algorithm : all_algorithms()) {
+    CHECK_FALSE(algorithm.run(std::vector<UsageRecord>{{0, 0, 3}}, options_with(3)).has_value());
+    CHECK_FALSE(algorithm.run(std::vector<UsageRecord>{{2, 1, 64}}, options_with(64)).has_value());
+    CHECK_FALSE(algorithm.run(std::vector<UsageRecord>{{0, 0, 100}}, options_with(64)).has_value());
+    const size_t huge = (SIZE_MAX / 2) & ~size_t{255};
+    auto overflow = algorithm.run(std::vector<UsageRecord>{{0, 0, huge}, {0, 0, huge}, {0, 0, huge}},
+                                  options_with(256));
+    REQUIRE_FALSE(overflow.has_value());
+    CHECK(overflow.status().code() == StatusCode::kOutOfRange);
+  }
+}
+
+// Every record live at every step: nothing can share, so greedy == LB == naive (3 x 256 bytes).
+TEST_CASE("greedy-by-size: all records live together stack up to naive") {
+  const std::vector<UsageRecord> records = {{0, 5, 256}, {0, 5, 512}, {0, 5, 1024}};
+  const Placement greedy = run("greedy-by-size", records, 256);
+  CHECK(greedy.pool_bytes == 1792);
+  CHECK(greedy.offsets == std::vector<size_t>{1536, 1024, 0});  // largest first at 0
+}
+
+// Best fit, not first fit. Sizes strictly decrease so the order is the listed one:
+// big 4096 B (steps 0-9) at 0; A 2048 B (0-1) at 4096; wall 1024 B (0-9) at 6144; B 768 B (0-1)
+// at 7168; wall 512 B (0-9) at 7936. At step 5, A and B are dead, leaving gaps of 2048 B at 4096
+// and 768 B at 7168: the last record (512 B, step 5) goes to the smaller gap, offset 7168.
+TEST_CASE("greedy-by-size picks the smallest gap that fits") {
+  const std::vector<UsageRecord> records = {{0, 9, 4096}, {0, 1, 2048}, {0, 9, 1024},
+                                            {0, 1, 768},  {0, 9, 512},  {5, 5, 512}};
+  const Placement greedy = run("greedy-by-size", records, 256);
+  REQUIRE(verify_placement(records, greedy, 256).is_ok());
+  CHECK(greedy.offsets == std::vector<size_t>{0, 4096, 6144, 7168, 7936, 7168});
+  CHECK(greedy.pool_bytes == 8448);
+}
+
+// 100,000 DNN-like records (lifetimes mostly 1-3 steps, sizes 256 B .. 16 MB): greedy plans,
+// verifies, stays within [LB, naive]; linear equals naive. No timing assertion here (bench/).
+TEST_CASE("large instance: 100,000 records plan and verify") {
+  const std::vector<UsageRecord> records = dnn_like_records(100000, 7);
+  const Placement greedy = run("greedy-by-size", records, 256);
+  const Status verdict = verify_placement(records, greedy, 256);
+  REQUIRE_MESSAGE(verdict.is_ok(), verdict.message());
+  CHECK(greedy.pool_bytes >= lower_bound_bytes(records));
+  CHECK(greedy.pool_bytes < naive_bytes(records) / 100);
+  CHECK(run("linear", records, 256).pool_bytes == naive_bytes(records));
+}
+
+}  // namespace onepool

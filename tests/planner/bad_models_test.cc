@@ -1,0 +1,289 @@
+// The importer on bad input: every case fails with a Status whose message says what and where,
+// never an exception or a crash.
+#include <doctest/doctest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include <onnx/onnx_pb.h>
+
+#include "planner/onnx_import.h"
+
+namespace onepool {
+namespace {
+
+namespace fs = std::filesystem;
+
+onnx::ModelProto new_model() {
+  onnx::ModelProto model;
+  model.set_ir_version(7);
+  model.add_opset_import()->set_version(13);
+  model.mutable_graph()->set_name("bad");
+  return model;
+}
+
+void add_io(onnx::ValueInfoProto* info, const std::string& name, int32_t elem_type,
+            const std::vector<std::string>& dims) {
+  info->set_name(name);
+  auto* tensor = info->mutable_type()->mutable_tensor_type();
+  tensor->set_elem_type(elem_type);
+  auto* shape = tensor->mutable_shape();
+  for (const auto& dim : dims) {
+    if (dim.find_first_not_of("0123456789") == std::string::npos) {
+      shape->add_dim()->set_dim_value(std::stoll(dim));
+    } else {
+      shape->add_dim()->set_dim_param(dim);
+    }
+  }
+}
+
+void add_node(onnx::GraphProto* graph, const std::string& op, const std::string& input,
+              const std::string& output) {
+  auto* node = graph->add_node();
+  node->set_op_type(op);
+  node->add_input(input);
+  node->add_output(output);
+}
+
+// y = Relu(x), x[dims...] float (or `elem_type`).
+onnx::ModelProto relu_model(const std::vector<std::string>& dims,
+                            int32_t elem_type = onnx::TensorProto::FLOAT) {
+  onnx::ModelProto model = new_model();
+  add_io(model.mutable_graph()->add_input(), "x", elem_type, dims);
+  add_io(model.mutable_graph()->add_output(), "y", elem_type, {});
+  model.mutable_graph()->mutable_output(0)->mutable_type()->mutable_tensor_type()->clear_shape();
+  add_node(model.mutable_graph(), "Relu", "x", "y");
+  return model;
+}
+
+std::string serialize(const onnx::ModelProto& model) {
+  std::string bytes;
+  model.SerializeToString(&bytes);
+  return bytes;
+}
+
+Status import_status(const onnx::ModelProto& model, const ImportOptions& options = {}) {
+  return import_onnx_bytes(serialize(model), "", options).status();
+}
+
+bool contains(const Status& status, const std::string& text) {
+  return status.message().find(text) != std::string::npos;
+}
+
+struct TempDir {
+  fs::path path;
+  explicit TempDir(const std::string& tag) {
+    path = fs::temp_directory_path() / ("onepool_bad_" + tag + "_" + std::to_string(::getpid()));
+    fs::remove_all(path);
+    fs::create_directories(path);
+  }
+  ~TempDir() { fs::remove_all(path); }
+  std::string write(const std::string& name, const std::string& bytes) const {
+    std::ofstream(path / name, std::ios::binary) << bytes;
+    return (path / name).string();
+  }
+};
+
+}  // namespace
+
+// A path that does not exist: kNotFound naming the file.
+TEST_CASE("bad model: missing file") {
+  auto graph = import_onnx_file("/nonexistent/model.onnx", {});
+  CHECK(graph.status().code() == StatusCode::kNotFound);
+  CHECK(contains(graph.status(), "/nonexistent/model.onnx"));
+}
+
+// A 0-byte file: "'…/empty.onnx' is not a valid ONNX model: it is empty".
+TEST_CASE("bad model: empty file") {
+  TempDir dir("empty");
+  const std::string path = dir.write("empty.onnx", "");
+  auto graph = import_onnx_file(path, {});
+  CHECK(graph.status().code() == StatusCode::kInvalidModel);
+  CHECK(contains(graph.status(), "empty.onnx' is not a valid ONNX model"));
+  CHECK(contains(graph.status(), "empty"));
+}
+
+// Text and random bytes are not a model.
+TEST_CASE("bad model: garbage bytes") {
+  TempDir dir("garbage");
+  const std::string texts[] = {"hello, this is not a model\n", std::string("\xff\xfe\x00\x01\x7f", 5),
+                               std::string(1000, '\x08')};
+  for (const auto& text : texts) {
+    const std::string path = dir.write("garbage.onnx", text);
+    auto graph = import_onnx_file(path, {});
+    CHECK(graph.status().code() == StatusCode::kInvalidModel);
+    CHECK(contains(graph.status(), "garbage.onnx' is not a valid ONNX model"));
+  }
+}
+
+// The first half of a valid model's bytes cuts inside the graph field: protobuf rejects it.
+TEST_CASE("bad model: truncated model") {
+  TempDir dir("truncated");
+  const std::string bytes = serialize(relu_model({"1", "4"}));
+  REQUIRE(import_onnx_bytes(bytes, "", {}).has_value());
+  const std::string path = dir.write("cut.onnx", bytes.substr(0, bytes.size() / 2));
+  auto graph = import_onnx_file(path, {});
+  CHECK(graph.status().code() == StatusCode::kInvalidModel);
+  CHECK(contains(graph.status(), "cut.onnx' is not a valid ONNX model"));
+}
+
+// a = Relu(b), b = Relu(a): node 'Relu_0' reads 'b', which the later node 'Relu_1' produces.
+TEST_CASE("bad model: cycle") {
+  onnx::ModelProto model = new_model();
+  add_io(model.mutable_graph()->add_input(), "x", onnx::TensorProto::FLOAT, {"1"});
+  add_io(model.mutable_graph()->add_output(), "a", onnx::TensorProto::FLOAT, {"1"});
+  add_node(model.mutable_graph(), "Relu", "b", "a");
+  add_node(model.mutable_graph(), "Relu", "a", "b");
+  const Status status = import_status(model);
+  CHECK(status.code() == StatusCode::kInvalidModel);
+  CHECK(contains(status, "node 'Relu_0' (Relu): input tensor 'b'"));
+  CHECK(contains(status, "cycle or dangling input"));
+  CHECK(contains(status, "produced later by node 'Relu_1'"));
+}
+
+// Relu reads 'ghost', which nothing produces.
+TEST_CASE("bad model: dangling input") {
+  onnx::ModelProto model = relu_model({"1"});
+  model.mutable_graph()->mutable_node(0)->set_input(0, "ghost");
+  const Status status = import_status(model);
+  CHECK(status.code() == StatusCode::kInvalidModel);
+  CHECK(contains(status, "input tensor 'ghost'"));
+  CHECK(contains(status, "nothing produces it"));
+}
+
+// x[batch,3,height,?] and mask[batch,seq]: five unbound dims, all listed, and a --shapes line
+// with each of them set to 1.
+TEST_CASE("bad model: unbound symbolic dims are all listed with a --shapes line") {
+  onnx::ModelProto model = relu_model({"batch", "3", "height", "?"});
+  model.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()
+      ->mutable_shape()->mutable_dim(3)->clear_dim_param();
+  add_io(model.mutable_graph()->add_input(), "mask", onnx::TensorProto::FLOAT, {"batch", "seq"});
+  const Status status = import_status(model);
+  CHECK(status.code() == StatusCode::kInvalidArgument);
+  CHECK(contains(status, "5 symbolic dim(s) are unbound"));
+  CHECK(contains(status, "input 'x' axis 0 'batch'"));
+  CHECK(contains(status, "input 'x' axis 2 'height'"));
+  CHECK(contains(status, "input 'x' axis 3 '?'"));
+  CHECK(contains(status, "input 'mask' axis 0 'batch'"));
+  CHECK(contains(status, "input 'mask' axis 1 'seq'"));
+  CHECK(contains(status, "--shapes x:1x3x1x1,mask:1x1"));
+  // Binding only batch leaves height, ? and seq; the line shows batch's value.
+  ImportOptions options;
+  options.dims = {{"batch", 4}};
+  const Status partial = import_status(model, options);
+  CHECK(contains(partial, "3 symbolic dim(s) are unbound"));
+  CHECK(contains(partial, "--shapes x:4x3x1x1,mask:4x1"));
+}
+
+// --dim batch=0, --shapes x:[-1,3] and x:[0,3]: dims must be positive.
+TEST_CASE("bad model: dims <= 0") {
+  onnx::ModelProto model = relu_model({"batch", "3"});
+  ImportOptions zero_dim;
+  zero_dim.dims = {{"batch", 0}};
+  CHECK(contains(import_status(model, zero_dim), "must be positive"));
+  for (int64_t bad : {-1, 0}) {
+    ImportOptions options;
+    options.input_shapes = {{"x", {bad, 3}}};
+    const Status status = import_status(model, options);
+    CHECK(status.code() == StatusCode::kInvalidArgument);
+    CHECK(contains(status, "input 'x': axis 0 dim"));
+  }
+}
+
+// Mismatches name input, axis, expected and given: rank 3 vs declared 2; axis 1 fixed to 3.
+TEST_CASE("bad model: --shapes disagrees with the model, or names no input") {
+  onnx::ModelProto model = relu_model({"batch", "3"});
+  ImportOptions rank;
+  rank.input_shapes = {{"x", {1, 3, 5}}};
+  CHECK(contains(import_status(model, rank), "input 'x': expected rank 2"));
+  ImportOptions fixed;
+  fixed.input_shapes = {{"x", {1, 4}}};
+  CHECK(contains(import_status(model, fixed), "axis 1 is fixed to 3 in the model, --shapes gives 4"));
+  ImportOptions unknown;
+  unknown.input_shapes = {{"image", {1, 3}}};
+  const Status status = import_status(model, unknown);
+  CHECK(contains(status, "'image', which is not a graph input; inputs: 'x'"));
+  ImportOptions unknown_dim;
+  unknown_dim.dims = {{"seq", 3}};
+  CHECK(contains(import_status(model, unknown_dim), "--dim 'seq' is not a symbolic dim"));
+}
+
+// x[1,100000000000,100000000000] float: 4e22 bytes overflows 64 bits.
+TEST_CASE("bad model: byte size overflow") {
+  const Status status = import_status(relu_model({"1", "100000000000", "100000000000"}));
+  CHECK(status.code() == StatusCode::kOutOfRange);
+  CHECK(contains(status, "input 'x'"));
+  ImportOptions options;
+  options.dims = {{"n", 100000000000}};
+  CHECK(import_status(relu_model({"n", "n", "4"}), options).code() == StatusCode::kOutOfRange);
+}
+
+// A string input is kUnsupported and names the input and dtype.
+TEST_CASE("bad model: unsupported dtype") {
+  const Status status = import_status(relu_model({"2"}, onnx::TensorProto::STRING));
+  CHECK(status.code() == StatusCode::kUnsupported);
+  CHECK(contains(status, "input 'x': dtype STRING is not supported"));
+  const Status complex = import_status(relu_model({"2"}, onnx::TensorProto::COMPLEX64));
+  CHECK(complex.code() == StatusCode::kUnsupported);
+  CHECK(contains(complex, "COMPLEX64"));
+}
+
+// An initializer whose external data location is "../../etc/passwd" is refused before any read.
+TEST_CASE("bad model: escaping external data") {
+  TempDir dir("escape");
+  onnx::ModelProto model = relu_model({"2"});
+  auto* w = model.mutable_graph()->add_initializer();
+  w->set_name("w");
+  w->set_data_type(onnx::TensorProto::FLOAT);
+  w->add_dims(2);
+  w->set_data_location(onnx::TensorProto::EXTERNAL);
+  auto* entry = w->add_external_data();
+  entry->set_key("location");
+  entry->set_value("../../etc/passwd");
+  const std::string path = dir.write("escape.onnx", serialize(model));
+  const Status status = import_onnx_file(path, {}).status();
+  CHECK(status.code() == StatusCode::kInvalidModel);
+  CHECK(contains(status, "tensor 'w'"));
+  CHECK(contains(status, "leaves the model's folder"));
+}
+
+// An op ONNX cannot infer (custom domain) leaves 'z' unknown: one error names it and its node.
+TEST_CASE("bad model: a tensor with no inferable shape is listed with its producer") {
+  onnx::ModelProto model = relu_model({"2"});
+  auto* custom = model.add_opset_import();
+  custom->set_domain("com.example");
+  custom->set_version(1);
+  auto* node = model.mutable_graph()->add_node();
+  node->set_op_type("Mystery");
+  node->set_domain("com.example");
+  node->add_input("y");
+  node->add_output("z");
+  const Status status = import_status(model);
+  CHECK(status.code() == StatusCode::kUnsupported);
+  CHECK(contains(status, "1 tensor(s) have no known dtype and static shape"));
+  CHECK(contains(status, "tensor 'z' (from node 'Mystery_1' (Mystery)): unknown dtype and shape"));
+}
+
+// Every model of the generated suite imports or fails with a message, never kInternal.
+TEST_CASE("bad model: the generated model suite in ONEPOOL_MODELS_DIR") {
+  const char* dir = std::getenv("ONEPOOL_MODELS_DIR");
+  if (dir == nullptr || !fs::is_directory(dir)) {
+    MESSAGE("skipping: ONEPOOL_MODELS_DIR is not set or does not exist");
+    return;
+  }
+  int seen = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(dir)) {
+    if (entry.path().extension() != ".onnx") continue;
+    CAPTURE(entry.path().string());
+    auto graph = import_onnx_file(entry.path().string(), {});
+    if (!graph.has_value()) {
+      CHECK(graph.status().code() != StatusCode::kInternal);
+      CHECK_FALSE(graph.status().message().empty());
+    }
+    ++seen;
+  }
+  MESSAGE("imported ", seen, " models from ", dir);
+}
+
+}  // namespace onepool

@@ -1,0 +1,135 @@
+// Proves that Session::run performs no heap allocation once the Session exists: global
+// operator new and (outside AddressSanitizer builds) malloc/calloc/realloc are replaced by
+// counting versions, and many runs of real models must count exactly 0.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <new>
+#include <vector>
+
+#include "onepool/onepool.h"
+
+namespace {
+std::atomic<bool> g_counting{false};
+std::atomic<long> g_allocations{0};
+void note_allocation() {
+  if (g_counting.load(std::memory_order_relaxed)) g_allocations.fetch_add(1);
+}
+}  // namespace
+
+void* operator new(std::size_t size) {
+  note_allocation();
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+void* operator new[](std::size_t size) { return operator new(size); }
+void* operator new(std::size_t size, std::align_val_t align) {
+  note_allocation();
+  const auto alignment = static_cast<std::size_t>(align);
+  if (void* p = std::aligned_alloc(alignment, (size + alignment - 1) / alignment * alignment)) {
+    return p;
+  }
+  throw std::bad_alloc();
+}
+void* operator new[](std::size_t size, std::align_val_t align) { return operator new(size, align); }
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+
+#if !defined(__SANITIZE_ADDRESS__)
+extern "C" {
+void* __libc_malloc(std::size_t);
+void* __libc_calloc(std::size_t, std::size_t);
+void* __libc_realloc(void*, std::size_t);
+void* malloc(std::size_t size) {
+  note_allocation();
+  return __libc_malloc(size);
+}
+void* calloc(std::size_t count, std::size_t size) {
+  note_allocation();
+  return __libc_calloc(count, size);
+}
+void* realloc(void* p, std::size_t size) {
+  note_allocation();
+  return __libc_realloc(p, size);
+}
+}
+#endif
+
+namespace {
+
+struct Buffers {
+  std::vector<std::vector<std::byte>> storage;
+  std::vector<onepool::TensorView> inputs;
+  std::vector<onepool::TensorView> outputs;
+};
+
+Buffers make_buffers(const onepool::Model& model) {
+  Buffers buffers;
+  buffers.storage.reserve(model.inputs().size() + model.outputs().size());
+  auto add = [&](const onepool::TensorInfo& info, std::vector<onepool::TensorView>& views) {
+    buffers.storage.emplace_back(static_cast<size_t>(info.shape.element_count()) *
+                                 onepool::dtype_size(info.dtype));
+    views.push_back({buffers.storage.back().data(), info.dtype, info.shape, {}});
+  };
+  for (const auto& info : model.inputs()) add(info, buffers.inputs);
+  for (const auto& info : model.outputs()) add(info, buffers.outputs);
+  return buffers;
+}
+
+// Loads `file` from the generated suite, warms up, then counts allocations over `runs` runs.
+long allocations_during_runs(const std::string& file, int runs) {
+  const char* dir = std::getenv("ONEPOOL_MODELS_DIR");
+  REQUIRE(dir != nullptr);
+  const std::string path = std::string(dir) + "/" + file;
+  REQUIRE_MESSAGE(std::filesystem::exists(path), "missing generated model ", path);
+  onepool::LoadOptions load;
+  load.dims = {{"batch", 1}};
+  auto model = onepool::Model::load(path, load);
+  REQUIRE_MESSAGE(model.has_value(), model.status().to_string());
+  onepool::SessionOptions options;
+  options.threads = 2;
+  auto session = onepool::Session::create(*model, options);
+  REQUIRE_MESSAGE(session.has_value(), session.status().to_string());
+  Buffers buffers = make_buffers(**model);
+  for (int i = 0; i < 2; ++i) REQUIRE((*session)->run(buffers.inputs, buffers.outputs).is_ok());
+  g_allocations = 0;
+  g_counting = true;
+  bool all_ok = true;
+  for (int i = 0; i < runs; ++i) {
+    all_ok = (*session)->run(buffers.inputs, buffers.outputs).is_ok() && all_ok;
+  }
+  g_counting = false;
+  CHECK(all_ok);
+  return g_allocations.load();
+}
+
+}  // namespace
+
+// The counter itself works: one vector allocation while counting is 1 (or more), not 0.
+TEST_CASE("the allocation counter sees allocations") {
+  g_allocations = 0;
+  g_counting = true;
+  auto* p = new std::vector<int>(100);
+  g_counting = false;
+  delete p;
+  CHECK(g_allocations.load() >= 1);
+}
+
+// An MLP (Gemm, Relu, Softmax): 50 runs, 0 allocations.
+TEST_CASE("Session::run allocates nothing: MLP") {
+  CHECK(allocations_during_runs("mlp.onnx", 50) == 0);
+}
+
+// MobileNetV2 (Conv with im2col workspaces, depthwise Conv, Clip, Add, GlobalAveragePool,
+// Gemm): 10 runs, 0 allocations.
+TEST_CASE("Session::run allocates nothing: MobileNetV2") {
+  CHECK(allocations_during_runs("mobilenetv2.onnx", 10) == 0);
+}
