@@ -56,7 +56,14 @@ Expected<ModelInfo> inspect_onnx_file(const std::string& path) {
   const auto inputs = caller_inputs(graph);
   for (const auto* input : inputs) info.inputs.push_back(io_info(*input));
   for (const auto& output : graph.output()) info.outputs.push_back(io_info(output));
-  for (const auto& node : graph.node()) ++info.op_histogram[node.op_type()];
+  for (const auto& node : graph.node()) {
+    ++info.op_histogram[node.op_type()];
+    if (node.op_type() != "Constant") continue;
+    ++info.constant_node_count;
+    for (const auto& attribute : node.attribute()) {
+      if (attribute.has_t()) info.constant_node_bytes += initializer_bytes(attribute.t());
+    }
+  }
   info.node_count = graph.node_size();
   info.initializer_count = graph.initializer_size();
   for (const auto& initializer : graph.initializer()) {

@@ -29,6 +29,8 @@ struct ModelInfo {
   int64_t node_count = 0;
   int64_t initializer_count = 0;
   int64_t initializer_bytes = 0;
+  int64_t constant_node_count = 0;  // Constant nodes: weights too, after import
+  int64_t constant_node_bytes = 0;
   std::vector<std::string> symbolic_dims;  // distinct symbolic dim names, in first-seen order
   std::string suggested_shapes;            // ready-to-paste --shapes value (symbolic dims = 1)
 };

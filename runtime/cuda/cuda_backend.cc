@@ -295,8 +295,9 @@ void CudaBackend::try_capture() {
 Status CudaBackend::execute() {
   ONEPOOL_CUDA_RETURN_IF_ERROR(cudaSetDevice(index_));
   if (options_.cuda_graph && !capture_tried_) try_capture();
-  Status status = graph_exec_ != nullptr ? ONEPOOL_CUDA_STATUS(cudaGraphLaunch(graph_exec_, stream_))
-                                         : enqueue_all();
+  Status status = graph_exec_ != nullptr
+                      ? ONEPOOL_CUDA_STATUS(cudaGraphLaunch(graph_exec_, stream_))
+                      : enqueue_all();
   // Always wait, even after an error: copies already enqueued may still read caller memory.
   Status synced = ONEPOOL_CUDA_STATUS(cudaStreamSynchronize(stream_));
   return status.is_ok() ? synced : status;

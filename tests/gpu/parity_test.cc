@@ -233,6 +233,8 @@ In constant(HostTensor t) { return In{std::move(t), true}; }
 In rnd(Shape s, uint32_t seed = 1, float lo = -1.0f, float hi = 1.0f) {
   return var(random_floats(s, lo, hi, seed));
 }
+// A constant (weight) input with values in [-1, 1).
+In weight(Shape s, uint32_t seed) { return constant(random_floats(s, -1.0f, 1.0f, seed)); }
 
 Case make_case(std::string op, std::vector<std::optional<In>> inputs, DType dtype, Shape out,
                std::vector<std::pair<std::string, Attribute>> attributes = {}) {
@@ -297,7 +299,7 @@ TEST_CASE("reduce parity") {
                        {{"axis", int_attr(1)}}));
   check_case(make_case("LayerNormalization",
                        {rnd({4, 6, 32}, 25), constant(random_floats({32}, 0.5f, 1.5f, 26)),
-                        constant(random_floats({32}, -1, 1, 27))},
+                        weight({32}, 27)},
                        kF, {4, 6, 32}, {{"axis", int_attr(-1)}, {"epsilon", float_attr(1e-5f)}}));
 }
 
@@ -319,22 +321,22 @@ TEST_CASE("pool parity") {
 // depthwise, and ConvTranspose 3x3/2 with output padding.
 TEST_CASE("conv parity") {
   require_device();
-  check_case(make_case("Conv", {rnd({2, 4, 9, 9}, 40), constant(random_floats({8, 4, 3, 3}, -1, 1, 41)),
-                                constant(random_floats({8}, -1, 1, 42))},
+  check_case(make_case("Conv", {rnd({2, 4, 9, 9}, 40), weight({8, 4, 3, 3}, 41),
+                                weight({8}, 42)},
                        kF, {2, 8, 9, 9},
                        {{"pads", ints_attr({1, 1, 1, 1})},
                         {"onepool_activation", string_attr("Relu")}}));
-  check_case(make_case("Conv", {rnd({1, 4, 10, 10}, 43), constant(random_floats({6, 2, 3, 3}, -1, 1, 44))},
+  check_case(make_case("Conv", {rnd({1, 4, 10, 10}, 43), weight({6, 2, 3, 3}, 44)},
                        kF, {1, 6, 4, 4}, {{"group", int_attr(2)}, {"strides", ints_attr({2, 2})}}));
-  check_case(make_case("Conv", {rnd({3, 16, 5, 5}, 45), constant(random_floats({8, 16, 1, 1}, -1, 1, 46))},
+  check_case(make_case("Conv", {rnd({3, 16, 5, 5}, 45), weight({8, 16, 1, 1}, 46)},
                        kF, {3, 8, 5, 5}));
-  check_case(make_case("Conv", {rnd({2, 6, 8, 8}, 47), constant(random_floats({6, 1, 3, 3}, -1, 1, 48)),
-                                constant(random_floats({6}, -1, 1, 49))},
+  check_case(make_case("Conv", {rnd({2, 6, 8, 8}, 47), weight({6, 1, 3, 3}, 48),
+                                weight({6}, 49)},
                        kF, {2, 6, 8, 8},
                        {{"group", int_attr(6)}, {"pads", ints_attr({1, 1, 1, 1})}}));
   check_case(make_case("ConvTranspose",
-                       {rnd({1, 4, 5, 5}, 50), constant(random_floats({4, 3, 3, 3}, -1, 1, 51)),
-                        constant(random_floats({3}, -1, 1, 52))},
+                       {rnd({1, 4, 5, 5}, 50), weight({4, 3, 3, 3}, 51),
+                        weight({3}, 52)},
                        kF, {1, 3, 10, 10},
                        {{"strides", ints_attr({2, 2})}, {"pads", ints_attr({1, 1, 1, 1})},
                         {"output_padding", ints_attr({1, 1})}}));
@@ -344,13 +346,13 @@ TEST_CASE("conv parity") {
 // transB, alpha, beta and a row bias.
 TEST_CASE("matmul parity") {
   require_device();
-  check_case(make_case("MatMul", {rnd({2, 3, 4, 5}, 60), constant(random_floats({5, 6}, -1, 1, 61))},
+  check_case(make_case("MatMul", {rnd({2, 3, 4, 5}, 60), weight({5, 6}, 61)},
                        kF, {2, 3, 4, 6}));
   check_case(make_case("MatMul", {rnd({2, 4, 5}, 62), rnd({2, 5, 3}, 63)}, kF, {2, 4, 3}));
   check_case(make_case("MatMul", {rnd({2, 1, 4, 5}, 64), rnd({3, 5, 2}, 65)}, kF, {2, 3, 4, 2}));
   check_case(make_case("MatMul", {rnd({5}, 66), rnd({5, 3}, 67)}, kF, {3}));
-  check_case(make_case("Gemm", {rnd({4, 7}, 68), constant(random_floats({5, 7}, -1, 1, 69)),
-                                constant(random_floats({5}, -1, 1, 70))},
+  check_case(make_case("Gemm", {rnd({4, 7}, 68), weight({5, 7}, 69),
+                                weight({5}, 70)},
                        kF, {4, 5},
                        {{"transB", int_attr(1)}, {"alpha", float_attr(0.5f)},
                         {"beta", float_attr(2.0f)}}));
@@ -395,8 +397,8 @@ TEST_CASE("data parity") {
                        {1, 2, 6, 8}, {{"mode", string_attr("linear")}}));
   check_case(make_case("BatchNormalization",
                        {rnd({2, 3, 4, 4}, 93), constant(random_floats({3}, 0.5f, 1.5f, 94)),
-                        constant(random_floats({3}, -1, 1, 95)),
-                        constant(random_floats({3}, -1, 1, 96)),
+                        weight({3}, 95),
+                        weight({3}, 96),
                         constant(random_floats({3}, 0.5f, 2.0f, 97))},
                        kF, {2, 3, 4, 4}));
 }

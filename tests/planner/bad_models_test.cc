@@ -67,8 +67,11 @@ Status import_status(const onnx::ModelProto& model, const ImportOptions& options
   return import_onnx_bytes(serialize(model), "", options).status();
 }
 
+// True when the message holds `text`; prints the whole status otherwise, to debug a failure.
 bool contains(const Status& status, const std::string& text) {
-  return status.message().find(text) != std::string::npos;
+  const bool found = status.message().find(text) != std::string::npos;
+  if (!found) MESSAGE("looking for '", text, "' in: ", status.to_string());
+  return found;
 }
 
 struct TempDir {

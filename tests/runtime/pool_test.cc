@@ -93,6 +93,11 @@ std::vector<float> naive_pool(const PoolCase& c, const std::vector<int64_t>& out
             sum += v;
             ++count;
           }
+        // A window wholly in the padding (ceil_mode) yields the lowest float (max) or 0 (average).
+        if (count == 0) {
+          y.push_back(c.max ? std::numeric_limits<float>::lowest() : 0.0f);
+          continue;
+        }
         if (c.count_include_pad) {
           const int64_t y0 = oy * sh - ph, x0 = ox * sw - pw;
           count = (std::min(y0 + kh, ih + eh) - y0) * (std::min(x0 + kw, iw + ew) - x0);

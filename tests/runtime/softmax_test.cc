@@ -28,8 +28,15 @@ Expected<std::vector<float>> run_with_opset(const std::string& op, Shape shape,
                                             const AttributeMap& attributes) {
   Graph graph;
   graph.opset = opset;
-  Value x{"x", DType::kFloat32, shape, ValueKind::kGraphInput};
-  Value y{"y", DType::kFloat32, shape, ValueKind::kActivation, true};
+  Value x;
+  x.name = "x";
+  x.dtype = DType::kFloat32;
+  x.shape = shape;
+  x.kind = ValueKind::kGraphInput;
+  Value y = x;
+  y.name = "y";
+  y.kind = ValueKind::kActivation;
+  y.is_graph_output = true;
   Node node;
   node.name = "test_node";
   node.op_type = op;

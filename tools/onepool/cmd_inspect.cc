@@ -37,6 +37,8 @@ void print_info(const ModelInfo& info) {
   std::cout << "nodes:        " << info.node_count << "\n";
   std::cout << "initializers: " << info.initializer_count << " (" << info.initializer_bytes
             << " bytes, " << str_cat(info.initializer_bytes / 1024.0 / 1024.0) << " MiB)\n";
+  std::cout << "constants:    " << info.constant_node_count << " Constant nodes ("
+            << info.constant_node_bytes << " bytes)\n";
   std::cout << "ops (" << info.op_histogram.size() << " types):\n";
   for (const auto& [op, count] : info.op_histogram) {
     std::cout << "  " << op << "  " << count << "\n";

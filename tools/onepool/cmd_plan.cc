@@ -1,6 +1,7 @@
 // `onepool plan MODEL.onnx | --records FILE.csv`: the static memory plan, as a per-tensor table,
 // an address × step chart and a summary (or JSON / CSV), optionally written to a file.
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -42,6 +43,12 @@ struct PlannedSource {
   double load_ms = 0.0;   // model import + shape inference, or CSV parsing
   double build_ms = 0.0;  // liveness + placement + verification
 };
+
+std::string ms_text(double ms) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%.3f ms", ms);
+  return text;
+}
 
 double elapsed_ms(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
@@ -105,9 +112,9 @@ std::string configuration_text(const PlanFlags& flags, const PlannedSource& sour
                  "dims:       ", dims.empty() ? "(none)" : dims, "\n",
                  "algorithm:  ", source.plan.algorithm, "\n",
                  "alignment:  ", source.plan.alignment, " bytes\n",
-                 from_records ? "load:       " : "load+shape inference: ", source.load_ms,
-                 " ms\n", "planning:   ", source.build_ms, " ms (placement ",
-                 source.plan.planning_ms, " ms)\n");
+                 from_records ? "load:       " : "load+shape inference: ", ms_text(source.load_ms),
+                 "\n", "planning:   ", ms_text(source.build_ms), " (placement ",
+                 ms_text(source.plan.planning_ms), ")\n");
 }
 
 std::string render(const PlanFlags& flags, const PlannedSource& source) {

@@ -129,6 +129,15 @@ Expected<PreparedKernel> make_gather_kernel(const NodeContext& node) {
   int64_t outer = 1, inner = 1;
   for (int k = 0; k < axis; ++k) outer *= data[k];
   for (int k = axis + 1; k < data.rank(); ++k) inner *= data[k];
+  if (const HostTensor* constant = node.constant_input(1)) {
+    // Constant indices (weights) are checked once here, so a bad model fails at load time.
+    for (int64_t j = 0; j < constant->element_count(); ++j) {
+      const int64_t index = constant->int_at(j);
+      if (index < -data[axis] || index >= data[axis]) {
+        return index_error(describe_node(node.node()), j, index, data[axis]);
+      }
+    }
+  }
   const int64_t expected = outer * inner * node.input(1).shape.element_count();
   ONEPOOL_RETURN_IF_ERROR(check_output_count(node, 0, expected));
   PreparedKernel prepared;
@@ -152,24 +161,10 @@ Expected<PreparedKernel> make_gather_elements_kernel(const NodeContext& node) {
   std::string name = describe_node(node.node());
   std::vector<int64_t> strides = contiguous_strides(data);
   PreparedKernel prepared;
-  switch (element_size) {
-    case 1:
-      prepared.kernel =
-          std::make_unique<GatherElementsKernel<uint8_t>>(name, indices, strides, axis, data[axis]);
-      break;
-    case 2:
-      prepared.kernel = std::make_unique<GatherElementsKernel<uint16_t>>(name, indices, strides,
-                                                                         axis, data[axis]);
-      break;
-    case 4:
-      prepared.kernel = std::make_unique<GatherElementsKernel<uint32_t>>(name, indices, strides,
-                                                                         axis, data[axis]);
-      break;
-    default:
-      prepared.kernel = std::make_unique<GatherElementsKernel<uint64_t>>(name, indices, strides,
-                                                                         axis, data[axis]);
-      break;
-  }
+  dispatch_element_size(element_size, [&](auto tag) {
+    prepared.kernel = std::make_unique<GatherElementsKernel<decltype(tag)>>(
+        std::move(name), indices, std::move(strides), axis, data[axis]);
+  });
   return prepared;
 }
 

@@ -111,12 +111,9 @@ void AxisMapCopy::run_rows(const std::byte* in, std::byte* out, uint64_t fill, i
                   static_cast<size_t>(row_length_ * element));
     } else {
       const std::byte* src = in + base * element;
-      switch (element_size_) {
-        case 1: gather_row<uint8_t>(src, row_table, row_length_, dst, fill, row_has_fill_); break;
-        case 2: gather_row<uint16_t>(src, row_table, row_length_, dst, fill, row_has_fill_); break;
-        case 4: gather_row<uint32_t>(src, row_table, row_length_, dst, fill, row_has_fill_); break;
-        default: gather_row<uint64_t>(src, row_table, row_length_, dst, fill, row_has_fill_); break;
-      }
+      dispatch_element_size(element_size_, [&](auto tag) {
+        gather_row<decltype(tag)>(src, row_table, row_length_, dst, fill, row_has_fill_);
+      });
     }
     for (size_t k = outer_rank; k-- > 0;) {
       if (++index[k] < static_cast<int64_t>(tables_[k].size())) break;

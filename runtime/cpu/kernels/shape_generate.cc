@@ -60,6 +60,17 @@ class RangeKernel final : public Kernel {
   int64_t count_;
 };
 
+std::unique_ptr<Kernel> make_range_for(DType dtype, std::string node, int64_t count) {
+  switch (dtype) {
+    case DType::kFloat32: return std::make_unique<RangeKernel<float>>(std::move(node), count);
+    case DType::kFloat64: return std::make_unique<RangeKernel<double>>(std::move(node), count);
+    case DType::kInt16: return std::make_unique<RangeKernel<int16_t>>(std::move(node), count);
+    case DType::kInt32: return std::make_unique<RangeKernel<int32_t>>(std::move(node), count);
+    case DType::kInt64: return std::make_unique<RangeKernel<int64_t>>(std::move(node), count);
+    default: return nullptr;
+  }
+}
+
 // EyeLike: ones on diagonal k of a 2-D output, zeros elsewhere.
 class EyeLikeKernel final : public Kernel {
  public:
@@ -109,27 +120,19 @@ Expected<PreparedKernel> make_range_kernel(const NodeContext& node) {
     return node.error(StatusCode::kInvalidModel, "expected inputs start, limit, delta");
   }
   const DType dtype = node.output(0).dtype;
-  const int64_t count = node.output(0).shape.element_count();
+  for (size_t i = 0; i < 3; ++i) {
+    if (node.input(i).dtype != dtype || node.input(i).shape.element_count() != 1) {
+      return node.error(StatusCode::kInvalidModel, "input '", node.input(i).name, "': expected a ",
+                        dtype_name(dtype), " scalar, got ", dtype_name(node.input(i).dtype),
+                        node.input(i).shape.to_string());
+    }
+  }
   PreparedKernel prepared;
-  switch (dtype) {
-    case DType::kFloat32:
-      prepared.kernel = std::make_unique<RangeKernel<float>>(describe_node(node.node()), count);
-      break;
-    case DType::kFloat64:
-      prepared.kernel = std::make_unique<RangeKernel<double>>(describe_node(node.node()), count);
-      break;
-    case DType::kInt16:
-      prepared.kernel = std::make_unique<RangeKernel<int16_t>>(describe_node(node.node()), count);
-      break;
-    case DType::kInt32:
-      prepared.kernel = std::make_unique<RangeKernel<int32_t>>(describe_node(node.node()), count);
-      break;
-    case DType::kInt64:
-      prepared.kernel = std::make_unique<RangeKernel<int64_t>>(describe_node(node.node()), count);
-      break;
-    default:
-      return node.error(StatusCode::kUnsupported, "dtype ", dtype_name(dtype),
-                        " (expected float32, float64, int16, int32 or int64)");
+  prepared.kernel =
+      make_range_for(dtype, describe_node(node.node()), node.output(0).shape.element_count());
+  if (prepared.kernel == nullptr) {
+    return node.error(StatusCode::kUnsupported, "dtype ", dtype_name(dtype),
+                      " (expected float32, float64, int16, int32 or int64)");
   }
   return prepared;
 }

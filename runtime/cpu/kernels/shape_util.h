@@ -37,6 +37,18 @@ std::vector<int64_t> contiguous_strides(const Shape& shape);
 /// a * b, or kOutOfRange naming `what` when it overflows int64.
 Expected<int64_t> checked_mul(int64_t a, int64_t b, const char* what);
 
+/// Calls fn(T{}) with T the unsigned integer type of `element_size` bytes (1, 2, 4, else 8): the
+/// kernels move elements by size, never by dtype.
+template <class Fn>
+void dispatch_element_size(size_t element_size, Fn&& fn) {
+  switch (element_size) {
+    case 1: fn(uint8_t{}); return;
+    case 2: fn(uint16_t{}); return;
+    case 4: fn(uint32_t{}); return;
+    default: fn(uint64_t{}); return;
+  }
+}
+
 /// Copies `bytes` from src to dst using the thread pool for large copies. No-op when src == dst.
 void parallel_copy(const void* src, void* dst, size_t bytes, ThreadPool& threads);
 

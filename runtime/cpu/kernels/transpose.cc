@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "runtime/cpu/kernels/shape_util.h"
+
 namespace onepool::cpu {
 
 namespace {
@@ -111,13 +113,9 @@ TransposePlan::TransposePlan(const std::vector<int64_t>& dims, const std::vector
 
 void TransposePlan::run(const std::byte* in, std::byte* out, ThreadPool& threads) const {
   switch (path_) {
-    case Path::kCopy: {
-      const auto bytes = static_cast<int64_t>(static_cast<size_t>(total_) * element_size_);
-      threads.parallel_for(bytes, int64_t{1} << 16, [&](int64_t begin, int64_t end) {
-        std::memcpy(out + begin, in + begin, static_cast<size_t>(end - begin));
-      });
+    case Path::kCopy:
+      parallel_copy(in, out, static_cast<size_t>(total_) * element_size_, threads);
       return;
-    }
     case Path::kBatched2d: run_batched_2d(in, out, threads); return;
     case Path::kGeneral: general_.run(in, out, threads); return;
   }
@@ -136,24 +134,11 @@ void TransposePlan::run_batched_2d(const std::byte* in, std::byte* out, ThreadPo
       const int64_t offset = b * plane * static_cast<int64_t>(element_size_);
       const std::byte* src = in + offset;
       std::byte* dst = out + offset;
-      switch (element_size_) {
-        case 1:
-          transpose_tile_rows(reinterpret_cast<const uint8_t*>(src),
-                              reinterpret_cast<uint8_t*>(dst), rows_, cols_, c_begin, c_end);
-          break;
-        case 2:
-          transpose_tile_rows(reinterpret_cast<const uint16_t*>(src),
-                              reinterpret_cast<uint16_t*>(dst), rows_, cols_, c_begin, c_end);
-          break;
-        case 4:
-          transpose_tile_rows(reinterpret_cast<const uint32_t*>(src),
-                              reinterpret_cast<uint32_t*>(dst), rows_, cols_, c_begin, c_end);
-          break;
-        default:
-          transpose_tile_rows(reinterpret_cast<const uint64_t*>(src),
-                              reinterpret_cast<uint64_t*>(dst), rows_, cols_, c_begin, c_end);
-          break;
-      }
+      dispatch_element_size(element_size_, [&](auto tag) {
+        using T = decltype(tag);
+        transpose_tile_rows(reinterpret_cast<const T*>(src), reinterpret_cast<T*>(dst), rows_,
+                            cols_, c_begin, c_end);
+      });
     }
   });
 }

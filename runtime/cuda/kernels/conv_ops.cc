@@ -200,8 +200,8 @@ Expected<CudaPreparedKernel> make_conv_transpose_kernel(const CudaNodeContext& n
   // col[Mg·k, S_in] = W_g[Cg, Mg·k]ᵀ · X_g[Cg, S_in].
   ONEPOOL_ASSIGN_OR_RETURN(p.gemm, row_major_gemm(mg * kernel_elems, in_spatial, cg, true, false,
                                                   1, 0, 0, 0));
-  const size_t workspace =
-      p.cublas_bytes + align_256(static_cast<size_t>(mg * kernel_elems * in_spatial) * sizeof(float));
+  const size_t columns = static_cast<size_t>(mg * kernel_elems * in_spatial) * sizeof(float);
+  const size_t workspace = p.cublas_bytes + align_256(columns);
   return make_kernel([p](const CudaRunContext& c) { return enqueue_conv_transpose(p, c); },
                      workspace);
 }

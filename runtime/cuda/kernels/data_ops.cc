@@ -41,7 +41,8 @@ CudaPreparedKernel copy_steps_kernel(std::vector<CopyStep> steps, size_t elem_by
                         step.src_offset * static_cast<int64_t>(elem_bytes);
       auto* dst = static_cast<std::byte*>(c.outputs[step.output].data) +
                   step.dst_offset * static_cast<int64_t>(elem_bytes);
-      ONEPOOL_LAUNCH_RETURN_IF_ERROR(launch_strided_copy(step.shape, elem_bytes, src, dst, c.stream));
+      ONEPOOL_LAUNCH_RETURN_IF_ERROR(
+          launch_strided_copy(step.shape, elem_bytes, src, dst, c.stream));
     }
     return Status::ok();
   });
@@ -53,7 +54,8 @@ Expected<CudaPreparedKernel> single_copy(const CudaNodeContext& node, std::span<
                                          int64_t src_offset = 0) {
   Expected<CopyShape> shape = make_copy_shape(dims, src_strides, dst_strides);
   if (!shape) return node.error(shape.status().code(), shape.status().message());
-  return copy_steps_kernel({CopyStep{*shape, 0, 0, src_offset, 0}}, dtype_size(node.input(0).dtype));
+  return copy_steps_kernel({CopyStep{*shape, 0, 0, src_offset, 0}},
+                           dtype_size(node.input(0).dtype));
 }
 
 // An int64 list from constant input `i`, or the attribute `name` when the input is absent.
@@ -190,7 +192,9 @@ Expected<CudaPreparedKernel> make_slice_kernel(const CudaNodeContext& node) {
     src_strides[static_cast<size_t>(axis)] = in_strides[static_cast<size_t>(axis)] * step;
   }
   const Shape& out = node.output(0).shape;
-  if (out.element_count() == 0) return make_kernel([](const CudaRunContext&) { return Status::ok(); });
+  if (out.element_count() == 0) {
+    return make_kernel([](const CudaRunContext&) { return Status::ok(); });
+  }
   return single_copy(node, out.dims(), src_strides, contiguous_strides(out), src_offset);
 }
 
@@ -204,9 +208,7 @@ Expected<CudaPreparedKernel> make_expand_kernel(const CudaNodeContext& node) {
   std::vector<int64_t> dims(shape->dims, shape->dims + shape->rank);
   std::vector<int64_t> src(shape->strides[0], shape->strides[0] + shape->rank);
   std::vector<int64_t> dst(dims.size(), 1);
-  for (int d = shape->rank - 2; d >= 0; --d) {
-    dst[static_cast<size_t>(d)] = dst[static_cast<size_t>(d) + 1] * dims[static_cast<size_t>(d) + 1];
-  }
+  for (size_t d = dims.size(); d-- > 1;) dst[d - 1] = dst[d] * dims[d];
   return single_copy(node, dims, src, dst);
 }
 
@@ -288,8 +290,8 @@ Expected<CudaPreparedKernel> make_pad_kernel(const CudaNodeContext& node) {
     params.value_bits = bits;
   } else {
     const HostTensor* constant = node.constant_input(2);
-    const int64_t v = constant != nullptr && constant->element_count() > 0 ? constant->int_at(0)
-                                                                          : static_cast<int64_t>(value);
+    const bool given = constant != nullptr && constant->element_count() > 0;
+    const int64_t v = given ? constant->int_at(0) : static_cast<int64_t>(value);
     std::memcpy(&params.value_bits, &v, sizeof(v));
   }
   params.rank = in.rank();

@@ -122,9 +122,9 @@ Expected<CudaPreparedKernel> make_where_kernel(const CudaNodeContext& node) {
   Expected<BroadcastShape> shape = make_broadcast(node.output(0).shape, operands);
   if (!shape) return node.error(shape.status().code(), shape.status().message());
   return make_kernel([s = *shape, elem_bytes](const CudaRunContext& c) -> Status {
-    return ONEPOOL_CUDA_STATUS(launch_where(s, elem_bytes, static_cast<const bool*>(c.inputs[0].data),
-                                            c.inputs[1].data, c.inputs[2].data,
-                                            c.outputs[0].data, c.stream));
+    const auto* condition = static_cast<const bool*>(c.inputs[0].data);
+    return ONEPOOL_CUDA_STATUS(launch_where(s, elem_bytes, condition, c.inputs[1].data,
+                                            c.inputs[2].data, c.outputs[0].data, c.stream));
   });
 }
 
@@ -165,9 +165,9 @@ const UnaryEntry* find_unary(const std::string& name) {
 CudaPreparedKernel unary_kernel(UnaryParams params, ElemType type, int64_t count) {
   return make_kernel([params, type, count](const CudaRunContext& c) -> Status {
     if (type == ElemType::kFloat32) {
-      return ONEPOOL_CUDA_STATUS(launch_unary_float(params, static_cast<const float*>(c.inputs[0].data),
-                                                    static_cast<float*>(c.outputs[0].data), count,
-                                                    c.stream));
+      const auto* x = static_cast<const float*>(c.inputs[0].data);
+      auto* y = static_cast<float*>(c.outputs[0].data);
+      return ONEPOOL_CUDA_STATUS(launch_unary_float(params, x, y, count, c.stream));
     }
     return ONEPOOL_CUDA_STATUS(
         launch_unary_int(params.op, type, c.inputs[0].data, c.outputs[0].data, count, c.stream));
