@@ -21,7 +21,8 @@ struct UnboundDim {
 
 std::string join_input_names(const std::vector<const onnx::ValueInfoProto*>& inputs) {
   std::string text;
-  for (const auto* input : inputs) text += str_cat(text.empty() ? "" : ", ", "'", input->name(), "'");
+  for (const auto* input : inputs)
+    text += str_cat(text.empty() ? "" : ", ", "'", input->name(), "'");
   return text.empty() ? "(none)" : text;
 }
 
@@ -43,16 +44,15 @@ Status check_given_shape(const onnx::ValueInfoProto& input, const std::vector<in
   const std::string what = str_cat("input '", input.name(), "'");
   for (size_t axis = 0; axis < given.size(); ++axis) {
     if (given[axis] <= 0) {
-      return make_status(StatusCode::kInvalidArgument, what, ": axis ", axis, " dim ",
-                         given[axis], " must be positive");
+      return make_status(StatusCode::kInvalidArgument, what, ": axis ", axis, " dim ", given[axis],
+                         " must be positive");
     }
   }
   if (!type.has_shape()) return Status::ok();
   const auto& dims = type.shape().dim();
   if (static_cast<size_t>(dims.size()) != given.size()) {
-    return make_status(StatusCode::kInvalidArgument, what, ": expected rank ", dims.size(),
-                       " (", suggested_shapes_line({&input}), "), --shapes gives rank ",
-                       given.size());
+    return make_status(StatusCode::kInvalidArgument, what, ": expected rank ", dims.size(), " (",
+                       suggested_shapes_line({&input}), "), --shapes gives rank ", given.size());
   }
   for (int axis = 0; axis < dims.size(); ++axis) {
     const auto& dim = dims.Get(axis);

@@ -97,7 +97,8 @@ Status GraphBuilder::add_weights() {
     value.shape = tensor->shape;
     value.weight_index = static_cast<int32_t>(graph_.weights.size());
     graph_.weights.push_back(std::move(tensor).value());
-    ids_[value.name] = graph_.add_value(std::move(value));
+    const std::string name = value.name;
+    ids_[name] = graph_.add_value(std::move(value));
   }
   return Status::ok();
 }
@@ -124,9 +125,18 @@ Expected<Attribute> convert_attribute(const onnx::AttributeProto& proto, bool* k
   Attribute attribute;
   *keep = true;
   switch (proto.type()) {
-    case onnx::AttributeProto::INT: attribute.kind = Attribute::Kind::kInt; attribute.i = proto.i(); break;
-    case onnx::AttributeProto::FLOAT: attribute.kind = Attribute::Kind::kFloat; attribute.f = proto.f(); break;
-    case onnx::AttributeProto::STRING: attribute.kind = Attribute::Kind::kString; attribute.s = proto.s(); break;
+    case onnx::AttributeProto::INT:
+      attribute.kind = Attribute::Kind::kInt;
+      attribute.i = proto.i();
+      break;
+    case onnx::AttributeProto::FLOAT:
+      attribute.kind = Attribute::Kind::kFloat;
+      attribute.f = proto.f();
+      break;
+    case onnx::AttributeProto::STRING:
+      attribute.kind = Attribute::Kind::kString;
+      attribute.s = proto.s();
+      break;
     case onnx::AttributeProto::INTS:
       attribute.kind = Attribute::Kind::kInts;
       attribute.ints.assign(proto.ints().begin(), proto.ints().end());
@@ -145,15 +155,19 @@ Expected<Attribute> convert_attribute(const onnx::AttributeProto& proto, bool* k
       break;
     }
     case onnx::AttributeProto::GRAPH:
-    case onnx::AttributeProto::GRAPHS: attribute.kind = Attribute::Kind::kGraph; break;
-    default: *keep = false;
+    case onnx::AttributeProto::GRAPHS:
+      attribute.kind = Attribute::Kind::kGraph;
+      break;
+    default:
+      *keep = false;
   }
   return attribute;
 }
 
 Status GraphBuilder::add_node(onnx::NodeProto& proto_node, int index) {
   Node node;
-  node.name = proto_node.name().empty() ? str_cat(proto_node.op_type(), "_", index) : proto_node.name();
+  node.name =
+      proto_node.name().empty() ? str_cat(proto_node.op_type(), "_", index) : proto_node.name();
   node.op_type = proto_node.op_type();
   node.domain = proto_node.domain() == "ai.onnx" ? "" : proto_node.domain();
   for (const auto& proto_attribute : proto_node.attribute()) {
@@ -169,8 +183,8 @@ Status GraphBuilder::add_node(onnx::NodeProto& proto_node, int index) {
   for (const std::string& name : proto_node.input()) {
     const auto it = ids_.find(name);
     if (!name.empty() && it == ids_.end()) {
-      return make_status(StatusCode::kInvalidModel, describe_node(node), ": input tensor '",
-                         name, "' is not produced by an earlier node (cycle or dangling input)");
+      return make_status(StatusCode::kInvalidModel, describe_node(node), ": input tensor '", name,
+                         "' is not produced by an earlier node (cycle or dangling input)");
     }
     node.inputs.push_back(name.empty() ? kNoValue : it->second);
   }

@@ -19,34 +19,51 @@ Expected<int64_t> apply_int(BinaryOp op, int64_t a, int64_t b) {
   const auto ua = static_cast<uint64_t>(a);
   const auto ub = static_cast<uint64_t>(b);
   switch (op) {
-    case BinaryOp::kAdd: return static_cast<int64_t>(ua + ub);
-    case BinaryOp::kSub: return static_cast<int64_t>(ua - ub);
-    case BinaryOp::kMul: return static_cast<int64_t>(ua * ub);
+    case BinaryOp::kAdd:
+      return static_cast<int64_t>(ua + ub);
+    case BinaryOp::kSub:
+      return static_cast<int64_t>(ua - ub);
+    case BinaryOp::kMul:
+      return static_cast<int64_t>(ua * ub);
     case BinaryOp::kDiv:
       if (b == 0 || (a == std::numeric_limits<int64_t>::min() && b == -1)) {
         return make_status(StatusCode::kUnsupported, "integer division by zero");
       }
       return a / b;
-    case BinaryOp::kMax: return std::max(a, b);
-    case BinaryOp::kMin: return std::min(a, b);
-    case BinaryOp::kEqual: return static_cast<int64_t>(a == b);
-    case BinaryOp::kLess: return static_cast<int64_t>(a < b);
-    case BinaryOp::kGreater: return static_cast<int64_t>(a > b);
+    case BinaryOp::kMax:
+      return std::max(a, b);
+    case BinaryOp::kMin:
+      return std::min(a, b);
+    case BinaryOp::kEqual:
+      return static_cast<int64_t>(a == b);
+    case BinaryOp::kLess:
+      return static_cast<int64_t>(a < b);
+    case BinaryOp::kGreater:
+      return static_cast<int64_t>(a > b);
   }
   return 0;
 }
 
 double apply_float(BinaryOp op, double a, double b) {
   switch (op) {
-    case BinaryOp::kAdd: return a + b;
-    case BinaryOp::kSub: return a - b;
-    case BinaryOp::kMul: return a * b;
-    case BinaryOp::kDiv: return a / b;
-    case BinaryOp::kMax: return std::max(a, b);
-    case BinaryOp::kMin: return std::min(a, b);
-    case BinaryOp::kEqual: return a == b ? 1.0 : 0.0;
-    case BinaryOp::kLess: return a < b ? 1.0 : 0.0;
-    case BinaryOp::kGreater: return a > b ? 1.0 : 0.0;
+    case BinaryOp::kAdd:
+      return a + b;
+    case BinaryOp::kSub:
+      return a - b;
+    case BinaryOp::kMul:
+      return a * b;
+    case BinaryOp::kDiv:
+      return a / b;
+    case BinaryOp::kMax:
+      return std::max(a, b);
+    case BinaryOp::kMin:
+      return std::min(a, b);
+    case BinaryOp::kEqual:
+      return a == b ? 1.0 : 0.0;
+    case BinaryOp::kLess:
+      return a < b ? 1.0 : 0.0;
+    case BinaryOp::kGreater:
+      return a > b ? 1.0 : 0.0;
   }
   return 0.0;
 }
@@ -54,8 +71,8 @@ double apply_float(BinaryOp op, double a, double b) {
 Expected<HostTensor> binary(const FoldContext& context, BinaryOp op, const HostTensor& a,
                             const HostTensor& b) {
   if (!is_arith_dtype(a.dtype) || a.dtype != b.dtype) {
-    return fold_unsupported(context, str_cat("dtypes ", dtype_name(a.dtype), " and ",
-                                             dtype_name(b.dtype)));
+    return fold_unsupported(context,
+                            str_cat("dtypes ", dtype_name(a.dtype), " and ", dtype_name(b.dtype)));
   }
   auto shape = broadcast_shapes(a.shape, b.shape);
   if (!shape) return fold_invalid(context, shape.status().message());
@@ -134,8 +151,8 @@ FoldResult fold_cast(const FoldContext& context) {
   const HostTensor& in = *context.input(0);
   const auto to = static_cast<DType>(attribute_int(*context.node, "to", 0));
   if (!is_arith_dtype(in.dtype) || !is_arith_dtype(to)) {
-    return fold_unsupported(context, str_cat("cast from ", dtype_name(in.dtype), " to ",
-                                             dtype_name(to)));
+    return fold_unsupported(context,
+                            str_cat("cast from ", dtype_name(in.dtype), " to ", dtype_name(to)));
   }
   ONEPOOL_ASSIGN_OR_RETURN(HostTensor out, new_tensor(to, in.shape, context.max_elements));
   for (int64_t i = 0; i < in.element_count(); ++i) {
@@ -149,7 +166,8 @@ FoldResult fold_cast(const FoldContext& context) {
       continue;
     }
     // A float outside int64 (or NaN) has no defined integer value: leave it to the runtime.
-    if (!(value > -9.2e18 && value < 9.2e18)) return fold_unsupported(context, "float out of range");
+    if (!(value > -9.2e18 && value < 9.2e18))
+      return fold_unsupported(context, "float out of range");
     store_int(out, i, static_cast<int64_t>(value));
   }
   return std::vector<HostTensor>{std::move(out)};
@@ -160,9 +178,9 @@ struct NamedBinary {
   BinaryOp code;
 };
 constexpr NamedBinary kBinaryOps[] = {
-    {"Add", BinaryOp::kAdd},     {"Sub", BinaryOp::kSub},     {"Mul", BinaryOp::kMul},
-    {"Div", BinaryOp::kDiv},     {"Max", BinaryOp::kMax},     {"Min", BinaryOp::kMin},
-    {"Equal", BinaryOp::kEqual}, {"Less", BinaryOp::kLess},   {"Greater", BinaryOp::kGreater},
+    {"Add", BinaryOp::kAdd},     {"Sub", BinaryOp::kSub},   {"Mul", BinaryOp::kMul},
+    {"Div", BinaryOp::kDiv},     {"Max", BinaryOp::kMax},   {"Min", BinaryOp::kMin},
+    {"Equal", BinaryOp::kEqual}, {"Less", BinaryOp::kLess}, {"Greater", BinaryOp::kGreater},
 };
 
 }  // namespace

@@ -4,7 +4,6 @@
 #include <climits>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 namespace onepool {
 
@@ -15,9 +14,13 @@ Expected<std::string> read_file_bytes(const std::string& path) {
   }
   std::ifstream file(path, std::ios::binary);
   if (!file) return make_status(StatusCode::kNotFound, "cannot open '", path, "': no such file");
-  std::ostringstream content;
-  content << file.rdbuf();
-  return std::move(content).str();
+  // One read of the known size: a stringstream would copy a 100 MB model several times.
+  const auto size = std::filesystem::file_size(path, error);
+  if (error) return make_status(StatusCode::kNotFound, "cannot read the size of '", path, "'");
+  std::string content(static_cast<size_t>(size), '\0');
+  file.read(content.data(), static_cast<std::streamsize>(size));
+  if (!file) return make_status(StatusCode::kNotFound, "reading '", path, "' failed");
+  return content;
 }
 
 Status parse_model_bytes(std::string_view bytes, const std::string& source,

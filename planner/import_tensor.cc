@@ -110,8 +110,8 @@ Expected<HostTensor> host_tensor_from_proto(const onnx::TensorProto& proto) {
                          tensor.shape.to_string(), " x ", dtype_name(tensor.dtype), " needs ",
                          *bytes, " bytes, raw_data holds ", proto.raw_data().size());
     }
-    tensor.data.resize(*bytes);
-    std::memcpy(tensor.data.data(), proto.raw_data().data(), *bytes);
+    const auto* raw = reinterpret_cast<const std::byte*>(proto.raw_data().data());
+    tensor.data.assign(raw, raw + *bytes);
     return tensor;
   }
   const int held = typed_field_size(proto, tensor.dtype);

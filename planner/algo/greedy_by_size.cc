@@ -15,7 +15,9 @@
 // of O(Q log Q), where R is the number of disjoint address runs in a node's union and Q <= 4 R
 // log T the runs read. Unions of many records are mostly solid, so R stays small both on
 // DNN-like instances and when every record is live at once (R = 1). The worst case, unions
-// fragmented into O(n) runs, is O(n^2 log n). See bench/plan_bench for measured times.
+// fragmented into O(n) runs, is O(n^2 log n). Measured CPU time on a loaded 2-core machine
+// (bench/plan_bench has the instances): 100k DNN-like records ~0.55 s, 100k records all live at
+// once 22 ms, 10k records with uniformly random long lifetimes 1.6 s.
 //
 // Not optimal: DSA is NP-complete. The lower bound (max bytes live at one step) is often reached
 // on chains and CNNs, but a few huge tensors with staggered lifetimes can leave gaps no later
@@ -23,7 +25,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
-#include <numeric>
 #include <utility>
 #include <vector>
 

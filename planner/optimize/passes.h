@@ -4,6 +4,9 @@
 // place, counts what it did in `report`, and leaves the edges current with its removed nodes
 // erased. A pass returns an error only for an inconsistent graph (shapes or sizes that disagree);
 // optimize_graph then discards the partly rewritten copy.
+//
+// Cost: each rewrite rebuilds the edges, so a pass is O(rewrites × (nodes + values)); a chain of
+// 3000 Conv + Relu blocks optimizes in well under a second (tests/planner/optimize_test.cc).
 #pragma once
 
 #include "onepool/status.h"

@@ -1,12 +1,11 @@
 // The importer on bad input: every case fails with a Status whose message says what and where,
 // never an exception or a crash.
 #include <doctest/doctest.h>
+#include <onnx/onnx_pb.h>
 
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-
-#include <onnx/onnx_pb.h>
 
 #include "planner/onnx_import.h"
 
@@ -51,8 +50,7 @@ onnx::ModelProto relu_model(const std::vector<std::string>& dims,
                             int32_t elem_type = onnx::TensorProto::FLOAT) {
   onnx::ModelProto model = new_model();
   add_io(model.mutable_graph()->add_input(), "x", elem_type, dims);
-  add_io(model.mutable_graph()->add_output(), "y", elem_type, {});
-  model.mutable_graph()->mutable_output(0)->mutable_type()->mutable_tensor_type()->clear_shape();
+  add_io(model.mutable_graph()->add_output(), "y", elem_type, dims);
   add_node(model.mutable_graph(), "Relu", "x", "y");
   return model;
 }
@@ -110,8 +108,8 @@ TEST_CASE("bad model: empty file") {
 // Text and random bytes are not a model.
 TEST_CASE("bad model: garbage bytes") {
   TempDir dir("garbage");
-  const std::string texts[] = {"hello, this is not a model\n", std::string("\xff\xfe\x00\x01\x7f", 5),
-                               std::string(1000, '\x08')};
+  const std::string texts[] = {"hello, this is not a model\n",
+                               std::string("\xff\xfe\x00\x01\x7f", 5), std::string(1000, '\x08')};
   for (const auto& text : texts) {
     const std::string path = dir.write("garbage.onnx", text);
     auto graph = import_onnx_file(path, {});
@@ -159,8 +157,13 @@ TEST_CASE("bad model: dangling input") {
 // with each of them set to 1.
 TEST_CASE("bad model: unbound symbolic dims are all listed with a --shapes line") {
   onnx::ModelProto model = relu_model({"batch", "3", "height", "?"});
-  model.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()
-      ->mutable_shape()->mutable_dim(3)->clear_dim_param();
+  model.mutable_graph()
+      ->mutable_input(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(3)
+      ->clear_dim_param();
   add_io(model.mutable_graph()->add_input(), "mask", onnx::TensorProto::FLOAT, {"batch", "seq"});
   const Status status = import_status(model);
   CHECK(status.code() == StatusCode::kInvalidArgument);
@@ -202,7 +205,8 @@ TEST_CASE("bad model: --shapes disagrees with the model, or names no input") {
   CHECK(contains(import_status(model, rank), "input 'x': expected rank 2"));
   ImportOptions fixed;
   fixed.input_shapes = {{"x", {1, 4}}};
-  CHECK(contains(import_status(model, fixed), "axis 1 is fixed to 3 in the model, --shapes gives 4"));
+  CHECK(
+      contains(import_status(model, fixed), "axis 1 is fixed to 3 in the model, --shapes gives 4"));
   ImportOptions unknown;
   unknown.input_shapes = {{"image", {1, 3}}};
   const Status status = import_status(model, unknown);
@@ -286,7 +290,7 @@ TEST_CASE("bad model: the generated model suite in ONEPOOL_MODELS_DIR") {
     }
     ++seen;
   }
-  MESSAGE("imported ", seen, " models from ", dir);
+  MESSAGE("imported ", seen, " models from ", std::string(dir));
 }
 
 }  // namespace onepool

@@ -1,5 +1,8 @@
 // Tests for the ONNX importer (planner/onnx_import.h) and TensorProto files (tensor_proto.h).
+#include "planner/onnx_import.h"
+
 #include <doctest/doctest.h>
+#include <onnx/onnx_pb.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -7,10 +10,7 @@
 #include <fstream>
 #include <limits>
 
-#include <onnx/onnx_pb.h>
-
 #include "planner/import_tensor.h"
-#include "planner/onnx_import.h"
 #include "planner/tensor_proto.h"
 
 namespace onepool {
@@ -246,7 +246,7 @@ onnx::ModelProto shape_chain_model() {
   onnx::ModelProto model = new_model(13);
   auto* graph = model.mutable_graph();
   add_value_info(graph->add_input(), "x", onnx::TensorProto::FLOAT, {"batch", "3", "4"});
-  add_value_info(graph->add_output(), "y", onnx::TensorProto::FLOAT, {}, false);
+  add_value_info(graph->add_output(), "y", onnx::TensorProto::FLOAT, {"n", "m"});
   add_int64s(graph, "zero", {0}, true);
   add_int64s(graph, "axes", {0});
   add_int64s(graph, "minus_one", {-1});
@@ -294,9 +294,11 @@ TEST_CASE("import: the same chain bound by --shapes, and with folding disabled")
 
 namespace {
 // One Abs per folded chain so each folded constant stays in the graph as Abs's weight input.
-void add_abs_output(onnx::GraphProto* graph, const std::string& folded) {
+void add_abs_output(onnx::GraphProto* graph, const std::string& folded, int rank) {
   add_node(graph, "Abs", {folded}, {folded + "_abs"});
-  add_value_info(graph->add_output(), folded + "_abs", onnx::TensorProto::INT64, {}, false);
+  std::vector<std::string> dims;
+  for (int axis = 0; axis < rank; ++axis) dims.push_back(folded + std::to_string(axis));
+  add_value_info(graph->add_output(), folded + "_abs", onnx::TensorProto::INT64, dims);
 }
 }  // namespace
 
@@ -304,7 +306,7 @@ void add_abs_output(onnx::GraphProto* graph, const std::string& folded) {
 //   Range(1,10,3) = [1,4,7]; ConstantOfShape([2,3], 7) = six 7s; Slice([10..50], -4:end:2) =
 //   [20,40]; Where([1,2,3]==[1,0,3], [10,20,30], [-1]) = [10,-1,30]; Cast([1.7,-2.5]) = [1,-2];
 //   [7,-7] / 2 = [3,-3]; ReduceProd([[2,3],[4,5]], axis 1) = [6,20]; Expand([1,2], [2,2]) =
-//   [1,2,1,2]; Size([2,3] const) = 6.
+//   [1,2,1,2]; Size of the 2-element constant [2,3] = 2.
 TEST_CASE("import: host evaluators of the foldable ops") {
   onnx::ModelProto model = new_model(13);
   auto* graph = model.mutable_graph();
@@ -350,10 +352,10 @@ TEST_CASE("import: host evaluators of the foldable ops") {
   add_int64s(graph, "shape22", {2, 2});
   add_node(graph, "Expand", {"pair", "shape22"}, {"expanded"});
   add_node(graph, "Size", {"shape23"}, {"size"});
-  for (const char* name : {"range", "filled", "sliced", "picked", "cast", "quot", "prod",
-                           "expanded", "size"}) {
-    add_abs_output(graph, name);
-  }
+  const std::pair<const char*, int> outputs[] = {{"range", 1},  {"filled", 2},   {"sliced", 1},
+                                                 {"picked", 1}, {"cast", 1},     {"quot", 1},
+                                                 {"prod", 1},   {"expanded", 2}, {"size", 0}};
+  for (const auto& [name, rank] : outputs) add_abs_output(graph, name, rank);
   auto imported = import_onnx_bytes(serialize(model), "", {});
   REQUIRE_MESSAGE(imported.has_value(), imported.status().to_string());
   CHECK(imported->nodes.size() == 9);  // only the Abs nodes remain
@@ -367,7 +369,7 @@ TEST_CASE("import: host evaluators of the foldable ops") {
   CHECK(weight_ints(g, id_of(g, "quot")) == std::vector<int64_t>{3, -3});
   CHECK(weight_ints(g, id_of(g, "prod")) == std::vector<int64_t>{6, 20});
   CHECK(weight_ints(g, id_of(g, "expanded")) == std::vector<int64_t>{1, 2, 1, 2});
-  CHECK(weight_ints(g, id_of(g, "size")) == std::vector<int64_t>{6});
+  CHECK(weight_ints(g, id_of(g, "size")) == std::vector<int64_t>{2});
   CHECK(g.values[static_cast<size_t>(id_of(g, "prod_abs"))].shape == Shape{2});
 }
 
@@ -386,7 +388,7 @@ TEST_CASE("import: initializer-inputs and Constant nodes are weights; omitted in
   attribute->set_f(6.0f);
   add_node(graph, "Add", {"x", "W"}, {"sum"});
   add_node(graph, "Clip", {"sum", "", "max"}, {"y"});
-  add_value_info(graph->add_output(), "y", onnx::TensorProto::FLOAT, {}, false);
+  add_value_info(graph->add_output(), "y", onnx::TensorProto::FLOAT, {"n"});
   auto imported = import_onnx_bytes(serialize(model), "", {});
   REQUIRE_MESSAGE(imported.has_value(), imported.status().to_string());
   const Graph& g = *imported;
@@ -408,7 +410,7 @@ onnx::ModelProto external_model(const std::string& location, int64_t length = 16
   onnx::ModelProto model = new_model(13);
   auto* graph = model.mutable_graph();
   add_value_info(graph->add_input(), "x", onnx::TensorProto::FLOAT, {"4"});
-  add_value_info(graph->add_output(), "y", onnx::TensorProto::FLOAT, {}, false);
+  add_value_info(graph->add_output(), "y", onnx::TensorProto::FLOAT, {"4"});
   auto* w = graph->add_initializer();
   w->set_name("W");
   w->set_data_type(onnx::TensorProto::FLOAT);
@@ -432,13 +434,13 @@ std::string float_bytes(const std::vector<float>& values) {
 }
 }  // namespace
 
-// weights.bin holds 2 padding floats then W = [1,2,3,4] at offset 8; data/w.bin (a sub-folder)
-// works the same. "../w.bin" leaves the folder, "/tmp/w.bin" is absolute, length 20 is not the
-// 16 bytes float[4] needs, and length 400 runs past the end of the file.
+// weights.bin holds 2 padding floats, W = [1,2,3,4] at offset 8, then 2 more floats; data/w.bin
+// (a sub-folder) works the same. "../w.bin" leaves the folder, "/tmp/w.bin" is absolute, length 20
+// is not the 16 bytes float[4] needs, and length 400 runs past the end of the file.
 TEST_CASE("import: external data inside and escaping the model folder") {
   TempDir dir("external");
   fs::create_directories(dir.path / "data");
-  const std::string payload = float_bytes({-1, -1, 1, 2, 3, 4});
+  const std::string payload = float_bytes({-1, -1, 1, 2, 3, 4, 9, 9});
   write_file(dir.path / "weights.bin", payload);
   write_file(dir.path / "data" / "w.bin", payload);
   write_file(dir.path.parent_path() / "w.bin", payload);
@@ -465,6 +467,7 @@ TEST_CASE("import: external data inside and escaping the model folder") {
     write_file(dir.path / "model.onnx", serialize(model));
     auto graph = import_onnx_file((dir.path / "model.onnx").string(), {});
     REQUIRE_FALSE(graph.has_value());
+    CAPTURE(graph.status().message());
     CHECK(graph.status().message().find(expected) != std::string::npos);
     CHECK(graph.status().message().find("tensor 'W'") != std::string::npos);
   }
@@ -478,8 +481,8 @@ TEST_CASE("import: external data inside and escaping the model folder") {
 // det output [1,1,640,640], cls output [1,2].
 TEST_CASE("import: real PaddleOCR models in ONEPOOL_CACHE_DIR") {
   const char* cache = std::getenv("ONEPOOL_CACHE_DIR");
-  const std::pair<const char*, std::vector<int64_t>> models[] = {
-      {"ocr_det.onnx", {1, 3, 640, 640}}, {"ocr_cls.onnx", {1, 3, 48, 192}}};
+  const std::pair<const char*, std::vector<int64_t>> models[] = {{"ocr_det.onnx", {1, 3, 640, 640}},
+                                                                 {"ocr_cls.onnx", {1, 3, 48, 192}}};
   const Shape outputs[] = {Shape{1, 1, 640, 640}, Shape{1, 2}};
   for (size_t i = 0; i < 2; ++i) {
     const fs::path path = fs::path(cache == nullptr ? "" : cache) / "models" / models[i].first;

@@ -616,6 +616,43 @@ TEST_CASE("Conv + BatchNormalization + Relu collapse into one Conv at level all"
   CHECK(graph.weights.size() == 2);
 }
 
+// A chain of 3000 Conv -> Relu blocks (plus an Identity every 10 blocks): every Relu fuses and
+// every Identity goes, 6300 nodes → 3000 Convs, each with onepool_activation "Relu". Guards the
+// O(rewrites × (nodes + values)) cost: this runs in well under a second.
+TEST_CASE("a long Conv + Relu chain fuses completely") {
+  constexpr int kBlocks = 3000;
+  GraphBuilder b;
+  ValueId x = b.input("x", {1, 1, 2, 2});
+  const ValueId w = b.weight("W", {1, 1, 1, 1}, {0.5f});
+  for (int i = 0; i < kBlocks; ++i) {
+    const ValueId c = b.value(str_cat("c", i), {1, 1, 2, 2});
+    const ValueId r = b.value(str_cat("r", i), {1, 1, 2, 2});
+    b.node("Conv", {x, w}, {c});
+    b.node("Relu", {c}, {r});
+    x = r;
+    if (i % 10 != 0) continue;
+    const ValueId id = b.value(str_cat("i", i), {1, 1, 2, 2});
+    b.node("Identity", {r}, {id});
+    x = id;
+  }
+  b.output(x);
+  Graph graph = b.finish();
+
+  const OptimizeReport report = optimize_ok(graph, OptimizeLevel::kAll);
+  CHECK(report.nodes_before == 2 * kBlocks + kBlocks / 10);
+  CHECK(report.removed_nodes == kBlocks / 10);
+  CHECK(report.fused_activations == kBlocks);
+  REQUIRE(graph.nodes.size() == static_cast<size_t>(kBlocks));
+  int relu_epilogues = 0;
+  for (const Node& node : graph.nodes) {
+    relu_epilogues += node.attributes.get_string("onepool_activation", "") == "Relu" ? 1 : 0;
+  }
+  CHECK(relu_epilogues == kBlocks);
+  // The last Conv writes the graph output "r2999" (the last block has no Identity).
+  CHECK(name_of(graph, graph.nodes.back().outputs[0]) == "r2999");
+  CHECK(name_of(graph, graph.outputs[0]) == "r2999");
+}
+
 // compact_graph on a graph with dead entries: values [x, dead, w_dead, y, w] and weights
 // [w_dead data, w data] → values [x, y, w] (ids 0,1,2), weights [w data], graph io kept.
 TEST_CASE("compact_graph drops unreferenced values and weights and renumbers densely") {

@@ -14,8 +14,8 @@ namespace {
 
 using testing::f32;
 using testing::float_attr;
-using testing::ints_attr;
 using testing::int_attr;
+using testing::ints_attr;
 using testing::OutputSpec;
 using testing::run_single_node;
 using testing::string_attr;
@@ -108,7 +108,8 @@ std::vector<float> naive_conv(const ConvCase& c, const std::vector<int64_t>& out
                 const int64_t y_in = oy * sh - ph + ky * dh, x_in = ox * sw - pw + kx * dw;
                 if (y_in < 0 || y_in >= ih || x_in < 0 || x_in >= iw) continue;
                 const int64_t channel = m / mg * cg + ci;
-                sum += x[static_cast<size_t>(((n * c.in_channels + channel) * ih + y_in) * iw + x_in)] *
+                sum += x[static_cast<size_t>(((n * c.in_channels + channel) * ih + y_in) * iw +
+                                             x_in)] *
                        w[static_cast<size_t>(((m * cg + ci) * kh + ky) * kw + kx)];
               }
           float value = static_cast<float>(sum);
@@ -143,8 +144,8 @@ void check_conv_case(ConvCase c, uint32_t seed) {
   std::vector<std::optional<testing::TestInput>> inputs{f32(x_shape, x), f32(w_shape, w, true)};
   if (c.bias) inputs.push_back(f32(Shape{c.out_channels}, b, true));
   const Shape y_shape = shape_of(c.batch, c.out_channels, out);
-  auto result = run_single_node("Conv", inputs, {OutputSpec{DType::kFloat32, y_shape}},
-                                conv_attributes(c));
+  auto result =
+      run_single_node("Conv", inputs, {OutputSpec{DType::kFloat32, y_shape}}, conv_attributes(c));
   REQUIRE_MESSAGE(result.has_value(), result.status().to_string());
   check_close(values_of<float>((*result)[0]), naive_conv(c, out, x, w, b));
 }
@@ -190,7 +191,8 @@ TEST_CASE("Conv matches a naive convolution over a configuration sweep") {
   }
 }
 
-// Depthwise with multiplier 1 (MobileNet's 3x3 stride 1 and 2, pad 1), the 1x1 GEMM path with
+// Depthwise with multiplier 1 (MobileNet's 3x3, strides 1 and 2, pads 1, 0 and asymmetric:
+// the specialised 3x3 row path and its edges), the 1x1 GEMM path with
 // and without bias, and a 1x1 kernel with stride 2 (which needs im2col), all against naive_conv.
 TEST_CASE("Conv depthwise and pointwise paths match the naive convolution") {
   ConvCase depthwise;
@@ -201,9 +203,15 @@ TEST_CASE("Conv depthwise and pointwise paths match the naive convolution") {
   depthwise.pads = {1, 1, 1, 1};
   depthwise.bias = true;
   depthwise.relu = true;
+  uint32_t seed = 100;
   for (int64_t stride : {1, 2}) {
-    depthwise.stride = {stride, stride};
-    check_conv_case(depthwise, 100 + static_cast<uint32_t>(stride));
+    for (const std::vector<int64_t>& pads :
+         {std::vector<int64_t>{1, 1, 1, 1}, std::vector<int64_t>{0, 0, 0, 0},
+          std::vector<int64_t>{2, 0, 1, 2}}) {
+      depthwise.stride = {stride, stride};
+      depthwise.pads = pads;
+      check_conv_case(depthwise, seed++);
+    }
   }
   ConvCase pointwise;
   pointwise.batch = 2;
@@ -228,7 +236,8 @@ TEST_CASE("Conv 3-D sums 2x2x2 cubes") {
   AttributeMap attributes;
   attributes.set("kernel_shape", ints_attr({2, 2, 2}));
   auto result = run_single_node(
-      "Conv", {f32(Shape{1, 1, 3, 3, 3}, x), f32(Shape{1, 1, 2, 2, 2}, std::vector<float>(8, 1.0f), true)},
+      "Conv",
+      {f32(Shape{1, 1, 3, 3, 3}, x), f32(Shape{1, 1, 2, 2, 2}, std::vector<float>(8, 1.0f), true)},
       {OutputSpec{DType::kFloat32, Shape{1, 1, 2, 2, 2}}}, attributes);
   REQUIRE_MESSAGE(result.has_value(), result.status().to_string());
   check_close(values_of<float>((*result)[0]), {60, 68, 84, 92, 132, 140, 156, 164});
@@ -317,15 +326,18 @@ Expected<cpu::PreparedKernel> prepare_conv(const Shape& x, const Shape& w, const
 TEST_CASE("Conv declares a bounded im2col workspace") {
   AttributeMap attributes;
   attributes.set("pads", ints_attr({1, 1, 1, 1}));
-  auto full = prepare_conv(Shape{8, 64, 56, 56}, Shape{64, 64, 3, 3}, Shape{8, 64, 56, 56}, attributes);
+  auto full =
+      prepare_conv(Shape{8, 64, 56, 56}, Shape{64, 64, 3, 3}, Shape{8, 64, 56, 56}, attributes);
   REQUIRE_MESSAGE(full.has_value(), full.status().to_string());
   CHECK(full->workspace_bytes == 7225344u);
   AttributeMap grouped = attributes;
   grouped.set("group", int_attr(2));
-  auto half = prepare_conv(Shape{8, 64, 56, 56}, Shape{64, 32, 3, 3}, Shape{8, 64, 56, 56}, grouped);
+  auto half =
+      prepare_conv(Shape{8, 64, 56, 56}, Shape{64, 32, 3, 3}, Shape{8, 64, 56, 56}, grouped);
   REQUIRE_MESSAGE(half.has_value(), half.status().to_string());
   CHECK(half->workspace_bytes == 3612672u);
-  auto pointwise = prepare_conv(Shape{1, 64, 56, 56}, Shape{128, 64, 1, 1}, Shape{1, 128, 56, 56}, {});
+  auto pointwise =
+      prepare_conv(Shape{1, 64, 56, 56}, Shape{128, 64, 1, 1}, Shape{1, 128, 56, 56}, {});
   REQUIRE_MESSAGE(pointwise.has_value(), pointwise.status().to_string());
   CHECK(pointwise->workspace_bytes == 0u);
   AttributeMap depthwise = attributes;
@@ -351,8 +363,9 @@ TEST_CASE("Conv reports shape mismatches at prepare time") {
   CHECK(message.find("axis 3") != std::string::npos);
 
   auto bad_bias = run_single_node(
-      "Conv", {f32(Shape{1, 2, 3}, std::vector<float>(6, 1.0f)), f32(Shape{2, 2, 1}, std::vector<float>(4, 1.0f), true),
-               f32(Shape{3}, {1, 2, 3}, true)},
+      "Conv",
+      {f32(Shape{1, 2, 3}, std::vector<float>(6, 1.0f)),
+       f32(Shape{2, 2, 1}, std::vector<float>(4, 1.0f), true), f32(Shape{3}, {1, 2, 3}, true)},
       {OutputSpec{DType::kFloat32, Shape{1, 2, 3}}});
   REQUIRE_FALSE(bad_bias.has_value());
   CHECK(bad_bias.status().message().find("expected shape [2], got [3]") != std::string::npos);
@@ -377,8 +390,8 @@ std::vector<int64_t> transpose_output(const TransposeCase& c) {
   const size_t rank = c.input.size();
   std::vector<int64_t> out(rank);
   for (size_t i = 0; i < rank; ++i) {
-    out[i] = c.stride[i] * (c.input[i] - 1) + c.output_padding[i] + (c.kernel[i] - 1) * c.dilation[i] +
-             1 - c.pads[i] - c.pads[rank + i];
+    out[i] = c.stride[i] * (c.input[i] - 1) + c.output_padding[i] +
+             (c.kernel[i] - 1) * c.dilation[i] + 1 - c.pads[i] - c.pads[rank + i];
   }
   return out;
 }
@@ -437,9 +450,9 @@ void check_transpose_case(const TransposeCase& c, uint32_t seed) {
   attributes.set("output_padding", ints_attr(c.output_padding));
   attributes.set("group", int_attr(c.group));
   if (c.relu) attributes.set("onepool_activation", string_attr("Relu"));
-  auto result = run_single_node("ConvTranspose", inputs,
-                                {OutputSpec{DType::kFloat32, shape_of(c.batch, c.out_channels, out)}},
-                                attributes);
+  auto result = run_single_node(
+      "ConvTranspose", inputs,
+      {OutputSpec{DType::kFloat32, shape_of(c.batch, c.out_channels, out)}}, attributes);
   REQUIRE_MESSAGE(result.has_value(), result.status().to_string());
   check_close(values_of<float>((*result)[0]), naive_transpose(c, out, x, w, b));
 }
@@ -508,16 +521,17 @@ TEST_CASE("ConvTranspose reproduces the official ONNX node tests") {
   };
 
   check_close(run(x, w, Shape{1, 2, 5, 5}, {}),
-              twice({0, 1, 3, 3, 2, 3, 8, 15, 12, 7, 9, 21, 36, 27, 15, 9, 20, 33, 24, 13, 6, 13, 21, 15, 8}));
-  check_close(run(f32(Shape{1, 1, 3}, {0, 1, 2}), f32(Shape{1, 2, 3}, std::vector<float>(6, 1.0f), true),
-                  Shape{1, 2, 5}, {}),
+              twice({0,  1,  3, 3,  2,  3,  8,  15, 12, 7,  9,  21, 36,
+                     27, 15, 9, 20, 33, 24, 13, 6,  13, 21, 15, 8}));
+  check_close(run(f32(Shape{1, 1, 3}, {0, 1, 2}),
+                  f32(Shape{1, 2, 3}, std::vector<float>(6, 1.0f), true), Shape{1, 2, 5}, {}),
               twice({0, 1, 3, 3, 2}));
 
   AttributeMap same;
   same.set("auto_pad", string_attr("SAME_UPPER"));
   same.set("strides", ints_attr({2, 2}));
   check_close(run(x, w, Shape{1, 2, 6, 6}, same),
-              twice({0, 0, 1, 1, 3, 2, 0, 0, 1, 1, 3, 2, 3, 3, 8, 5, 12, 7,
+              twice({0, 0, 1, 1, 3, 2, 0, 0, 1,  1,  3,  2,  3, 3, 8,  5, 12, 7,
                      3, 3, 7, 4, 9, 5, 9, 9, 20, 11, 24, 13, 6, 6, 13, 7, 15, 8}));
 
   AttributeMap pads;
@@ -530,7 +544,8 @@ TEST_CASE("ConvTranspose reproduces the official ONNX node tests") {
   dilations.set("dilations", ints_attr({2, 2}));
   check_close(run(f32(Shape{1, 1, 3, 3}, {3, 8, 1, 9, 5, 7, 3, 2, 6}),
                   f32(Shape{1, 1, 2, 2}, {7, 2, 1, 9}, true), Shape{1, 1, 5, 5}, dilations),
-              {21, 56, 13, 16, 2, 63, 35, 67, 10, 14, 24, 22, 76, 76, 21, 9, 5, 88, 45, 63, 3, 2, 33, 18, 54});
+              {21, 56, 13, 16, 2,  63, 35, 67, 10, 14, 24, 22, 76,
+               76, 21, 9,  5,  88, 45, 63, 3,  2,  33, 18, 54});
 
   AttributeMap output_shape;
   output_shape.set("strides", ints_attr({3, 2}));
@@ -552,12 +567,14 @@ TEST_CASE("ConvTranspose applies bias and a fused Relu") {
   for (size_t i = 0; i < 9; ++i) x9[i] = static_cast<float>(i);
   AttributeMap attributes;
   attributes.set("onepool_activation", string_attr("Relu"));
-  auto y = run_single_node("ConvTranspose",
-                           {f32(Shape{1, 1, 3, 3}, x9), f32(Shape{1, 2, 3, 3}, std::vector<float>(18, 1.0f), true),
-                            f32(Shape{2}, {1.0f, -100.0f}, true)},
-                           {OutputSpec{DType::kFloat32, Shape{1, 2, 5, 5}}}, attributes);
+  auto y = run_single_node(
+      "ConvTranspose",
+      {f32(Shape{1, 1, 3, 3}, x9), f32(Shape{1, 2, 3, 3}, std::vector<float>(18, 1.0f), true),
+       f32(Shape{2}, {1.0f, -100.0f}, true)},
+      {OutputSpec{DType::kFloat32, Shape{1, 2, 5, 5}}}, attributes);
   REQUIRE_MESSAGE(y.has_value(), y.status().to_string());
-  std::vector<float> expected{1, 2, 4, 4, 3, 4, 9, 16, 13, 8, 10, 22, 37, 28, 16, 10, 21, 34, 25, 14, 7, 14, 22, 16, 9};
+  std::vector<float> expected{1,  2,  4,  4,  3,  4,  9,  16, 13, 8,  10, 22, 37,
+                              28, 16, 10, 21, 34, 25, 14, 7,  14, 22, 16, 9};
   expected.insert(expected.end(), 25, 0.0f);
   check_close(values_of<float>((*y)[0]), expected);
 }

@@ -50,8 +50,11 @@ void check_floats(const HostTensor& tensor, const std::vector<float>& expected,
     INFO("element " << i << ": got " << values[i] << ", expected " << expected[i]);
     if (std::isnan(expected[i])) {
       CHECK(std::isnan(values[i]));
+    } else if (std::isinf(expected[i])) {
+      CHECK(values[i] == expected[i]);
     } else {
-      CHECK(std::fabs(values[i] - expected[i]) <= tolerance * std::max(1.0f, std::fabs(expected[i])));
+      CHECK(std::fabs(values[i] - expected[i]) <=
+            tolerance * std::max(1.0f, std::fabs(expected[i])));
     }
   }
 }
@@ -92,15 +95,15 @@ TEST_CASE("bias-like [N,C,H,W] + [1,C,1,1]") {
 
 // a [2,1,3] = {0,1,2 | 10,11,12}, b [1,4,1] = {100,200,300,400}: out[i,j,k] = a[i,k] + b[j].
 TEST_CASE("general broadcast [2,1,3] + [1,4,1]") {
-  const auto out = run_one("Add", {f32({2, 1, 3}, {0, 1, 2, 10, 11, 12}),
-                                   f32({1, 4, 1}, {100, 200, 300, 400})},
-                           {DType::kFloat32, {2, 4, 3}});
+  const auto out =
+      run_one("Add", {f32({2, 1, 3}, {0, 1, 2, 10, 11, 12}), f32({1, 4, 1}, {100, 200, 300, 400})},
+              {DType::kFloat32, {2, 4, 3}});
   check_floats(out, {100, 101, 102, 200, 201, 202, 300, 301, 302, 400, 401, 402,
                      110, 111, 112, 210, 211, 212, 310, 311, 312, 410, 411, 412});
   // [3,1] - [1,2]: rows {1,2,3} minus columns {10,20}.
-  check_floats(run_one("Sub", {f32({3, 1}, {1, 2, 3}), f32({1, 2}, {10, 20})},
-                       {DType::kFloat32, {3, 2}}),
-               {-9, -19, -8, -18, -7, -17});
+  check_floats(
+      run_one("Sub", {f32({3, 1}, {1, 2, 3}), f32({1, 2}, {10, 20})}, {DType::kFloat32, {3, 2}}),
+      {-9, -19, -8, -18, -7, -17});
 }
 
 // cond [2,1] = {true,false}, x [1,3] = {1,2,3}, y scalar -1: row 0 takes x, row 1 takes y.
@@ -109,9 +112,9 @@ TEST_CASE("Where broadcasts condition, X and Y three ways") {
                            {DType::kFloat32, {2, 3}});
   check_floats(out, {1, 2, 3, -1, -1, -1});
   // int64 values, same shapes: {1,0,0,1} picks {10,-2,-3,40}.
-  const auto longs = run_one("Where", {b8({4}, {1, 0, 0, 1}), i64({4}, {10, 20, 30, 40}),
-                                       i64({4}, {-1, -2, -3, -4})},
-                             {DType::kInt64, {4}});
+  const auto longs = run_one(
+      "Where", {b8({4}, {1, 0, 0, 1}), i64({4}, {10, 20, 30, 40}), i64({4}, {-1, -2, -3, -4})},
+      {DType::kInt64, {4}});
   CHECK(values_of<int64_t>(longs) == std::vector<int64_t>{10, -2, -3, 40});
 }
 
@@ -119,10 +122,11 @@ TEST_CASE("Where broadcasts condition, X and Y three ways") {
 // back to float gives the integer values and 0/1.
 TEST_CASE("Cast float to int64, bool, int8 and back") {
   const auto x = f32({6}, {-2.7f, -0.5f, 0.5f, 2.9f, 100.0f, 0.0f});
-  const auto as_i64 = run_one("Cast", {x}, {DType::kInt64, {6}},
-                              attributes_of({{"to", int_attr(7)}}));
+  const auto as_i64 =
+      run_one("Cast", {x}, {DType::kInt64, {6}}, attributes_of({{"to", int_attr(7)}}));
   CHECK(values_of<int64_t>(as_i64) == std::vector<int64_t>{-2, 0, 0, 2, 100, 0});
-  const auto as_i8 = run_one("Cast", {x}, {DType::kInt8, {6}}, attributes_of({{"to", int_attr(3)}}));
+  const auto as_i8 =
+      run_one("Cast", {x}, {DType::kInt8, {6}}, attributes_of({{"to", int_attr(3)}}));
   CHECK(values_of<int8_t>(as_i8) == std::vector<int8_t>{-2, 0, 0, 2, 100, 0});
   const auto as_bool = run_one("Cast", {f32({5}, {0.0f, -0.0f, 0.1f, kNaN, -3.0f})},
                                {DType::kBool, {5}}, attributes_of({{"to", int_attr(9)}}));
@@ -132,7 +136,8 @@ TEST_CASE("Cast float to int64, bool, int8 and back") {
   check_floats(run_one("Cast", {TestInput{as_i8}}, {DType::kFloat32, {6}}), {-2, 0, 0, 2, 100, 0});
   check_floats(run_one("Cast", {TestInput{as_bool}}, {DType::kFloat32, {5}}), {0, 0, 1, 1, 1});
   // int64 -> int32 keeps the low 32 bits (static_cast): 2^32 + 5 -> 5.
-  const auto narrowed = run_one("Cast", {i64({2}, {(int64_t{1} << 32) + 5, -7})}, {DType::kInt32, {2}});
+  const auto narrowed =
+      run_one("Cast", {i64({2}, {(int64_t{1} << 32) + 5, -7})}, {DType::kInt32, {2}});
   CHECK(values_of<int32_t>(narrowed) == std::vector<int32_t>{5, -7});
 }
 
@@ -141,7 +146,8 @@ TEST_CASE("Cast float to int64, bool, int8 and back") {
 TEST_CASE("Cast to and from float16") {
   const auto halves = run_one("Cast", {f32({5}, {1.0f, -2.0f, 65504.0f, 1e6f, 5.9604645e-8f})},
                               {DType::kFloat16, {5}});
-  CHECK(values_of<uint16_t>(halves) == std::vector<uint16_t>{0x3C00, 0xC000, 0x7BFF, 0x7C00, 0x0001});
+  CHECK(values_of<uint16_t>(halves) ==
+        std::vector<uint16_t>{0x3C00, 0xC000, 0x7BFF, 0x7C00, 0x0001});
   check_floats(run_one("Cast", {TestInput{halves}}, {DType::kFloat32, {5}}),
                {1.0f, -2.0f, 65504.0f, kInf, 5.9604645e-8f});
 }
@@ -156,26 +162,29 @@ TEST_CASE("Clip attribute and input forms") {
                {-1.0f, -0.5f, 0.5f, 1.0f});
   check_floats(run_one("Clip", {x, f32({}, {-1.0f}, true), f32({}, {1.0f})}, out),
                {-1.0f, -0.5f, 0.5f, 1.0f});
-  check_floats(run_one("Clip", {x, std::nullopt, f32({}, {1.0f})}, out), {-2.0f, -0.5f, 0.5f, 1.0f});
+  check_floats(run_one("Clip", {x, std::nullopt, f32({}, {1.0f})}, out),
+               {-2.0f, -0.5f, 0.5f, 1.0f});
   check_floats(run_one("Clip", {x}, out), {-2.0f, -0.5f, 0.5f, 2.0f});
   // int32 with bounds [0, 6]: {-3, 4, 9} -> {0, 4, 6}.
-  const auto ints = run_one("Clip", {i32({3}, {-3, 4, 9}), i32({}, {0}), i32({}, {6})},
-                            {DType::kInt32, {3}});
+  const auto ints =
+      run_one("Clip", {i32({3}, {-3, 4, 9}), i32({}, {0}), i32({}, {6})}, {DType::kInt32, {3}});
   CHECK(values_of<int32_t>(ints) == std::vector<int32_t>{0, 4, 6});
 }
 
 // Integer Div truncates toward zero; x / 0 = 0 and INT_MIN / -1 = INT_MIN (wraps), no SIGFPE.
 TEST_CASE("integer Div truncates and survives division by zero") {
   constexpr int32_t kMin = std::numeric_limits<int32_t>::min();
-  const auto out = run_one("Div", {i32({6}, {7, -7, 7, -7, 5, kMin}), i32({6}, {2, 2, -2, -2, 0, -1})},
-                           {DType::kInt32, {6}});
+  const auto out =
+      run_one("Div", {i32({6}, {7, -7, 7, -7, 5, kMin}), i32({6}, {2, 2, -2, -2, 0, -1})},
+              {DType::kInt32, {6}});
   CHECK(values_of<int32_t>(out) == std::vector<int32_t>{3, -3, -3, 3, 0, kMin});
   const auto longs = run_one("Div", {i64({3}, {100, -9, 1}), i64({}, {4})}, {DType::kInt64, {3}});
   CHECK(values_of<int64_t>(longs) == std::vector<int64_t>{25, -2, 0});
   // uint8 wraps on Add: 200 + 100 = 44.
-  const auto bytes = run_one("Add", {typed<uint8_t>(DType::kUInt8, {2}, {200, 1}),
-                                     typed<uint8_t>(DType::kUInt8, {2}, {100, 2})},
-                             {DType::kUInt8, {2}});
+  const auto bytes = run_one(
+      "Add",
+      {typed<uint8_t>(DType::kUInt8, {2}, {200, 1}), typed<uint8_t>(DType::kUInt8, {2}, {100, 2})},
+      {DType::kUInt8, {2}});
   CHECK(values_of<uint8_t>(bytes) == std::vector<uint8_t>{44, 3});
 }
 
@@ -186,13 +195,14 @@ TEST_CASE("Mod integer and float forms") {
   const auto b = i32({4}, {3, -3, 3, 0});
   CHECK(values_of<int32_t>(run_one("Mod", {a, b}, {DType::kInt32, {4}})) ==
         std::vector<int32_t>{2, -2, 0, 0});
-  CHECK(values_of<int32_t>(run_one("Mod", {a, b}, {DType::kInt32, {4}},
-                                   attributes_of({{"fmod", int_attr(1)}}))) ==
+  CHECK(values_of<int32_t>(
+            run_one("Mod", {a, b}, {DType::kInt32, {4}}, attributes_of({{"fmod", int_attr(1)}}))) ==
         std::vector<int32_t>{-1, 1, 0, 0});
   check_floats(run_one("Mod", {f32({2}, {5.5f, -5.5f}), f32({}, {2.0f})}, {DType::kFloat32, {2}},
                        attributes_of({{"fmod", int_attr(1)}})),
                {1.5f, -1.5f});
-  const Status error = run_error("Mod", {f32({1}, {1.0f}), f32({1}, {1.0f})}, {DType::kFloat32, {1}});
+  const Status error =
+      run_error("Mod", {f32({1}, {1.0f}), f32({1}, {1.0f})}, {DType::kFloat32, {1}});
   CHECK(error.code() == StatusCode::kInvalidModel);
 }
 
@@ -228,19 +238,20 @@ TEST_CASE("variadic Sum, Mean, Max with broadcasting") {
 // Pow: float base ^ int64 exponent {2,3,0.5^-1}; constant exponent 2 takes the x*x path; int32
 // base ^ int32 exponent: 3^3 = 27, 2^10 = 1024; broadcast exponent [2] over [2,2].
 TEST_CASE("Pow with mixed dtypes and fast paths") {
-  check_floats(run_one("Pow", {f32({3}, {2.0f, 3.0f, 0.5f}), i64({3}, {3, 2, -1})},
-                       {DType::kFloat32, {3}}),
-               {8.0f, 9.0f, 2.0f});
+  check_floats(
+      run_one("Pow", {f32({3}, {2.0f, 3.0f, 0.5f}), i64({3}, {3, 2, -1})}, {DType::kFloat32, {3}}),
+      {8.0f, 9.0f, 2.0f});
   check_floats(run_one("Pow", {f32({3}, {-3.0f, 1.5f, 4.0f}), f32({}, {2.0f}, true)},
                        {DType::kFloat32, {3}}),
                {9.0f, 2.25f, 16.0f});
-  check_floats(run_one("Pow", {f32({2}, {9.0f, 2.25f}), f32({1}, {0.5f}, true)},
-                       {DType::kFloat32, {2}}),
-               {3.0f, 1.5f});
+  check_floats(
+      run_one("Pow", {f32({2}, {9.0f, 2.25f}), f32({1}, {0.5f}, true)}, {DType::kFloat32, {2}}),
+      {3.0f, 1.5f});
   CHECK(values_of<int32_t>(run_one("Pow", {i32({2}, {3, 2}), i32({2}, {3, 10})},
                                    {DType::kInt32, {2}})) == std::vector<int32_t>{27, 1024});
-  check_floats(run_one("Pow", {f32({2, 2}, {1, 2, 3, 4}), f32({2}, {2, 3})}, {DType::kFloat32, {2, 2}}),
-               {1, 8, 9, 64});
+  check_floats(
+      run_one("Pow", {f32({2, 2}, {1, 2, 3, 4}), f32({2}, {2, 3})}, {DType::kFloat32, {2, 2}}),
+      {1, 8, 9, 64});
 }
 
 // Comparisons broadcast and output bool; logic ops on bool.
@@ -320,6 +331,92 @@ TEST_CASE("large tensors are split over threads and stay exact") {
   CHECK(two_threads[kCols + 7] == doctest::Approx(1.0 / (1.0 + std::exp(-double(x[kCols + 7])))));
 }
 
+struct InPlaceRun {
+  int in_place_input = -2;
+  std::vector<float> values;
+};
+
+// Prepares `op` (float32 in, float32 out of input 0's shape) with optional second input and runs
+// it with output 0 in the same memory as input 0, as the planner does when it accepts
+// PreparedKernel::in_place_input == 0.
+InPlaceRun run_in_place(const std::string& op, const TestInput& x,
+                        const std::optional<TestInput>& other) {
+  Graph graph;
+  graph.opset = 17;
+  Node node;
+  node.name = "in_place";
+  node.op_type = op;
+  const std::vector<const TestInput*> inputs = {&x, other ? &*other : nullptr};
+  for (size_t i = 0; i < inputs.size() && inputs[i] != nullptr; ++i) {
+    Value value;
+    value.name = str_cat("input_", i);
+    value.dtype = DType::kFloat32;
+    value.shape = inputs[i]->tensor.shape;
+    node.inputs.push_back(graph.add_value(value));
+  }
+  Value output;
+  output.name = "output";
+  output.dtype = DType::kFloat32;
+  output.shape = x.tensor.shape;
+  node.outputs.push_back(graph.add_value(output));
+  graph.nodes.push_back(node);
+  graph.rebuild_edges();
+  const auto registry = cpu::KernelRegistry::with_all_kernels();
+  auto prepared = registry.find(op)(cpu::NodeContext(graph, graph.nodes[0]));
+  REQUIRE(prepared.has_value());
+  HostTensor buffer = x.tensor;
+  HostTensor second = other ? other->tensor : HostTensor{};
+  std::vector<TensorView> views = {{buffer.data.data(), DType::kFloat32, buffer.shape, {}}};
+  if (other) views.push_back({second.data.data(), DType::kFloat32, second.shape, {}});
+  const std::vector<TensorView> outputs = {views[0]};
+  cpu::ThreadPool pool(2);
+  cpu::RunContext context;
+  context.inputs = views;
+  context.outputs = outputs;
+  context.threads = &pool;
+  REQUIRE(prepared->kernel->run(context).is_ok());
+  return {prepared->in_place_input, values_of<float>(buffer)};
+}
+
+// Unary and same-shape-input-0 binary ops declare in_place_input 0 and compute correctly in
+// place: Relu {-1,2} -> {0,2}; bias add [1,2,2] + [2,1] -> {11,12,23,24}; a broadcast input 0
+// ([2] + [2,2]) is not in place (-1). The 40000-element Sigmoid also splits over threads.
+TEST_CASE("in-place runs on input 0") {
+  const auto relu = run_in_place("Relu", f32({2}, {-1, 2}), std::nullopt);
+  CHECK(relu.in_place_input == 0);
+  CHECK(relu.values == std::vector<float>{0, 2});
+  const auto bias = run_in_place("Add", f32({1, 2, 2}, {1, 2, 3, 4}), f32({2, 1}, {10, 20}));
+  CHECK(bias.in_place_input == 0);
+  CHECK(bias.values == std::vector<float>{11, 12, 23, 24});
+  std::vector<float> big(40000, 0.0f);
+  const auto sigmoid = run_in_place("Sigmoid", f32({40000}, big), std::nullopt);
+  CHECK(sigmoid.in_place_input == 0);
+  CHECK(sigmoid.values == std::vector<float>(40000, 0.5f));
+
+  Graph graph;
+  graph.opset = 17;
+  Value a;
+  a.name = "a";
+  a.dtype = DType::kFloat32;
+  a.shape = Shape{2};
+  Value b = a;
+  b.name = "b";
+  b.shape = Shape{2, 2};
+  Value y = b;
+  y.name = "y";
+  Node node;
+  node.name = "add";
+  node.op_type = "Add";
+  node.inputs = {graph.add_value(a), graph.add_value(b)};
+  node.outputs = {graph.add_value(y)};
+  graph.nodes.push_back(node);
+  graph.rebuild_edges();
+  const auto registry = cpu::KernelRegistry::with_all_kernels();
+  auto prepared = registry.find("Add")(cpu::NodeContext(graph, graph.nodes[0]));
+  REQUIRE(prepared.has_value());
+  CHECK(prepared->in_place_input == -1);
+}
+
 // Errors: Sqrt on int32 and Add on bool are unsupported (message names node, op, dtype);
 // [2,3] + [4] does not broadcast (message names the input and axis); a wrong output shape
 // is rejected.
@@ -334,13 +431,14 @@ TEST_CASE("errors name node, op, tensor, dtype and axis") {
   CHECK(bool_error.code() == StatusCode::kUnsupported);
   CHECK(bool_error.message().find("bool") != std::string::npos);
 
-  const Status shape_error = run_error("Add", {f32({2, 3}, {1, 2, 3, 4, 5, 6}), f32({4}, {1, 2, 3, 4})},
-                                       {DType::kFloat32, {2, 3}});
+  const Status shape_error = run_error(
+      "Add", {f32({2, 3}, {1, 2, 3, 4, 5, 6}), f32({4}, {1, 2, 3, 4})}, {DType::kFloat32, {2, 3}});
   CHECK(shape_error.code() == StatusCode::kInvalidModel);
   CHECK(shape_error.message().find("input 1 'input_1'") != std::string::npos);
   CHECK(shape_error.message().find("axis 1 is 4, expected 3 or 1") != std::string::npos);
 
-  const Status output_error = run_error("Add", {f32({2}, {1, 2}), f32({1}, {1})}, {DType::kFloat32, {3, 2}});
+  const Status output_error =
+      run_error("Add", {f32({2}, {1, 2}), f32({1}, {1})}, {DType::kFloat32, {3, 2}});
   CHECK(output_error.code() == StatusCode::kInvalidModel);
   CHECK(output_error.message().find("axis 0 is 3, expected 1") != std::string::npos);
 }

@@ -81,8 +81,8 @@ TEST_CASE("MatMul batched broadcast [2,1,4,8] x [3,8,5]") {
       }
     }
   }
-  check_close(run_f32("MatMul", {f32({2, 1, 4, 8}, a), f32({3, 8, 5}, b)}, {2, 3, 4, 5}),
-              expected, 1e-4);
+  check_close(run_f32("MatMul", {f32({2, 1, 4, 8}, a), f32({3, 8, 5}, b)}, {2, 3, 4, 5}), expected,
+              1e-4);
 }
 
 // [2,3,4] activations x a constant [4,5] weight: folded into one [6,4] x [4,5] product; the
@@ -116,24 +116,25 @@ TEST_CASE("MatMul weight fold and left-operand broadcast") {
 
 // 1-D x 3-D: [1,2] x B[2,2,2] = one row per batch: [1*1+2*3, 1*2+2*4] = [7,10] and [19,22].
 TEST_CASE("MatMul 1-D x 3-D") {
-  check_close(run_f32("MatMul", {f32({2}, {1, 2}), f32({2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8})}, {2, 2}),
-              {7, 10, 19, 22});
+  check_close(
+      run_f32("MatMul", {f32({2}, {1, 2}), f32({2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8})}, {2, 2}),
+      {7, 10, 19, 22});
 }
 
 // ONNX node test test_matmul_3d: [2,3,4] x [2,4,3].
 TEST_CASE("MatMul onnx test_matmul_3d") {
-  const std::vector<float> a = {
-      2.2697546f, -1.4543657f, 0.045758516f, -0.18718386f, 1.5327792f, 1.4693588f,
-      0.15494743f, 0.37816253f, -0.88778573f, -1.9807965f, -0.34791216f, 0.15634897f,
-      1.2302907f,  1.2023798f,  -0.3873268f,  -0.30230275f, -1.048553f, -1.420018f,
-      -1.7062702f, 1.9507754f,  -0.5096522f,  -0.4380743f,  -1.2527953f, 0.7774904f};
+  const std::vector<float> a = {2.2697546f,   -1.4543657f, 0.045758516f, -0.18718386f, 1.5327792f,
+                                1.4693588f,   0.15494743f, 0.37816253f,  -0.88778573f, -1.9807965f,
+                                -0.34791216f, 0.15634897f, 1.2302907f,   1.2023798f,   -0.3873268f,
+                                -0.30230275f, -1.048553f,  -1.420018f,   -1.7062702f,  1.9507754f,
+                                -0.5096522f,  -0.4380743f, -1.2527953f,  0.7774904f};
   const std::vector<float> b = {
-      -1.6138978f,  -0.21274029f, -0.89546657f, 0.3869025f,  -0.51080513f, -1.1806322f,
-      -0.028182229f, 0.42833188f, 0.06651722f,  0.3024719f,  -0.6343221f,  -0.36274117f,
-      -0.67246044f, -0.35955316f, -0.8131463f,  -1.7262826f, 0.17742614f,  -0.40178093f,
-      -1.6301984f,  0.46278226f,  -0.9072984f,  0.051945396f, 0.7290906f,  0.12898292f};
+      -1.6138978f,   -0.21274029f, -0.89546657f, 0.3869025f,   -0.51080513f, -1.1806322f,
+      -0.028182229f, 0.42833188f,  0.06651722f,  0.3024719f,   -0.6343221f,  -0.36274117f,
+      -0.67246044f,  -0.35955316f, -0.8131463f,  -1.7262826f,  0.17742614f,  -0.40178093f,
+      -1.6301984f,   0.46278226f,  -0.9072984f,  0.051945396f, 0.7290906f,   0.12898292f};
   const std::vector<float> expected = {
-      -4.2837567f, 0.39836392f, -0.24447522f, -1.7952335f, -1.2501478f, -3.2341933f,
+      -4.2837567f, 0.39836392f, -0.24447522f, -1.7952335f, -1.2501478f,  -3.2341933f,
       0.7235164f,  0.9524713f,  3.053718f,    -2.287253f,  -0.62867534f, -1.1710705f,
       6.0393553f,  0.75772256f, 3.222876f,    3.181653f,   0.09261068f,  1.8273739f};
   check_close(run_f32("MatMul", {f32({2, 3, 4}, a), f32({2, 4, 3}, b)}, {2, 3, 3}), expected);
@@ -183,8 +184,7 @@ TEST_CASE("MatMul shape errors") {
   CHECK(inner.status().message().find("K = 3 vs 4") != std::string::npos);
   CHECK(inner.status().message().find("test_node") != std::string::npos);
 
-  auto batch = run_single_node("MatMul",
-                               {f32({2, 1, 1}, {1, 2}), f32({3, 1, 1}, {1, 2, 3})},
+  auto batch = run_single_node("MatMul", {f32({2, 1, 1}, {1, 2}), f32({3, 1, 1}, {1, 2, 3})},
                                {{DType::kFloat32, {3, 1, 1}}});
   REQUIRE_FALSE(batch.has_value());
   CHECK(batch.status().message().find("(2 vs 3)") != std::string::npos);
@@ -238,26 +238,26 @@ TEST_CASE("Gemm non-square transposes") {
 TEST_CASE("Gemm fused Relu") {
   AttributeMap relu;
   relu.set("onepool_activation", string_attr("Relu"));
-  check_close(run_f32("Gemm", {f32({1, 2}, {1, -2}), f32({2, 2}, {1, 0, 0, 1}),
-                               f32({2}, {0.5f, 0.5f})},
-                      {1, 2}, relu),
-              {1.5f, 0.0f});
+  check_close(
+      run_f32("Gemm", {f32({1, 2}, {1, -2}), f32({2, 2}, {1, 0, 0, 1}), f32({2}, {0.5f, 0.5f})},
+              {1, 2}, relu),
+      {1.5f, 0.0f});
 }
 
 // ONNX node test test_gemm_all_attributes: alpha 0.25, beta 0.35, transA, transB, C [1,5].
 TEST_CASE("Gemm onnx test_gemm_all_attributes") {
-  const std::vector<float> a = {0.5488135f, 0.71518934f, 0.60276335f, 0.5448832f,
-                                0.4236548f, 0.6458941f,  0.4375872f,  0.891773f,
-                                0.96366274f, 0.3834415f, 0.79172504f, 0.5288949f};
+  const std::vector<float> a = {0.5488135f,  0.71518934f, 0.60276335f, 0.5448832f,
+                                0.4236548f,  0.6458941f,  0.4375872f,  0.891773f,
+                                0.96366274f, 0.3834415f,  0.79172504f, 0.5288949f};
   const std::vector<float> b = {0.56804454f, 0.92559665f, 0.071036056f, 0.0871293f, 0.020218397f,
                                 0.83261985f, 0.77815676f, 0.87001216f,  0.9786183f, 0.7991586f,
                                 0.46147937f, 0.7805292f,  0.11827443f,  0.639921f,  0.14335328f,
                                 0.9446689f,  0.5218483f,  0.41466194f,  0.2645556f, 0.7742337f};
   const std::vector<float> c = {0.45615032f, 0.56843394f, 0.0187898f, 0.6176355f, 0.6120957f};
-  const std::vector<float> expected = {
-      0.37979913f, 0.4836736f,  0.37501436f, 0.42580932f, 0.44547832f,
-      0.39233345f, 0.63644016f, 0.52356744f, 0.5240351f,  0.5636829f,
-      0.42334533f, 0.63895106f, 0.49747032f, 0.49676925f, 0.5259358f};
+  const std::vector<float> expected = {0.37979913f, 0.4836736f,  0.37501436f, 0.42580932f,
+                                       0.44547832f, 0.39233345f, 0.63644016f, 0.52356744f,
+                                       0.5240351f,  0.5636829f,  0.42334533f, 0.63895106f,
+                                       0.49747032f, 0.49676925f, 0.5259358f};
   check_close(run_f32("Gemm", {f32({4, 3}, a), f32({5, 4}, b), f32({1, 5}, c)}, {3, 5},
                       gemm_attributes(0.25f, 0.35f, 1, 1)),
               expected);
@@ -267,8 +267,8 @@ TEST_CASE("Gemm onnx test_gemm_all_attributes") {
 TEST_CASE("Gemm onnx test_gemm_default_scalar_bias") {
   const std::vector<float> a = {0.5488135f, 0.71518934f, 0.60276335f,
                                 0.5448832f, 0.4236548f,  0.6458941f};
-  const std::vector<float> b = {0.4375872f,  0.891773f,  0.96366274f,  0.3834415f,
-                                0.79172504f, 0.5288949f, 0.56804454f,  0.92559665f,
+  const std::vector<float> b = {0.4375872f,   0.891773f,  0.96366274f,  0.3834415f,
+                                0.79172504f,  0.5288949f, 0.56804454f,  0.92559665f,
                                 0.071036056f, 0.0871293f, 0.020218397f, 0.83261985f};
   const std::vector<float> expected = {3.9892051f, 4.0601954f, 4.0873175f, 4.5142875f,
                                        3.759734f,  3.9062574f, 3.9187975f, 4.2788486f};
@@ -282,8 +282,8 @@ TEST_CASE("Gemm shape errors") {
   auto bias = run_single_node("Gemm", {a, a, f32({3}, {1, 2, 3})}, {{DType::kFloat32, {2, 2}}});
   REQUIRE_FALSE(bias.has_value());
   CHECK(bias.status().message().find("cannot broadcast to [2,2]") != std::string::npos);
-  auto rank = run_single_node("Gemm", {f32({1, 2, 2}, {1, 2, 3, 4}), a},
-                              {{DType::kFloat32, {2, 2}}});
+  auto rank =
+      run_single_node("Gemm", {f32({1, 2, 2}, {1, 2, 3, 4}), a}, {{DType::kFloat32, {2, 2}}});
   REQUIRE_FALSE(rank.has_value());
   CHECK(rank.status().message().find("expected a 2-D matrix") != std::string::npos);
 }

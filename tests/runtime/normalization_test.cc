@@ -45,16 +45,16 @@ const std::vector<float> kScale{0.37642553f, -1.0994008f, 0.29823819f};
 const std::vector<float> kBias{1.3263859f, -0.69456786f, -0.14963454f};
 const std::vector<float> kMean{-0.43515354f, 1.8492638f, 0.67229474f};
 const std::vector<float> kVar{0.9755215f, 0.85580337f, 0.011714084f};
-const std::vector<float> kBatchNormExpected{1.1111132f, 1.4922303f, 0.31470615f,
-                                           -0.87370437f, 6.2617502f, 9.0161295f};
+const std::vector<float> kBatchNormExpected{1.1111132f,   1.4922303f, 0.31470615f,
+                                            -0.87370437f, 6.2617502f, 9.0161295f};
 
 TEST_CASE("BatchNormalization with weight parameters matches the folded formula") {
   for (bool constant : {true, false}) {  // prepare-time folding and the per-run workspace path
     CAPTURE(constant);
     auto y = run_single_node("BatchNormalization",
-                             {f32(Shape{1, 3, 2}, {-1, 0, 1, 2, 3, 4}), f32(Shape{3}, kScale, constant),
-                              f32(Shape{3}, kBias, constant), f32(Shape{3}, kMean, constant),
-                              f32(Shape{3}, kVar, constant)},
+                             {f32(Shape{1, 3, 2}, {-1, 0, 1, 2, 3, 4}),
+                              f32(Shape{3}, kScale, constant), f32(Shape{3}, kBias, constant),
+                              f32(Shape{3}, kMean, constant), f32(Shape{3}, kVar, constant)},
                              {OutputSpec{DType::kFloat32, Shape{1, 3, 2}}});
     REQUIRE_MESSAGE(y.has_value(), y.status().to_string());
     check_close(values_of<float>((*y)[0]), kBatchNormExpected);
@@ -70,10 +70,11 @@ TEST_CASE("BatchNormalization matches the naive formula on a 4-D input") {
   for (float& v : var) v = v * 0.5f + 1.0f;
   AttributeMap attributes;
   attributes.set("epsilon", float_attr(0.01f));
-  auto y = run_single_node("BatchNormalization",
-                           {f32(Shape{2, 4, 3, 5}, x), f32(Shape{4}, scale, true), f32(Shape{4}, bias, true),
-                            f32(Shape{4}, mean, true), f32(Shape{4}, var, true)},
-                           {OutputSpec{DType::kFloat32, Shape{2, 4, 3, 5}}}, attributes);
+  auto y = run_single_node(
+      "BatchNormalization",
+      {f32(Shape{2, 4, 3, 5}, x), f32(Shape{4}, scale, true), f32(Shape{4}, bias, true),
+       f32(Shape{4}, mean, true), f32(Shape{4}, var, true)},
+      {OutputSpec{DType::kFloat32, Shape{2, 4, 3, 5}}}, attributes);
   REQUIRE_MESSAGE(y.has_value(), y.status().to_string());
   std::vector<float> expected(x.size());
   for (size_t i = 0; i < x.size(); ++i) {
@@ -88,14 +89,15 @@ TEST_CASE("BatchNormalization rejects training mode") {
   const auto p = f32(Shape{3}, {1, 1, 1}, true);
   AttributeMap training;
   training.set("training_mode", int_attr(1));
-  auto mode = run_single_node("BatchNormalization", {f32(Shape{1, 3, 2}, {-1, 0, 1, 2, 3, 4}), p, p, p, p},
-                              {OutputSpec{DType::kFloat32, Shape{1, 3, 2}}}, training);
+  auto mode =
+      run_single_node("BatchNormalization", {f32(Shape{1, 3, 2}, {-1, 0, 1, 2, 3, 4}), p, p, p, p},
+                      {OutputSpec{DType::kFloat32, Shape{1, 3, 2}}}, training);
   REQUIRE_FALSE(mode.has_value());
   CHECK(mode.status().code() == StatusCode::kUnsupported);
   CHECK(mode.status().message().find("training_mode") != std::string::npos);
-  auto outputs = run_single_node("BatchNormalization", {f32(Shape{1, 3, 2}, {-1, 0, 1, 2, 3, 4}), p, p, p, p},
-                                 {OutputSpec{DType::kFloat32, Shape{1, 3, 2}},
-                                  OutputSpec{DType::kFloat32, Shape{3}}});
+  auto outputs = run_single_node(
+      "BatchNormalization", {f32(Shape{1, 3, 2}, {-1, 0, 1, 2, 3, 4}), p, p, p, p},
+      {OutputSpec{DType::kFloat32, Shape{1, 3, 2}}, OutputSpec{DType::kFloat32, Shape{3}}});
   REQUIRE_FALSE(outputs.has_value());
   CHECK(outputs.status().code() == StatusCode::kUnsupported);
 }
@@ -105,23 +107,27 @@ TEST_CASE("BatchNormalization rejects training mode") {
 // test_layer_normalization_2d_axis0: X, W, B all [3,4], axis 0 (one row of 12): Mean [[0.7482124]],
 // InvStdDev [[1.0837431]], Y below.
 TEST_CASE("LayerNormalization reproduces test_layer_normalization_2d_axis0") {
-  const std::vector<float> x{1.7640524f, 0.40015721f, 0.97873801f, 2.2408931f, 1.867558f, -0.97727787f,
-                             0.95008844f, -0.1513572f, -0.10321885f, 0.41059852f, 0.14404356f, 1.4542735f};
-  const std::vector<float> w{0.76103771f, 0.12167501f, 0.44386324f, 0.33367434f, 1.4940791f, -0.20515826f,
-                             0.3130677f, -0.85409576f, -2.5529897f, 0.65361857f, 0.86443621f, -0.74216503f};
-  const std::vector<float> b{2.2697546f, -1.4543657f, 0.045758516f, -0.18718386f, 1.5327792f, 1.4693588f,
-                             0.15494743f, 0.37816253f, -0.88778573f, -1.9807965f, -0.34791216f, 0.15634897f};
+  const std::vector<float> x{1.7640524f,   0.40015721f,  0.97873801f, 2.2408931f,
+                             1.867558f,    -0.97727787f, 0.95008844f, -0.1513572f,
+                             -0.10321885f, 0.41059852f,  0.14404356f, 1.4542735f};
+  const std::vector<float> w{0.76103771f, 0.12167501f,  0.44386324f, 0.33367434f,
+                             1.4940791f,  -0.20515826f, 0.3130677f,  -0.85409576f,
+                             -2.5529897f, 0.65361857f,  0.86443621f, -0.74216503f};
+  const std::vector<float> b{2.2697546f,   -1.4543657f, 0.045758516f, -0.18718386f,
+                             1.5327792f,   1.4693588f,  0.15494743f,  0.37816253f,
+                             -0.88778573f, -1.9807965f, -0.34791216f, 0.15634897f};
   AttributeMap attributes;
   attributes.set("axis", int_attr(0));
-  auto y = run_single_node("LayerNormalization",
-                           {f32(Shape{3, 4}, x), f32(Shape{3, 4}, w, true), f32(Shape{3, 4}, b, true)},
-                           {OutputSpec{DType::kFloat32, Shape{3, 4}}, OutputSpec{DType::kFloat32, Shape{1, 1}},
-                            OutputSpec{DType::kFloat32, Shape{1, 1}}},
-                           attributes);
+  auto y = run_single_node(
+      "LayerNormalization",
+      {f32(Shape{3, 4}, x), f32(Shape{3, 4}, w, true), f32(Shape{3, 4}, b, true)},
+      {OutputSpec{DType::kFloat32, Shape{3, 4}}, OutputSpec{DType::kFloat32, Shape{1, 1}},
+       OutputSpec{DType::kFloat32, Shape{1, 1}}},
+      attributes);
   REQUIRE_MESSAGE(y.has_value(), y.status().to_string());
   check_close(values_of<float>((*y)[0]),
-              {3.1075883f, -1.5002618f, 0.15664911f, 0.35259527f, 3.3452215f, 1.8530023f, 0.22344095f,
-               1.2108226f, 1.4679415f, -2.2199469f, -0.91391373f, -0.4115474f});
+              {3.1075883f, -1.5002618f, 0.15664911f, 0.35259527f, 3.3452215f, 1.8530023f,
+               0.22344095f, 1.2108226f, 1.4679415f, -2.2199469f, -0.91391373f, -0.4115474f});
   check_close(values_of<float>((*y)[1]), {0.7482124f});
   check_close(values_of<float>((*y)[2]), {1.0837431f});
 }
@@ -130,25 +136,27 @@ TEST_CASE("LayerNormalization reproduces test_layer_normalization_2d_axis0") {
 // the first and last five values of Y, and both rows of Mean [0.68700826, 0.19870459] and InvStdDev
 // [1.111287, 0.78767842].
 TEST_CASE("LayerNormalization reproduces test_layer_normalization_3d_axis1_epsilon") {
-  const std::vector<float> x{
-      1.7640524f, 0.40015721f, 0.97873801f, 2.2408931f, 1.867558f, -0.97727787f, 0.95008844f, -0.1513572f,
-      -0.10321885f, 0.41059852f, 0.14404356f, 1.4542735f, 0.76103771f, 0.12167501f, 0.44386324f,
-      0.33367434f, 1.4940791f, -0.20515826f, 0.3130677f, -0.85409576f, -2.5529897f, 0.65361857f,
-      0.86443621f, -0.74216503f, 2.2697546f, -1.4543657f, 0.045758516f, -0.18718386f, 1.5327792f, 1.4693588f};
+  const std::vector<float> x{1.7640524f,   0.40015721f,  0.97873801f,  2.2408931f,   1.867558f,
+                             -0.97727787f, 0.95008844f,  -0.1513572f,  -0.10321885f, 0.41059852f,
+                             0.14404356f,  1.4542735f,   0.76103771f,  0.12167501f,  0.44386324f,
+                             0.33367434f,  1.4940791f,   -0.20515826f, 0.3130677f,   -0.85409576f,
+                             -2.5529897f,  0.65361857f,  0.86443621f,  -0.74216503f, 2.2697546f,
+                             -1.4543657f,  0.045758516f, -0.18718386f, 1.5327792f,   1.4693588f};
   const std::vector<float> w{-0.068241604f, 1.7133427f, -0.74475485f, -0.82643855f, -0.098452523f,
-                             -0.66347831f, 1.1266359f, -1.0799315f, -1.1474687f, -0.43782005f,
-                             -0.49803245f, 1.9295321f, 0.94942081f, 0.087551244f, -1.2254355f};
-  const std::vector<float> b{0.84436297f, -1.0002153f, -1.5447711f, 1.1880298f, 0.3169426f,
-                             0.9208588f, 0.31872764f, 0.8568306f, -0.65102559f, -1.0342429f,
+                             -0.66347831f,  1.1266359f, -1.0799315f,  -1.1474687f,  -0.43782005f,
+                             -0.49803245f,  1.9295321f, 0.94942081f,  0.087551244f, -1.2254355f};
+  const std::vector<float> b{0.84436297f, -1.0002153f,  -1.5447711f, 1.1880298f,   0.3169426f,
+                             0.9208588f,  0.31872764f,  0.8568306f,  -0.65102559f, -1.0342429f,
                              0.68159449f, -0.80340964f, -0.6895498f, -0.45553249f, 0.017479159f};
   AttributeMap attributes;
   attributes.set("axis", int_attr(1));
   attributes.set("epsilon", float_attr(0.1f));
-  auto y = run_single_node("LayerNormalization",
-                           {f32(Shape{2, 3, 5}, x), f32(Shape{3, 5}, w, true), f32(Shape{3, 5}, b, true)},
-                           {OutputSpec{DType::kFloat32, Shape{2, 3, 5}}, OutputSpec{DType::kFloat32, Shape{2, 1, 1}},
-                            OutputSpec{DType::kFloat32, Shape{2, 1, 1}}},
-                           attributes);
+  auto y = run_single_node(
+      "LayerNormalization",
+      {f32(Shape{2, 3, 5}, x), f32(Shape{3, 5}, w, true), f32(Shape{3, 5}, b, true)},
+      {OutputSpec{DType::kFloat32, Shape{2, 3, 5}}, OutputSpec{DType::kFloat32, Shape{2, 1, 1}},
+       OutputSpec{DType::kFloat32, Shape{2, 1, 1}}},
+      attributes);
   REQUIRE_MESSAGE(y.has_value(), y.status().to_string());
   const auto values = values_of<float>((*y)[0]);
   check_close(std::vector<float>(values.begin(), values.begin() + 5),
@@ -170,7 +178,8 @@ TEST_CASE("LayerNormalization matches the naive formula for each axis") {
     Shape scale_shape = axis == -1 ? Shape{4} : axis == 1 ? Shape{3, 4} : Shape{2, 3, 4};
     AttributeMap attributes;
     attributes.set("axis", int_attr(axis));
-    auto y = run_single_node("LayerNormalization", {f32(Shape{2, 3, 4}, x), f32(scale_shape, scale, true)},
+    auto y = run_single_node("LayerNormalization",
+                             {f32(Shape{2, 3, 4}, x), f32(scale_shape, scale, true)},
                              {OutputSpec{DType::kFloat32, Shape{2, 3, 4}}}, attributes);
     REQUIRE_MESSAGE(y.has_value(), y.status().to_string());
     std::vector<float> expected(24);
@@ -178,11 +187,13 @@ TEST_CASE("LayerNormalization matches the naive formula for each axis") {
       double mean = 0.0, var = 0.0;
       for (int64_t i = 0; i < inner; ++i) mean += x[static_cast<size_t>(row * inner + i)];
       mean /= static_cast<double>(inner);
-      for (int64_t i = 0; i < inner; ++i) var += std::pow(x[static_cast<size_t>(row * inner + i)] - mean, 2);
+      for (int64_t i = 0; i < inner; ++i)
+        var += std::pow(x[static_cast<size_t>(row * inner + i)] - mean, 2);
       var /= static_cast<double>(inner);
       for (int64_t i = 0; i < inner; ++i) {
         const size_t at = static_cast<size_t>(row * inner + i);
-        expected[at] = static_cast<float>((x[at] - mean) / std::sqrt(var + 1e-5) * scale[static_cast<size_t>(i)]);
+        expected[at] = static_cast<float>((x[at] - mean) / std::sqrt(var + 1e-5) *
+                                          scale[static_cast<size_t>(i)]);
       }
     }
     check_close(values_of<float>((*y)[0]), expected);
@@ -191,7 +202,8 @@ TEST_CASE("LayerNormalization matches the naive formula for each axis") {
 
 // A Scale of 3 values for a normalized size of 4 is unsupported and names both counts.
 TEST_CASE("LayerNormalization rejects a Scale of the wrong size") {
-  auto y = run_single_node("LayerNormalization", {f32(Shape{2, 4}, random_values(8, 3)), f32(Shape{3}, {1, 1, 1}, true)},
+  auto y = run_single_node("LayerNormalization",
+                           {f32(Shape{2, 4}, random_values(8, 3)), f32(Shape{3}, {1, 1, 1}, true)},
                            {OutputSpec{DType::kFloat32, Shape{2, 4}}});
   REQUIRE_FALSE(y.has_value());
   CHECK(y.status().message().find("expected 4 values") != std::string::npos);
@@ -203,11 +215,12 @@ TEST_CASE("LayerNormalization rejects a Scale of the wrong size") {
 // y = [-1.2247356, 0, 1.2247356, -0.8371035, 1, 2.8371034].
 TEST_CASE("InstanceNormalization reproduces test_instancenorm_example") {
   auto y = run_single_node("InstanceNormalization",
-                           {f32(Shape{1, 2, 1, 3}, {-1, 0, 1, 2, 3, 4}), f32(Shape{2}, {1, 1.5f}, true),
-                            f32(Shape{2}, {0, 1}, true)},
+                           {f32(Shape{1, 2, 1, 3}, {-1, 0, 1, 2, 3, 4}),
+                            f32(Shape{2}, {1, 1.5f}, true), f32(Shape{2}, {0, 1}, true)},
                            {OutputSpec{DType::kFloat32, Shape{1, 2, 1, 3}}});
   REQUIRE_MESSAGE(y.has_value(), y.status().to_string());
-  check_close(values_of<float>((*y)[0]), {-1.2247356f, 0.0f, 1.2247356f, -0.8371035f, 1.0f, 2.8371034f});
+  check_close(values_of<float>((*y)[0]),
+              {-1.2247356f, 0.0f, 1.2247356f, -0.8371035f, 1.0f, 2.8371034f});
 }
 
 // X [2,3,10] (six planes of 10) with epsilon 0.01 against per-plane mean and variance.
@@ -215,9 +228,10 @@ TEST_CASE("InstanceNormalization matches the naive formula") {
   const auto x = random_values(60, 31), scale = random_values(3, 32), bias = random_values(3, 33);
   AttributeMap attributes;
   attributes.set("epsilon", float_attr(0.01f));
-  auto y = run_single_node("InstanceNormalization",
-                           {f32(Shape{2, 3, 10}, x), f32(Shape{3}, scale, true), f32(Shape{3}, bias, true)},
-                           {OutputSpec{DType::kFloat32, Shape{2, 3, 10}}}, attributes);
+  auto y = run_single_node(
+      "InstanceNormalization",
+      {f32(Shape{2, 3, 10}, x), f32(Shape{3}, scale, true), f32(Shape{3}, bias, true)},
+      {OutputSpec{DType::kFloat32, Shape{2, 3, 10}}}, attributes);
   REQUIRE_MESSAGE(y.has_value(), y.status().to_string());
   std::vector<float> expected(60);
   for (size_t plane = 0; plane < 6; ++plane) {
@@ -227,8 +241,8 @@ TEST_CASE("InstanceNormalization matches the naive formula") {
     for (size_t i = 0; i < 10; ++i) var += std::pow(x[plane * 10 + i] - mean, 2);
     var /= 10.0;
     for (size_t i = 0; i < 10; ++i) {
-      expected[plane * 10 + i] = static_cast<float>((x[plane * 10 + i] - mean) / std::sqrt(var + 0.01) *
-                                                        scale[plane % 3] + bias[plane % 3]);
+      expected[plane * 10 + i] = static_cast<float>(
+          (x[plane * 10 + i] - mean) / std::sqrt(var + 0.01) * scale[plane % 3] + bias[plane % 3]);
     }
   }
   check_close(values_of<float>((*y)[0]), expected);

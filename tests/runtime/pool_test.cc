@@ -14,8 +14,8 @@ namespace onepool {
 namespace {
 
 using testing::f32;
-using testing::ints_attr;
 using testing::int_attr;
+using testing::ints_attr;
 using testing::OutputSpec;
 using testing::run_single_node;
 using testing::string_attr;
@@ -59,7 +59,8 @@ std::vector<int64_t> pool_output(const PoolCase& c) {
   const size_t rank = c.input.size();
   std::vector<int64_t> out(rank);
   for (size_t i = 0; i < rank; ++i) {
-    const int64_t span = c.input[i] + c.pads[i] + c.pads[rank + i] - ((c.kernel[i] - 1) * c.dilation[i] + 1);
+    const int64_t span =
+        c.input[i] + c.pads[i] + c.pads[rank + i] - ((c.kernel[i] - 1) * c.dilation[i] + 1);
     out[i] = (c.ceil_mode ? (span + c.stride[i] - 1) / c.stride[i] : span / c.stride[i]) + 1;
   }
   return out;
@@ -171,9 +172,11 @@ AttributeMap pool_attributes(std::vector<int64_t> kernel, std::vector<int64_t> s
   return attributes;
 }
 
-std::vector<float> run_pool(const std::string& op, const Shape& x_shape, const std::vector<float>& x,
-                            const Shape& y_shape, const AttributeMap& attributes) {
-  auto result = run_single_node(op, {f32(x_shape, x)}, {OutputSpec{DType::kFloat32, y_shape}}, attributes);
+std::vector<float> run_pool(const std::string& op, const Shape& x_shape,
+                            const std::vector<float>& x, const Shape& y_shape,
+                            const AttributeMap& attributes) {
+  auto result =
+      run_single_node(op, {f32(x_shape, x)}, {OutputSpec{DType::kFloat32, y_shape}}, attributes);
   REQUIRE_MESSAGE(result.has_value(), result.status().to_string());
   return values_of<float>((*result)[0]);
 }
@@ -190,20 +193,24 @@ TEST_CASE("Pooling reproduces the official ONNX node tests") {
   AttributeMap ceil = pool_attributes({3, 3}, {2, 2});
   ceil.set("ceil_mode", int_attr(1));
   check_close(run_pool("MaxPool", x4, iota_values(16), Shape{1, 1, 2, 2}, ceil), {11, 12, 15, 16});
-  check_close(run_pool("AveragePool", x4, iota_values(16), Shape{1, 1, 2, 2}, ceil), {6, 7.5, 12, 13.5});
+  check_close(run_pool("AveragePool", x4, iota_values(16), Shape{1, 1, 2, 2}, ceil),
+              {6, 7.5, 12, 13.5});
 
   AttributeMap dilated = pool_attributes({2, 2}, {1, 1});
   dilated.set("dilations", ints_attr({2, 2}));
-  check_close(run_pool("MaxPool", x4, iota_values(16), Shape{1, 1, 2, 2}, dilated), {11, 12, 15, 16});
+  check_close(run_pool("MaxPool", x4, iota_values(16), Shape{1, 1, 2, 2}, dilated),
+              {11, 12, 15, 16});
 
   AttributeMap padded = pool_attributes({5, 5}, {});
   padded.set("pads", ints_attr({2, 2, 2, 2}));
   check_close(run_pool("MaxPool", x5, iota_values(25), Shape{1, 1, 5, 5}, padded),
-              {13, 14, 15, 15, 15, 18, 19, 20, 20, 20, 23, 24, 25, 25, 25, 23, 24, 25, 25, 25, 23, 24, 25, 25, 25});
+              {13, 14, 15, 15, 15, 18, 19, 20, 20, 20, 23, 24, 25,
+               25, 25, 23, 24, 25, 25, 25, 23, 24, 25, 25, 25});
   padded.set("count_include_pad", int_attr(1));
-  check_close(run_pool("AveragePool", x5, iota_values(25), Shape{1, 1, 5, 5}, padded),
-              {2.52f, 3.6f, 4.8f, 4.08f, 3.24f, 4.56f, 6.4f, 8.4f, 7.04f, 5.52f, 7.2f, 10, 13, 10.8f, 8.4f,
-               6.96f, 9.6f, 12.4f, 10.24f, 7.92f, 6.12f, 8.4f, 10.8f, 8.88f, 6.84f});
+  check_close(
+      run_pool("AveragePool", x5, iota_values(25), Shape{1, 1, 5, 5}, padded),
+      {2.52f, 3.6f, 4.8f,  4.08f, 3.24f, 4.56f,  6.4f,  8.4f,  7.04f, 5.52f, 7.2f,  10,   13,
+       10.8f, 8.4f, 6.96f, 9.6f,  12.4f, 10.24f, 7.92f, 6.12f, 8.4f,  10.8f, 8.88f, 6.84f});
 
   AttributeMap same = pool_attributes({3, 3}, {2, 2});
   same.set("auto_pad", string_attr("SAME_UPPER"));
@@ -224,8 +231,8 @@ TEST_CASE("MaxPool writes row- and column-major Indices") {
                                   attributes);
     REQUIRE_MESSAGE(result.has_value(), result.status().to_string());
     check_close(values_of<float>((*result)[0]), {7, 9, 17, 19});
-    const std::vector<int64_t> expected = order == 1 ? std::vector<int64_t>{6, 16, 8, 18}
-                                                     : std::vector<int64_t>{6, 8, 16, 18};
+    const std::vector<int64_t> expected =
+        order == 1 ? std::vector<int64_t>{6, 16, 8, 18} : std::vector<int64_t>{6, 8, 16, 18};
     CHECK(values_of<int64_t>((*result)[1]) == expected);
   }
 }
@@ -239,7 +246,8 @@ TEST_CASE("MaxPool accepts both ceil_mode output conventions") {
   AttributeMap attributes = pool_attributes({1}, {2});
   attributes.set("pads", ints_attr({0, 1}));
   attributes.set("ceil_mode", int_attr(1));
-  check_close(run_pool("MaxPool", Shape{1, 1, 4}, iota_values(4), Shape{1, 1, 2}, attributes), {1, 3});
+  check_close(run_pool("MaxPool", Shape{1, 1, 4}, iota_values(4), Shape{1, 1, 2}, attributes),
+              {1, 3});
   auto three = run_single_node("MaxPool", {f32(Shape{1, 1, 4}, iota_values(4))},
                                {OutputSpec{DType::kFloat32, Shape{1, 1, 3}}}, attributes);
   REQUIRE_MESSAGE(three.has_value(), three.status().to_string());
@@ -257,13 +265,17 @@ TEST_CASE("MaxPool accepts both ceil_mode output conventions") {
 // [2,3,2,2]: plane means are 2.5, 6.5, ..., 22.5 and plane maxima 4, 8, ..., 24. A 3-D plane
 // [1,1,2,2,2] of 1..8 has mean 4.5 and max 8.
 TEST_CASE("GlobalAveragePool and GlobalMaxPool reduce each plane") {
-  check_close(run_pool("GlobalAveragePool", Shape{2, 3, 2, 2}, iota_values(24), Shape{2, 3, 1, 1}, {}),
-              {2.5, 6.5, 10.5, 14.5, 18.5, 22.5});
+  check_close(
+      run_pool("GlobalAveragePool", Shape{2, 3, 2, 2}, iota_values(24), Shape{2, 3, 1, 1}, {}),
+      {2.5, 6.5, 10.5, 14.5, 18.5, 22.5});
   check_close(run_pool("GlobalMaxPool", Shape{2, 3, 2, 2}, iota_values(24), Shape{2, 3, 1, 1}, {}),
               {4, 8, 12, 16, 20, 24});
-  check_close(run_pool("GlobalAveragePool", Shape{1, 1, 2, 2, 2}, iota_values(8), Shape{1, 1, 1, 1, 1}, {}),
-              {4.5});
-  check_close(run_pool("GlobalMaxPool", Shape{1, 1, 2, 2, 2}, iota_values(8), Shape{1, 1, 1, 1, 1}, {}), {8});
+  check_close(
+      run_pool("GlobalAveragePool", Shape{1, 1, 2, 2, 2}, iota_values(8), Shape{1, 1, 1, 1, 1}, {}),
+      {4.5});
+  check_close(
+      run_pool("GlobalMaxPool", Shape{1, 1, 2, 2, 2}, iota_values(8), Shape{1, 1, 1, 1, 1}, {}),
+      {8});
 }
 
 // Errors: AveragePool with dilations 2 is unsupported (opsets <= 17 have none); a missing

@@ -47,8 +47,9 @@ const std::vector<float> kExample = {5, 1, 20, 2, 30, 1, 40, 2, 55, 1, 60, 2};
 
 // test_reduce_mean_keepdims_example: axes [1] of [3,2,2] (the column path) -> [3,1,2].
 TEST_CASE("ReduceMean onnx keepdims example") {
-  check_close(run_f32("ReduceMean", {f32({3, 2, 2}, kExample)}, {3, 1, 2}, reduce_attributes({1}, 1)),
-              {12.5f, 1.5f, 35.0f, 1.5f, 57.5f, 1.5f});
+  check_close(
+      run_f32("ReduceMean", {f32({3, 2, 2}, kExample)}, {3, 1, 2}, reduce_attributes({1}, 1)),
+      {12.5f, 1.5f, 35.0f, 1.5f, 57.5f, 1.5f});
 }
 
 // test_reduce_sum_keepdims_example: axes as a constant input [1] -> [4,6,12,14,20,22].
@@ -63,15 +64,15 @@ TEST_CASE("ReduceSum axes as input") {
 TEST_CASE("ReduceSum empty axes: noop and reduce-all") {
   AttributeMap noop = reduce_attributes({}, 1);
   noop.set("noop_with_empty_axes", int_attr(1));
-  check_close(run_f32("ReduceSum", {f32({3, 2, 2}, kOneToTwelve), i64({0}, {}, true)}, {3, 2, 2},
-                      noop),
-              kOneToTwelve);
+  check_close(
+      run_f32("ReduceSum", {f32({3, 2, 2}, kOneToTwelve), i64({0}, {}, true)}, {3, 2, 2}, noop),
+      kOneToTwelve);
   check_close(run_f32("ReduceSum", {f32({3, 2, 2}, kOneToTwelve), i64({0}, {}, true)}, {},
                       reduce_attributes({}, 0)),
               {78});
-  check_close(run_f32("ReduceSum", {f32({3, 2, 2}, kOneToTwelve)}, {1, 1, 1},
-                      reduce_attributes({}, 1)),
-              {78});
+  check_close(
+      run_f32("ReduceSum", {f32({3, 2, 2}, kOneToTwelve)}, {1, 1, 1}, reduce_attributes({}, 1)),
+      {78});
 }
 
 // test_reduce_max_default_axes_keepdim_example: max of everything = 60, shape [1,1,1].
@@ -82,15 +83,16 @@ TEST_CASE("ReduceMax onnx default axes") {
 
 // test_reduce_l2_do_not_keepdims_example: axes [2] (the inner path): sqrt(1+4) = 2.236068, ...
 TEST_CASE("ReduceL2 onnx do_not_keepdims example") {
-  check_close(run_f32("ReduceL2", {f32({3, 2, 2}, kOneToTwelve)}, {3, 2}, reduce_attributes({2}, 0)),
-              {2.236068f, 5.0f, 7.81025f, 10.630146f, 13.453624f, 16.27882f});
+  check_close(
+      run_f32("ReduceL2", {f32({3, 2, 2}, kOneToTwelve)}, {3, 2}, reduce_attributes({2}, 0)),
+      {2.236068f, 5.0f, 7.81025f, 10.630146f, 13.453624f, 16.27882f});
 }
 
 // test_reduce_prod_negative_axes_keepdims_example: axes [-2] = axis 1: 1*3 = 3, 2*4 = 8, ...
 TEST_CASE("ReduceProd onnx negative axes") {
-  check_close(run_f32("ReduceProd", {f32({3, 2, 2}, kOneToTwelve)}, {3, 1, 2},
-                      reduce_attributes({-2}, 1)),
-              {3, 8, 35, 48, 99, 120});
+  check_close(
+      run_f32("ReduceProd", {f32({3, 2, 2}, kOneToTwelve)}, {3, 1, 2}, reduce_attributes({-2}, 1)),
+      {3, 8, 35, 48, 99, 120});
 }
 
 // test_reduce_log_sum_exp_keepdims_example (float64): log(exp(5)+exp(20)) = 20.000000305902276.
@@ -101,29 +103,28 @@ TEST_CASE("ReduceLogSumExp onnx keepdims example") {
       "ReduceLogSumExp", {TestInput{make_host_tensor(DType::kFloat64, {3, 2, 2}, input), false}},
       {{DType::kFloat64, {3, 1, 2}}}, reduce_attributes({1}, 1));
   REQUIRE(result.has_value());
-  const std::vector<double> expected = {20.000000305902276, 2.313261687518223,
-                                        40.00004539889922,  2.313261687518223,
-                                        60.00671534848912,  2.313261687518223};
+  const std::vector<double> expected = {20.000000305902276, 2.313261687518223, 40.00004539889922,
+                                        2.313261687518223,  60.00671534848912, 2.313261687518223};
   const auto actual = values_of<double>((*result)[0]);
   REQUIRE(actual.size() == expected.size());
   for (size_t i = 0; i < expected.size(); ++i) CHECK(actual[i] == doctest::Approx(expected[i]));
-  check_close(run_f32("ReduceLogSumExp", {f32({3, 2, 2}, kExample)}, {3, 1, 2},
-                      reduce_attributes({1}, 1)),
-              {20.0f, 2.3132617f, 40.000046f, 2.3132617f, 60.006714f, 2.3132617f});
+  check_close(
+      run_f32("ReduceLogSumExp", {f32({3, 2, 2}, kExample)}, {3, 1, 2}, reduce_attributes({1}, 1)),
+      {20.0f, 2.3132617f, 40.000046f, 2.3132617f, 60.006714f, 2.3132617f});
 }
 
 // The general path: [2,3,4] holding 0..23 over axes {0,2}: output j sums i*12 + j*4 + k over
 // i in {0,1}, k in 0..3 = 60 + 32j -> [60,92,124]; ReduceMin of the same is 4j -> [0,4,8].
 TEST_CASE("Reduce over non-adjacent axes") {
-  check_close(run_f32("ReduceSum", {f32({2, 3, 4}, iota(24))}, {3},
-                      reduce_attributes({0, 2}, 0)),
+  check_close(run_f32("ReduceSum", {f32({2, 3, 4}, iota(24))}, {3}, reduce_attributes({0, 2}, 0)),
               {60, 92, 124});
-  check_close(run_f32("ReduceMin", {f32({2, 3, 4}, iota(24))}, {1, 3, 1},
-                      reduce_attributes({2, 0}, 1)),
-              {0, 4, 8});
+  check_close(
+      run_f32("ReduceMin", {f32({2, 3, 4}, iota(24))}, {1, 3, 1}, reduce_attributes({2, 0}, 1)),
+      {0, 4, 8});
 }
 
-// L1, SumSquare, LogSum over axis 1 of [[1,-2],[-3,4]]: |.| sums 3,7; squares 5,25; log(-1), log(1).
+// L1, SumSquare, LogSum over axis 1 of [[1,-2],[-3,4]]: |.| sums 3,7; squares 5,25; log(-1),
+// log(1).
 TEST_CASE("ReduceL1 ReduceSumSquare ReduceLogSum") {
   const auto input = f32({2, 2}, {1, -2, -3, 4});
   check_close(run_f32("ReduceL1", {input}, {2}, reduce_attributes({1}, 0)), {3, 7});
@@ -137,7 +138,8 @@ TEST_CASE("ReduceL1 ReduceSumSquare ReduceLogSum") {
 // int32 Prod over axis 1 = [5,-21].
 TEST_CASE("Reduce integer dtypes") {
   const auto input = i64({2, 2}, {1, 5, 7, -3});
-  auto max = run_single_node("ReduceMax", {input}, {{DType::kInt64, {2}}}, reduce_attributes({0}, 0));
+  auto max =
+      run_single_node("ReduceMax", {input}, {{DType::kInt64, {2}}}, reduce_attributes({0}, 0));
   REQUIRE(max.has_value());
   CHECK(values_of<int64_t>((*max)[0]) == std::vector<int64_t>{7, 5});
   auto sum = run_single_node("ReduceSum", {input}, {{DType::kInt64, {}}}, reduce_attributes({}, 0));
@@ -156,7 +158,7 @@ TEST_CASE("Reduce over an empty axis") {
   check_close(run_f32("ReduceSum", {f32({2, 0}, {})}, {2}, reduce_attributes({1}, 0)), {0, 0});
   const auto max = run_f32("ReduceMax", {f32({2, 0}, {})}, {2}, reduce_attributes({1}, 0));
   CHECK(max == std::vector<float>{-std::numeric_limits<float>::infinity(),
-                                   -std::numeric_limits<float>::infinity()});
+                                  -std::numeric_limits<float>::infinity()});
 }
 
 // Larger inputs on 2 threads, against double-precision naive sums:
@@ -189,17 +191,17 @@ TEST_CASE("Reduce larger inputs match naive sums") {
       }
     }
   }
-  check_close(run_f32("ReduceSum", {f32({3, 5, 600}, column_input)}, {3, 600},
-                      reduce_attributes({1}, 0)),
-              column_sums);
+  check_close(
+      run_f32("ReduceSum", {f32({3, 5, 600}, column_input)}, {3, 600}, reduce_attributes({1}, 0)),
+      column_sums);
 }
 
 // Errors: axis 3 of a rank-3 input, axis 1 listed twice (as 1 and -2), axes from a non-constant
 // input, and a declared output shape that disagrees with keepdims.
 TEST_CASE("Reduce errors") {
   const auto input = f32({3, 2, 2}, kOneToTwelve);
-  auto range = run_single_node("ReduceSum", {input}, {{DType::kFloat32, {3, 2}}},
-                               reduce_attributes({3}, 0));
+  auto range =
+      run_single_node("ReduceSum", {input}, {{DType::kFloat32, {3, 2}}}, reduce_attributes({3}, 0));
   REQUIRE_FALSE(range.has_value());
   CHECK(range.status().message().find("axis 3 is out of range") != std::string::npos);
   auto twice = run_single_node("ReduceMean", {input}, {{DType::kFloat32, {3, 2}}},
@@ -210,14 +212,14 @@ TEST_CASE("Reduce errors") {
                                  {{DType::kFloat32, {3, 2}}}, reduce_attributes({}, 0));
   REQUIRE_FALSE(dynamic.has_value());
   CHECK(dynamic.status().code() == StatusCode::kUnsupported);
-  auto shape = run_single_node("ReduceSum", {input}, {{DType::kFloat32, {3, 2}}},
-                               reduce_attributes({1}, 1));
+  auto shape =
+      run_single_node("ReduceSum", {input}, {{DType::kFloat32, {3, 2}}}, reduce_attributes({1}, 1));
   REQUIRE_FALSE(shape.has_value());
   CHECK(shape.status().message().find("expected shape [3,1,2]") != std::string::npos);
 }
 
-std::vector<int64_t> run_arg(const std::string& op, const TestInput& input, Shape out,
-                             int64_t axis, int64_t keepdims, int64_t select_last) {
+std::vector<int64_t> run_arg(const std::string& op, const TestInput& input, Shape out, int64_t axis,
+                             int64_t keepdims, int64_t select_last) {
   AttributeMap attributes;
   attributes.set("axis", int_attr(axis));
   attributes.set("keepdims", int_attr(keepdims));

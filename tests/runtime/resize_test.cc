@@ -48,7 +48,8 @@ std::vector<float> resize_row(const std::vector<float>& row, float s, int64_t ou
 //   floor -> 0,0,0,0,1,1,1,1;                 ceil -> 0,1,1,1,1,2,2,2 (clamped to 1).
 TEST_CASE("Resize nearest: each nearest_mode") {
   const std::vector<float> row = {10.0f, 20.0f};
-  CHECK(resize_row(row, 4.0f, 8, resize_attributes("nearest", "asymmetric", "round_prefer_floor")) ==
+  CHECK(resize_row(row, 4.0f, 8,
+                   resize_attributes("nearest", "asymmetric", "round_prefer_floor")) ==
         std::vector<float>{10, 10, 10, 20, 20, 20, 20, 20});
   CHECK(resize_row(row, 4.0f, 8, resize_attributes("nearest", "asymmetric", "round_prefer_ceil")) ==
         std::vector<float>{10, 10, 20, 20, 20, 20, 20, 20});
@@ -81,7 +82,8 @@ TEST_CASE("Resize linear: coordinate modes in 1-D") {
 // Downsampling [0, 4] to one element (sizes [1,1,1,1]): half_pixel reads x = .5 / .5 - .5 = .5
 // -> 2; pytorch_half_pixel uses x = -.5 for a length-1 output -> 0 (clamped to the edge).
 TEST_CASE("Resize linear: pytorch_half_pixel differs for a length-1 output") {
-  for (const auto& [mode, expected] : {std::pair{"half_pixel", 2.0f}, {"pytorch_half_pixel", 0.0f}}) {
+  const std::pair<const char*, float> cases[] = {{"half_pixel", 2.0f}, {"pytorch_half_pixel", 0.0f}};
+  for (const auto& [mode, expected] : cases) {
     auto result = run_single_node("Resize",
                                   {f32({1, 1, 1, 2}, {0.0f, 4.0f}), std::nullopt, std::nullopt,
                                    i64({4}, {1, 1, 1, 1}, true)},

@@ -10,5 +10,6 @@ void register_inspect_command(CLI::App& app, int& exit_code);
 void register_plan_command(CLI::App& app, int& exit_code);
 void register_run_commands(CLI::App& app, int& exit_code);  // run, bench, compare
 void register_conformance_command(CLI::App& app, int& exit_code);
+void register_serve_command(CLI::App& app, int& exit_code);
 
 }  // namespace onepool::cli

@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   onepool::cli::register_plan_command(app, exit_code);
   onepool::cli::register_run_commands(app, exit_code);
   onepool::cli::register_conformance_command(app, exit_code);
+  onepool::cli::register_serve_command(app, exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {

@@ -21,9 +21,8 @@ Expected<std::array<int64_t, Shape::kMaxRank>> operand_strides(const NodeContext
   const int offset = output.rank() - operand.shape.rank();
   if (offset < 0) {
     return node.error(StatusCode::kInvalidModel, operand.label, " has shape ",
-                      operand.shape.to_string(), " of rank ", operand.shape.rank(),
-                      ", more than ", output_label, " shape ", output.to_string(), " (rank ",
-                      output.rank(), ")");
+                      operand.shape.to_string(), " of rank ", operand.shape.rank(), ", more than ",
+                      output_label, " shape ", output.to_string(), " (rank ", output.rank(), ")");
   }
   int64_t stride = 1;
   for (int d = output.rank() - 1; d >= offset; --d) {
@@ -147,8 +146,8 @@ Status check_output_is_broadcast(const NodeContext& node, std::span<const size_t
     }
     if (expected != output[d]) {
       return node.error(StatusCode::kInvalidModel, output_label(node), " shape ",
-                        output.to_string(), " is not the broadcast of its inputs: axis ", d,
-                        " is ", output[d], ", expected ", expected);
+                        output.to_string(), " is not the broadcast of its inputs: axis ", d, " is ",
+                        output[d], ", expected ", expected);
     }
   }
   return Status::ok();

@@ -90,8 +90,8 @@ void for_each_row(const BroadcastPlan& plan, int64_t begin, int64_t end, const R
     position += length;
     // Step to the next row: carry into outer axes.
     index[static_cast<size_t>(rank - 1)] = inner + length;
-    for (int d = rank - 1; d > 0 && index[static_cast<size_t>(d)] == plan.dims[static_cast<size_t>(d)];
-         --d) {
+    for (int d = rank - 1;
+         d > 0 && index[static_cast<size_t>(d)] == plan.dims[static_cast<size_t>(d)]; --d) {
       index[static_cast<size_t>(d)] = 0;
       ++index[static_cast<size_t>(d - 1)];
     }

@@ -7,7 +7,7 @@
 #include "runtime/cpu/kernels/shape_ops.h"
 #include "runtime/cpu/kernels/shape_util.h"
 
-namespace onepool::cpu {
+namespace onepool::cpu::data {
 
 namespace {
 
@@ -143,4 +143,4 @@ Expected<PreparedKernel> make_split_kernel(const NodeContext& node) {
   return prepare_blocks(node, input, pieces, axis, false);
 }
 
-}  // namespace onepool::cpu
+}  // namespace onepool::cpu::data

@@ -35,8 +35,8 @@ class ConvKernel final : public Kernel {
     const float* bias = context.inputs.size() > 2 ? context.inputs[2].as<const float>() : nullptr;
     float* y = context.outputs[0].as<float>();
     if (plan_.path == ConvPath::kDepthwise) {
-      const DepthwiseConv conv{x,          w, bias, y, plan_.batch, plan_.in_channels,
-                               plan_.out_channels / plan_.in_channels};
+      const DepthwiseConv conv{
+          x, w, bias, y, plan_.batch, plan_.in_channels, plan_.out_channels / plan_.in_channels};
       depthwise_conv(g, conv, plan_.activation, *context.threads);
       return Status::ok();
     }
@@ -53,12 +53,11 @@ class ConvKernel final : public Kernel {
           im2col(g, x_group, in_group, col, *context.threads);
           rhs = col;
         }
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(out_group),
-                    static_cast<int>(columns), static_cast<int>(depth), 1.0f,
-                    w + group * out_group * depth, static_cast<int>(depth), rhs,
-                    static_cast<int>(columns), 0.0f,
-                    y + (n * plan_.out_channels + group * out_group) * columns,
-                    static_cast<int>(columns));
+        cblas_sgemm(
+            CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(out_group),
+            static_cast<int>(columns), static_cast<int>(depth), 1.0f, w + group * out_group * depth,
+            static_cast<int>(depth), rhs, static_cast<int>(columns), 0.0f,
+            y + (n * plan_.out_channels + group * out_group) * columns, static_cast<int>(columns));
       }
     }
     add_bias_activation(y, bias, plan_.batch, plan_.out_channels, columns, plan_.activation,
@@ -88,8 +87,8 @@ Status check_channels(const NodeContext& node, ConvPlan& plan) {
   plan.group = node.node().attributes.get_int("group", 1);
   if (w.rank() != x.rank() || x.rank() < 3) {
     return node.error(StatusCode::kInvalidModel, "weight '", node.input(1).name, "' shape ",
-                      w.to_string(), " and input '", node.input(0).name, "' shape ",
-                      x.to_string(), ": expected the same rank, at least 3");
+                      w.to_string(), " and input '", node.input(0).name, "' shape ", x.to_string(),
+                      ": expected the same rank, at least 3");
   }
   plan.batch = x[0];
   plan.in_channels = x[1];
@@ -101,8 +100,9 @@ Status check_channels(const NodeContext& node, ConvPlan& plan) {
                       " do not agree (expected W[1] * group == C_in, C_out % group == 0)");
   }
   if (node.has_input(2) && node.input(2).shape != Shape{plan.out_channels}) {
-    return node.error(StatusCode::kInvalidModel, "bias '", node.input(2).name, "': expected shape [",
-                      plan.out_channels, "], got ", node.input(2).shape.to_string());
+    return node.error(StatusCode::kInvalidModel, "bias '", node.input(2).name,
+                      "': expected shape [", plan.out_channels, "], got ",
+                      node.input(2).shape.to_string());
   }
   return Status::ok();
 }

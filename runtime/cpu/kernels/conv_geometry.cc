@@ -55,8 +55,8 @@ Expected<WindowGeometry> read_window(const NodeContext& node, const Shape& input
   ONEPOOL_ASSIGN_OR_RETURN(auto strides, read_ints(node, "strides", count, 1, 1));
   ONEPOOL_ASSIGN_OR_RETURN(auto dilations, read_ints(node, "dilations", count, 1, 1));
   ONEPOOL_ASSIGN_OR_RETURN(auto pads, read_ints(node, "pads", 2 * count, 0, 0));
-  if (!allow_dilations && std::any_of(dilations.begin(), dilations.end(),
-                                      [](int64_t d) { return d != 1; })) {
+  if (!allow_dilations &&
+      std::any_of(dilations.begin(), dilations.end(), [](int64_t d) { return d != 1; })) {
     return node.error(StatusCode::kUnsupported, "attribute 'dilations' = ", join(dilations),
                       ": only dilations of 1 are supported for this op");
   }
@@ -64,10 +64,10 @@ Expected<WindowGeometry> read_window(const NodeContext& node, const Shape& input
   geometry.spatial_rank = rank;
   for (int i = 0; i < rank; ++i) {
     const int axis = normalized_axis(rank, i);
-    if (kernel[static_cast<size_t>(i)] < 1 ||
-        kernel[static_cast<size_t>(i)] > kMaxWindowValue || input[2 + i] > kMaxWindowValue) {
-      return node.error(StatusCode::kOutOfRange, "kernel shape ", join(kernel),
-                        " or input shape ", input.to_string(), " out of range on axis ", 2 + i);
+    if (kernel[static_cast<size_t>(i)] < 1 || kernel[static_cast<size_t>(i)] > kMaxWindowValue ||
+        input[2 + i] > kMaxWindowValue) {
+      return node.error(StatusCode::kOutOfRange, "kernel shape ", join(kernel), " or input shape ",
+                        input.to_string(), " out of range on axis ", 2 + i);
     }
     geometry.input[axis] = input[2 + i];
     geometry.kernel[axis] = kernel[static_cast<size_t>(i)];
@@ -85,7 +85,8 @@ int64_t effective_kernel(const WindowGeometry& g, int axis) {
 
 // Output size on one axis for auto_pad NOTSET / VALID (pads already set).
 Status set_explicit_output(const NodeContext& node, WindowGeometry& g, int axis, bool ceil_mode) {
-  const int64_t span = g.input[axis] + g.pad_begin[axis] + g.pad_end[axis] - effective_kernel(g, axis);
+  const int64_t span =
+      g.input[axis] + g.pad_begin[axis] + g.pad_end[axis] - effective_kernel(g, axis);
   if (span < 0) {
     return node.error(StatusCode::kInvalidModel, "spatial axis ",
                       axis - (kMaxSpatialRank - g.spatial_rank), ": kernel extent ",
@@ -142,7 +143,8 @@ Expected<WindowGeometry> make_transpose_geometry(const NodeContext& node, const 
   const AttributeMap& attributes = node.node().attributes;
   ONEPOOL_ASSIGN_OR_RETURN(auto output_padding, read_ints(node, "output_padding", count, 0, 0));
   std::vector<int64_t> output_shape = attributes.get_ints("output_shape");
-  if (output_shape.size() == count + 2) output_shape.erase(output_shape.begin(), output_shape.begin() + 2);
+  if (output_shape.size() == count + 2)
+    output_shape.erase(output_shape.begin(), output_shape.begin() + 2);
   if (!output_shape.empty() && output_shape.size() != count) {
     return node.error(StatusCode::kInvalidModel, "attribute 'output_shape' = ", join(output_shape),
                       ": expected ", count, " spatial dims");
@@ -154,7 +156,8 @@ Expected<WindowGeometry> make_transpose_geometry(const NodeContext& node, const 
     // The x grid becomes `output`; `input` is the result Y (see WindowGeometry).
     const int64_t x_size = g.input[axis];
     g.output[axis] = x_size;
-    const int64_t full = g.stride[axis] * (x_size - 1) + output_padding[i] + effective_kernel(g, axis);
+    const int64_t full =
+        g.stride[axis] * (x_size - 1) + output_padding[i] + effective_kernel(g, axis);
     if (auto_pad == "VALID") g.pad_begin[axis] = g.pad_end[axis] = 0;
     int64_t y_size = full - g.pad_begin[axis] - g.pad_end[axis];
     if (!output_shape.empty() || same) {

@@ -52,7 +52,7 @@ inline int normalized_axis(int spatial_rank, int axis) {
 
 /// Options that differ between the forward window ops.
 struct WindowOptions {
-  bool ceil_mode = false;     // pooling: round the output size up
+  bool ceil_mode = false;       // pooling: round the output size up
   bool allow_dilations = true;  // AveragePool (opsets <= 18) has no dilations attribute
 };
 

@@ -82,7 +82,8 @@ void col2im_add(const WindowGeometry& g, const float* col, int64_t channels, flo
             float* dst = tap_row(g, plane, od, oh, kd, kh);
             if (dst == nullptr) continue;
             const float* src = src_row + (od * g.output[1] + oh) * g.output[2];
-            for (int64_t ow = range.first; ow < range.last; ++ow) dst[ow * stride + offset] += src[ow];
+            for (int64_t ow = range.first; ow < range.last; ++ow)
+              dst[ow * stride + offset] += src[ow];
           }
         }
       }

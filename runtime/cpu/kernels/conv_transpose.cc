@@ -50,8 +50,8 @@ class ConvTransposeKernel final : public Kernel {
                    *context.threads);
       }
     }
-    add_bias_activation(y, bias, plan_.batch, plan_.out_channels, g.input_size(),
-                        plan_.activation, *context.threads);
+    add_bias_activation(y, bias, plan_.batch, plan_.out_channels, g.input_size(), plan_.activation,
+                        *context.threads);
     return Status::ok();
   }
 
@@ -66,8 +66,8 @@ Status check_channels(const NodeContext& node, TransposePlan& plan) {
   plan.group = node.node().attributes.get_int("group", 1);
   if (w.rank() != x.rank() || x.rank() < 3) {
     return node.error(StatusCode::kInvalidModel, "weight '", node.input(1).name, "' shape ",
-                      w.to_string(), " and input '", node.input(0).name, "' shape ",
-                      x.to_string(), ": expected the same rank, at least 3");
+                      w.to_string(), " and input '", node.input(0).name, "' shape ", x.to_string(),
+                      ": expected the same rank, at least 3");
   }
   plan.batch = x[0];
   plan.in_channels = x[1];
@@ -78,19 +78,20 @@ Status check_channels(const NodeContext& node, TransposePlan& plan) {
   }
   ONEPOOL_ASSIGN_OR_RETURN(plan.out_channels, checked_mul(w[1], plan.group, "output channels"));
   if (node.has_input(2) && node.input(2).shape != Shape{plan.out_channels}) {
-    return node.error(StatusCode::kInvalidModel, "bias '", node.input(2).name, "': expected shape [",
-                      plan.out_channels, "], got ", node.input(2).shape.to_string());
+    return node.error(StatusCode::kInvalidModel, "bias '", node.input(2).name,
+                      "': expected shape [", plan.out_channels, "], got ",
+                      node.input(2).shape.to_string());
   }
   return Status::ok();
 }
 
 Expected<size_t> workspace_bytes(const NodeContext& node, const TransposePlan& plan) {
   const WindowGeometry& g = plan.geometry;
-  ONEPOOL_ASSIGN_OR_RETURN(int64_t rows, checked_mul(plan.out_channels / plan.group,
-                                                     g.kernel_size(), "col2im rows"));
+  ONEPOOL_ASSIGN_OR_RETURN(
+      int64_t rows, checked_mul(plan.out_channels / plan.group, g.kernel_size(), "col2im rows"));
   if (rows > INT_MAX || g.output_size() > INT_MAX || plan.in_channels > INT_MAX) {
-    return node.error(StatusCode::kUnsupported, "GEMM dims ", rows, " x ", g.output_size(),
-                      " x ", plan.in_channels, " exceed the BLAS int range");
+    return node.error(StatusCode::kUnsupported, "GEMM dims ", rows, " x ", g.output_size(), " x ",
+                      plan.in_channels, " exceed the BLAS int range");
   }
   ONEPOOL_ASSIGN_OR_RETURN(int64_t col, checked_mul(rows, g.output_size(), "col2im size"));
   ONEPOOL_ASSIGN_OR_RETURN(int64_t bytes, checked_mul(col, sizeof(float), "workspace bytes"));
@@ -113,7 +114,8 @@ Expected<PreparedKernel> make_conv_transpose_kernel(const NodeContext& node) {
     return node.error(StatusCode::kInvalidModel, "attribute 'kernel_shape' disagrees with weight '",
                       node.input(1).name, "' of shape ", w.to_string());
   }
-  ONEPOOL_ASSIGN_OR_RETURN(plan.geometry, make_transpose_geometry(node, node.input(0).shape, kernel));
+  ONEPOOL_ASSIGN_OR_RETURN(plan.geometry,
+                           make_transpose_geometry(node, node.input(0).shape, kernel));
   Shape expected{plan.batch, plan.out_channels};
   for (int i = 0; i < plan.geometry.spatial_rank; ++i) {
     expected.push_back(plan.geometry.input[normalized_axis(plan.geometry.spatial_rank, i)]);

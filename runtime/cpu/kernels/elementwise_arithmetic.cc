@@ -94,20 +94,15 @@ struct PReluOp {
 
 template <class T>
 struct ShiftLeftOp {
-  T operator()(T a, T b) const {
-    return b >= T(8 * sizeof(T)) ? T(0) : static_cast<T>(a << b);
-  }
+  T operator()(T a, T b) const { return b >= T(8 * sizeof(T)) ? T(0) : static_cast<T>(a << b); }
 };
 
 template <class T>
 struct ShiftRightOp {
-  T operator()(T a, T b) const {
-    return b >= T(8 * sizeof(T)) ? T(0) : static_cast<T>(a >> b);
-  }
+  T operator()(T a, T b) const { return b >= T(8 * sizeof(T)) ? T(0) : static_cast<T>(a >> b); }
 };
 
-constexpr DTypeSet kPReluTypes =
-    kFloatTypes | dtype_bit(DType::kInt32) | dtype_bit(DType::kInt64);
+constexpr DTypeSet kPReluTypes = kFloatTypes | dtype_bit(DType::kInt32) | dtype_bit(DType::kInt64);
 
 Expected<PreparedKernel> make_mod(const NodeContext& node) {
   const bool fmod = node.node().attributes.get_int("fmod", 0) != 0;

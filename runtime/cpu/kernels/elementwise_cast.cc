@@ -94,16 +94,16 @@ Expected<PreparedKernel> make_cast(const NodeContext& node) {
                       dtype_name(static_cast<DType>(to_attribute)), " but ",
                       describe_output(node, 0), " has dtype ", dtype_name(to));
   }
-  return visit_dtype<kCastTypes>(
-      node, describe_input(node, 0), node.input(0).dtype,
-      [&](auto from_tag) -> Expected<PreparedKernel> {
-        using From = typename decltype(from_tag)::type;
-        return visit_dtype<kCastTypes>(
-            node, describe_output(node, 0), to, [&](auto to_tag) -> Expected<PreparedKernel> {
-              using To = typename decltype(to_tag)::type;
-              return make_unary_kernel<From>(node, CastOp<From, To>{});
-            });
-      });
+  return visit_dtype<kCastTypes>(node, describe_input(node, 0), node.input(0).dtype,
+                                 [&](auto from_tag) -> Expected<PreparedKernel> {
+                                   using From = typename decltype(from_tag)::type;
+                                   return visit_dtype<kCastTypes>(
+                                       node, describe_output(node, 0), to,
+                                       [&](auto to_tag) -> Expected<PreparedKernel> {
+                                         using To = typename decltype(to_tag)::type;
+                                         return make_unary_kernel<From>(node, CastOp<From, To>{});
+                                       });
+                                 });
 }
 
 }  // namespace

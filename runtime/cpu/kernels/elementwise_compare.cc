@@ -7,14 +7,38 @@
 namespace onepool::cpu {
 namespace {
 
-template <class T> struct EqualOp { bool operator()(T a, T b) const { return a == b; } };
-template <class T> struct LessOp { bool operator()(T a, T b) const { return a < b; } };
-template <class T> struct GreaterOp { bool operator()(T a, T b) const { return a > b; } };
-template <class T> struct LessOrEqualOp { bool operator()(T a, T b) const { return a <= b; } };
-template <class T> struct GreaterOrEqualOp { bool operator()(T a, T b) const { return a >= b; } };
-template <class T> struct AndOp { bool operator()(T a, T b) const { return a && b; } };
-template <class T> struct OrOp { bool operator()(T a, T b) const { return a || b; } };
-template <class T> struct XorOp { bool operator()(T a, T b) const { return a != b; } };
+template <class T>
+struct EqualOp {
+  bool operator()(T a, T b) const { return a == b; }
+};
+template <class T>
+struct LessOp {
+  bool operator()(T a, T b) const { return a < b; }
+};
+template <class T>
+struct GreaterOp {
+  bool operator()(T a, T b) const { return a > b; }
+};
+template <class T>
+struct LessOrEqualOp {
+  bool operator()(T a, T b) const { return a <= b; }
+};
+template <class T>
+struct GreaterOrEqualOp {
+  bool operator()(T a, T b) const { return a >= b; }
+};
+template <class T>
+struct AndOp {
+  bool operator()(T a, T b) const { return a && b; }
+};
+template <class T>
+struct OrOp {
+  bool operator()(T a, T b) const { return a || b; }
+};
+template <class T>
+struct XorOp {
+  bool operator()(T a, T b) const { return a != b; }
+};
 
 }  // namespace
 

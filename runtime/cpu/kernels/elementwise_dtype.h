@@ -86,11 +86,11 @@ Expected<PreparedKernel> visit_dtype(const NodeContext& node, const std::string&
   if ((Allowed & dtype_bit(dtype)) == 0 || dtype_bit(dtype) == 0) {
     return unsupported_dtype(node, tensor, dtype, Allowed);
   }
-#define ONEPOOL_VISIT_CASE(code, type)                           \
-  case DType::code:                                              \
-    if constexpr ((Allowed & dtype_bit(DType::code)) != 0) {     \
-      return fn(TypeTag<type>{});                                \
-    }                                                            \
+#define ONEPOOL_VISIT_CASE(code, type)                       \
+  case DType::code:                                          \
+    if constexpr ((Allowed & dtype_bit(DType::code)) != 0) { \
+      return fn(TypeTag<type>{});                            \
+    }                                                        \
     break;
   switch (dtype) {
     ONEPOOL_VISIT_CASE(kFloat32, float)

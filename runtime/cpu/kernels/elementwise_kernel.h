@@ -26,8 +26,8 @@ void unary_row(const Op& op, Out* out, const In* in, int64_t n) {
 
 /// out[i] = op(a[i * sa], b[i * sb]) for i < n, where sa and sb are 0 or 1.
 template <class Op, class A, class B, class Out>
-void binary_row(const Op& op, Out* out, const A* a, int64_t sa, const B* __restrict b,
-                int64_t sb, int64_t n) {
+void binary_row(const Op& op, Out* out, const A* a, int64_t sa, const B* __restrict b, int64_t sb,
+                int64_t n) {
   if (sa == 1 && sb == 1) {
 #pragma GCC ivdep
     for (int64_t i = 0; i < n; ++i) out[i] = static_cast<Out>(op(a[i], b[i]));
@@ -120,8 +120,8 @@ Expected<PreparedKernel> make_unary_kernel(const NodeContext& node, Op op) {
   ONEPOOL_RETURN_IF_ERROR(require_output_dtype(node, 0, dtype_of<Out>()));
   ONEPOOL_RETURN_IF_ERROR(require_same_shape(node, 0));
   PreparedKernel prepared;
-  prepared.kernel = std::make_unique<UnaryKernel<Op, In, Out>>(
-      node.output(0).shape.element_count(), std::move(op));
+  prepared.kernel = std::make_unique<UnaryKernel<Op, In, Out>>(node.output(0).shape.element_count(),
+                                                               std::move(op));
   if constexpr (std::is_same_v<In, Out>) prepared.in_place_input = 0;
   return prepared;
 }

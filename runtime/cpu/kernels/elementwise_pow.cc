@@ -25,10 +25,22 @@ struct PowOp {
   }
 };
 
-template <class T> struct IdentityOp { T operator()(T x) const { return x; } };
-template <class T> struct SquareOp { T operator()(T x) const { return x * x; } };
-template <class T> struct CubeOp { T operator()(T x) const { return x * x * x; } };
-template <class T> struct PowHalfOp { T operator()(T x) const { return std::sqrt(x); } };
+template <class T>
+struct IdentityOp {
+  T operator()(T x) const { return x; }
+};
+template <class T>
+struct SquareOp {
+  T operator()(T x) const { return x * x; }
+};
+template <class T>
+struct CubeOp {
+  T operator()(T x) const { return x * x * x; }
+};
+template <class T>
+struct PowHalfOp {
+  T operator()(T x) const { return std::sqrt(x); }
+};
 
 // The unary kernel for an exponent of 1, 2, 3 or 0.5 (checked by pow_fast_exponent).
 template <class T>
@@ -52,21 +64,21 @@ bool pow_fast_exponent(const NodeContext& node, double& exponent) {
 Expected<PreparedKernel> make_pow(const NodeContext& node) {
   ONEPOOL_RETURN_IF_ERROR(require_input(node, 0));
   ONEPOOL_RETURN_IF_ERROR(require_input(node, 1));
-  return visit_dtype<kPowTypes>(
-      node, describe_input(node, 0), node.input(0).dtype,
-      [&](auto base_tag) -> Expected<PreparedKernel> {
-        using T = typename decltype(base_tag)::type;
-        double exponent = 0.0;
-        if constexpr (std::is_floating_point_v<T>) {
-          if (pow_fast_exponent(node, exponent)) return make_pow_fast_path<T>(node, exponent);
-        }
-        return visit_dtype<kPowTypes>(
-            node, describe_input(node, 1), node.input(1).dtype,
-            [&](auto exponent_tag) -> Expected<PreparedKernel> {
-              using E = typename decltype(exponent_tag)::type;
-              return make_binary_kernel<T, E>(node, PowOp<T, E>{});
-            });
-      });
+  return visit_dtype<kPowTypes>(node, describe_input(node, 0), node.input(0).dtype,
+                                [&](auto base_tag) -> Expected<PreparedKernel> {
+                                  using T = typename decltype(base_tag)::type;
+                                  double exponent = 0.0;
+                                  if constexpr (std::is_floating_point_v<T>) {
+                                    if (pow_fast_exponent(node, exponent))
+                                      return make_pow_fast_path<T>(node, exponent);
+                                  }
+                                  return visit_dtype<kPowTypes>(
+                                      node, describe_input(node, 1), node.input(1).dtype,
+                                      [&](auto exponent_tag) -> Expected<PreparedKernel> {
+                                        using E = typename decltype(exponent_tag)::type;
+                                        return make_binary_kernel<T, E>(node, PowOp<T, E>{});
+                                      });
+                                });
 }
 
 }  // namespace

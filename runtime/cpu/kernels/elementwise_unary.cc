@@ -16,18 +16,51 @@ T clamp01(T v) {
   return v < T(0) ? T(0) : (v > T(1) ? T(1) : v);
 }
 
-template <class T> struct SqrtOp { T operator()(T x) const { return std::sqrt(x); } };
-template <class T> struct LogOp { T operator()(T x) const { return std::log(x); } };
-template <class T> struct ExpOp { T operator()(T x) const { return std::exp(x); } };
-template <class T> struct ErfOp { T operator()(T x) const { return std::erf(x); } };
-template <class T> struct TanhOp { T operator()(T x) const { return std::tanh(x); } };
-template <class T> struct SinOp { T operator()(T x) const { return std::sin(x); } };
-template <class T> struct CosOp { T operator()(T x) const { return std::cos(x); } };
-template <class T> struct FloorOp { T operator()(T x) const { return std::floor(x); } };
-template <class T> struct CeilOp { T operator()(T x) const { return std::ceil(x); } };
+template <class T>
+struct SqrtOp {
+  T operator()(T x) const { return std::sqrt(x); }
+};
+template <class T>
+struct LogOp {
+  T operator()(T x) const { return std::log(x); }
+};
+template <class T>
+struct ExpOp {
+  T operator()(T x) const { return std::exp(x); }
+};
+template <class T>
+struct ErfOp {
+  T operator()(T x) const { return std::erf(x); }
+};
+template <class T>
+struct TanhOp {
+  T operator()(T x) const { return std::tanh(x); }
+};
+template <class T>
+struct SinOp {
+  T operator()(T x) const { return std::sin(x); }
+};
+template <class T>
+struct CosOp {
+  T operator()(T x) const { return std::cos(x); }
+};
+template <class T>
+struct FloorOp {
+  T operator()(T x) const { return std::floor(x); }
+};
+template <class T>
+struct CeilOp {
+  T operator()(T x) const { return std::ceil(x); }
+};
 // Round half to even, as ONNX specifies (the default rounding mode).
-template <class T> struct RoundOp { T operator()(T x) const { return std::nearbyint(x); } };
-template <class T> struct ReciprocalOp { T operator()(T x) const { return T(1) / x; } };
+template <class T>
+struct RoundOp {
+  T operator()(T x) const { return std::nearbyint(x); }
+};
+template <class T>
+struct ReciprocalOp {
+  T operator()(T x) const { return T(1) / x; }
+};
 
 template <class T>
 struct SigmoidOp {

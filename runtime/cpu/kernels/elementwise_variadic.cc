@@ -51,9 +51,8 @@ class VariadicKernel final : public Kernel {
   Status run(const RunContext& context) override {
     T* out = context.outputs[0].as<T>();
     const int64_t count = plans_[0].element_count;
-    parallel_elements(context.threads, count, [&](int64_t begin, int64_t end) {
-      run_chunk(context, out, begin, end);
-    });
+    parallel_elements(context.threads, count,
+                      [&](int64_t begin, int64_t end) { run_chunk(context, out, begin, end); });
     return Status::ok();
   }
 

@@ -59,14 +59,22 @@ Expected<PreparedKernel> make_where(const NodeContext& node) {
   ONEPOOL_RETURN_IF_ERROR(check_output_is_broadcast(node, inputs));
   PreparedKernel prepared;
   switch (dtype_is_supported(dtype) ? dtype_size(dtype) : 0) {
-    case 1: prepared.kernel = std::make_unique<WhereKernel<uint8_t>>(plan); break;
-    case 2: prepared.kernel = std::make_unique<WhereKernel<uint16_t>>(plan); break;
-    case 4: prepared.kernel = std::make_unique<WhereKernel<uint32_t>>(plan); break;
-    case 8: prepared.kernel = std::make_unique<WhereKernel<uint64_t>>(plan); break;
+    case 1:
+      prepared.kernel = std::make_unique<WhereKernel<uint8_t>>(plan);
+      break;
+    case 2:
+      prepared.kernel = std::make_unique<WhereKernel<uint16_t>>(plan);
+      break;
+    case 4:
+      prepared.kernel = std::make_unique<WhereKernel<uint32_t>>(plan);
+      break;
+    case 8:
+      prepared.kernel = std::make_unique<WhereKernel<uint64_t>>(plan);
+      break;
     default:
-      return unsupported_dtype(node, describe_input(node, 1), dtype,
-                               kNumericOrBoolTypes | dtype_bit(DType::kFloat16) |
-                                   dtype_bit(DType::kBFloat16));
+      return unsupported_dtype(
+          node, describe_input(node, 1), dtype,
+          kNumericOrBoolTypes | dtype_bit(DType::kFloat16) | dtype_bit(DType::kBFloat16));
   }
   return prepared;
 }

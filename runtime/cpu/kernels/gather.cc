@@ -7,7 +7,7 @@
 #include "runtime/cpu/kernels/shape_ops.h"
 #include "runtime/cpu/kernels/shape_util.h"
 
-namespace onepool::cpu {
+namespace onepool::cpu::data {
 
 namespace {
 
@@ -168,4 +168,4 @@ Expected<PreparedKernel> make_gather_elements_kernel(const NodeContext& node) {
   return prepared;
 }
 
-}  // namespace onepool::cpu
+}  // namespace onepool::cpu::data

@@ -35,8 +35,8 @@ Status plan_bias(const NodeContext& node, GemmLayout& layout) {
   const int64_t m = layout.gemm.m;
   const int64_t n = layout.gemm.n;
   if (c.rank() > 2 || (c_rows != 1 && c_rows != m) || (c_cols != 1 && c_cols != n)) {
-    return node.error(StatusCode::kInvalidModel, "input '", node.input(2).name, "' ",
-                      c.to_string(), " cannot broadcast to [", m, ",", n, "]");
+    return node.error(StatusCode::kInvalidModel, "input '", node.input(2).name, "' ", c.to_string(),
+                      " cannot broadcast to [", m, ",", n, "]");
   }
   layout.c_row_stride = c_rows == 1 ? 0 : c_cols;
   layout.c_col_stride = c_cols == 1 ? 0 : 1;
@@ -64,9 +64,9 @@ Expected<GemmLayout> plan_gemm(const NodeContext& node) {
   g.ldc = g.n;
   if (g.k != k_b) {
     return node.error(StatusCode::kInvalidModel, "op(A) from '", node.input(0).name, "' ",
-                      a.to_string(), " has K=", g.k, " but op(B) from '", node.input(1).name,
-                      "' ", b.to_string(), " has K=", k_b, " (transA=", g.trans_a,
-                      ", transB=", g.trans_b, ")");
+                      a.to_string(), " has K=", g.k, " but op(B) from '", node.input(1).name, "' ",
+                      b.to_string(), " has K=", k_b, " (transA=", g.trans_a, ", transB=", g.trans_b,
+                      ")");
   }
   const Shape expected{g.m, g.n};
   if (!(node.output(0).shape == expected)) {
@@ -86,8 +86,7 @@ Expected<GemmLayout> plan_gemm(const NodeContext& node) {
 template <class T>
 class GemmKernel final : public Kernel {
  public:
-  GemmKernel(GemmLayout layout, Activation activation)
-      : layout_(layout), activation_(activation) {}
+  GemmKernel(GemmLayout layout, Activation activation) : layout_(layout), activation_(activation) {}
 
   Status run(const RunContext& context) override {
     const GemmShape& g = layout_.gemm;
@@ -104,8 +103,8 @@ class GemmKernel final : public Kernel {
       // An empty product: Y = beta * C (BLAS may skip writing C at all when K == 0).
       for (int64_t i = 0; i < count; ++i) y[i] = static_cast<T>(beta * y[i]);
     } else {
-      gemm(g, layout_.alpha, context.inputs[0].as<const T>(), context.inputs[1].as<const T>(),
-           beta, y);
+      gemm(g, layout_.alpha, context.inputs[0].as<const T>(), context.inputs[1].as<const T>(), beta,
+           y);
     }
     if constexpr (std::is_same_v<T, float>) apply_activation(activation_, y, count);
     return Status::ok();
@@ -129,7 +128,8 @@ class GemmKernel final : public Kernel {
 
 Expected<PreparedKernel> make_gemm_kernel(const NodeContext& node) {
   ONEPOOL_RETURN_IF_ERROR(check_arity(node, 2));
-  ONEPOOL_ASSIGN_OR_RETURN(const DType dtype, common_dtype(node, {DType::kFloat32, DType::kFloat64}));
+  ONEPOOL_ASSIGN_OR_RETURN(const DType dtype,
+                           common_dtype(node, {DType::kFloat32, DType::kFloat64}));
   ONEPOOL_ASSIGN_OR_RETURN(const Activation activation, read_fused_activation(node, dtype));
   ONEPOOL_ASSIGN_OR_RETURN(const GemmLayout layout, plan_gemm(node));
   PreparedKernel result;

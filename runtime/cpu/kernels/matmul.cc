@@ -73,9 +73,8 @@ PreparedKernel prepared(MatMulLayout layout, Activation activation) {
 
 Expected<PreparedKernel> make_matmul_kernel(const NodeContext& node) {
   ONEPOOL_RETURN_IF_ERROR(check_arity(node, 2));
-  ONEPOOL_ASSIGN_OR_RETURN(
-      const DType dtype,
-      common_dtype(node, {DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kInt64}));
+  ONEPOOL_ASSIGN_OR_RETURN(const DType dtype, common_dtype(node, {DType::kFloat32, DType::kFloat64,
+                                                                  DType::kInt32, DType::kInt64}));
   ONEPOOL_ASSIGN_OR_RETURN(const Activation activation, read_fused_activation(node, dtype));
   ONEPOOL_ASSIGN_OR_RETURN(MatMulLayout layout, plan_matmul(node));
   switch (dtype) {

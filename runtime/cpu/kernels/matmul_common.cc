@@ -8,8 +8,8 @@ namespace onepool::cpu {
 Status check_arity(const NodeContext& node, size_t required) {
   for (size_t i = 0; i < required; ++i) {
     if (!node.has_input(i)) {
-      return node.error(StatusCode::kInvalidModel, "expected ", required,
-                        " inputs, input ", i, " is missing");
+      return node.error(StatusCode::kInvalidModel, "expected ", required, " inputs, input ", i,
+                        " is missing");
     }
   }
   if (!node.has_output(0)) return node.error(StatusCode::kInvalidModel, "output 0 is missing");

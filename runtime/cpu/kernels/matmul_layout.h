@@ -17,12 +17,12 @@
 namespace onepool::cpu {
 
 struct MatMulLayout {
-  GemmShape gemm;                 // one product, non-transposed, contiguous operands
-  int64_t batch_count = 0;        // number of products (1 when folded)
-  int64_t output_count = 0;       // elements of Y
+  GemmShape gemm;                  // one product, non-transposed, contiguous operands
+  int64_t batch_count = 0;         // number of products (1 when folded)
+  int64_t output_count = 0;        // elements of Y
   std::vector<int64_t> a_offsets;  // per product, elements into A (empty when folded)
   std::vector<int64_t> b_offsets;  // per product, elements into B (empty when folded)
-  bool fold_batch = false;        // A's batch folded into M: a single product
+  bool fold_batch = false;         // A's batch folded into M: a single product
   Shape output_shape;
 };
 

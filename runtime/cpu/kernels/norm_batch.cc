@@ -26,7 +26,10 @@ class BatchNormKernel final : public Kernel {
  public:
   BatchNormKernel(int64_t batch, int64_t channels, int64_t plane_size, float epsilon,
                   std::vector<float> folded)
-      : batch_(batch), channels_(channels), plane_size_(plane_size), epsilon_(epsilon),
+      : batch_(batch),
+        channels_(channels),
+        plane_size_(plane_size),
+        epsilon_(epsilon),
         folded_(std::move(folded)) {}
 
   Status run(const RunContext& context) override {
@@ -74,7 +77,8 @@ Status check_inputs(const NodeContext& node, int64_t channels) {
   }
   for (size_t i = 0; i <= kParamCount; ++i) {
     if (!node.has_input(i)) {
-      return node.error(StatusCode::kInvalidModel, "input ", i, " is required (X, scale, B, mean, var)");
+      return node.error(StatusCode::kInvalidModel, "input ", i,
+                        " is required (X, scale, B, mean, var)");
     }
     ONEPOOL_RETURN_IF_ERROR(require_float32(node, i));
     if (i > 0 && node.input(i).shape != Shape{channels}) {
@@ -117,8 +121,8 @@ Expected<PreparedKernel> make_batch_norm_kernel(const NodeContext& node) {
   } else {
     prepared.workspace_bytes = static_cast<size_t>(2 * channels) * sizeof(float);
   }
-  prepared.kernel = std::make_unique<BatchNormKernel>(x[0], channels, plane_size, epsilon,
-                                                      std::move(folded));
+  prepared.kernel =
+      std::make_unique<BatchNormKernel>(x[0], channels, plane_size, epsilon, std::move(folded));
   prepared.in_place_input = 0;
   return prepared;
 }

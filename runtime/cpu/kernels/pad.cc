@@ -8,7 +8,7 @@
 #include "runtime/cpu/kernels/shape_ops.h"
 #include "runtime/cpu/kernels/shape_util.h"
 
-namespace onepool::cpu {
+namespace onepool::cpu::data {
 
 namespace {
 
@@ -121,4 +121,4 @@ Expected<PreparedKernel> make_pad_kernel(const NodeContext& node) {
   return prepared;
 }
 
-}  // namespace onepool::cpu
+}  // namespace onepool::cpu::data

@@ -21,8 +21,8 @@ class GlobalPoolKernel final : public Kernel {
     context.threads->parallel_for(planes_, min_planes, [&](int64_t begin, int64_t end) {
       for (int64_t plane = begin; plane < end; ++plane) {
         const float* data = x + plane * plane_size_;
-        y[plane] = kind_ == GlobalKind::kMax ? *std::max_element(data, data + plane_size_)
-                                             : mean(data);
+        y[plane] =
+            kind_ == GlobalKind::kMax ? *std::max_element(data, data + plane_size_) : mean(data);
       }
     });
     return Status::ok();

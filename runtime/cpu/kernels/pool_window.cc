@@ -140,7 +140,8 @@ class PoolKernel final : public Kernel {
 // The output shape for `g`, [N, C, spatial...].
 Shape pooled_shape(const Shape& x, const WindowGeometry& g) {
   Shape shape{x[0], x[1]};
-  for (int i = 0; i < g.spatial_rank; ++i) shape.push_back(g.output[normalized_axis(g.spatial_rank, i)]);
+  for (int i = 0; i < g.spatial_rank; ++i)
+    shape.push_back(g.output[normalized_axis(g.spatial_rank, i)]);
   return shape;
 }
 
@@ -176,7 +177,8 @@ Expected<PreparedKernel> make_pool_kernel(const NodeContext& node, PoolKind kind
   WindowOptions options;
   options.ceil_mode = attributes.get_int("ceil_mode", 0) != 0;
   options.allow_dilations = kind == PoolKind::kMax;
-  ONEPOOL_ASSIGN_OR_RETURN(plan.geometry, make_forward_geometry(node, x, attributes.get_ints("kernel_shape"), options));
+  ONEPOOL_ASSIGN_OR_RETURN(
+      plan.geometry, make_forward_geometry(node, x, attributes.get_ints("kernel_shape"), options));
   ONEPOOL_RETURN_IF_ERROR(resolve_output(node, x, options.ceil_mode, plan.geometry));
   plan.planes = x[0] * x[1];  // import guarantees the element count fits in int64
   plan.count_include_pad = attributes.get_int("count_include_pad", 0) != 0;

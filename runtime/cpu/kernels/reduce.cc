@@ -98,7 +98,8 @@ class ReduceKernel final : public Kernel {
   void run_inner(const T* x, T* y, ThreadPool& threads) const {
     const int64_t n = layout_.reduce_count;
     threads.parallel_for(layout_.outer, min_chunk_for(n), [&](int64_t begin, int64_t end) {
-      for (int64_t o = begin; o < end; ++o) y[o] = Op::finish(fold_contiguous<T, Op>(x + o * n, n), n);
+      for (int64_t o = begin; o < end; ++o)
+        y[o] = Op::finish(fold_contiguous<T, Op>(x + o * n, n), n);
     });
   }
 
@@ -157,11 +158,11 @@ class ReduceLogSumExpKernel final : public Kernel {
       std::fill(y, y + layout_.output_count, -std::numeric_limits<T>::infinity());
       return Status::ok();
     }
-    context.threads->parallel_for(
-        layout_.output_count, min_chunk_for(2 * layout_.reduce_count),
-        [&](int64_t begin, int64_t end) {
-          for (int64_t o = begin; o < end; ++o) y[o] = reduce_one(x + kept_offset(layout_.kept, o));
-        });
+    context.threads->parallel_for(layout_.output_count, min_chunk_for(2 * layout_.reduce_count),
+                                  [&](int64_t begin, int64_t end) {
+                                    for (int64_t o = begin; o < end; ++o)
+                                      y[o] = reduce_one(x + kept_offset(layout_.kept, o));
+                                  });
     return Status::ok();
   }
 

@@ -111,8 +111,8 @@ Expected<int> normalize_axis(const NodeContext& node, int64_t axis, int rank) {
 Status check_output_shape(const NodeContext& node, const Shape& expected) {
   if (node.output(0).shape == expected) return Status::ok();
   return node.error(StatusCode::kInvalidModel, "output '", node.output(0).name,
-                    "': expected shape ", expected.to_string(), " from input '",
-                    node.input(0).name, "' ", node.input(0).shape.to_string(), ", got ",
+                    "': expected shape ", expected.to_string(), " from input '", node.input(0).name,
+                    "' ", node.input(0).shape.to_string(), ", got ",
                     node.output(0).shape.to_string());
 }
 

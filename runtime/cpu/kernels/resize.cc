@@ -10,7 +10,7 @@
 #include "runtime/cpu/kernels/shape_ops.h"
 #include "runtime/cpu/kernels/shape_util.h"
 
-namespace onepool::cpu {
+namespace onepool::cpu::data {
 
 namespace {
 
@@ -158,4 +158,4 @@ Expected<PreparedKernel> make_resize_kernel(const NodeContext& node) {
   return prepare_interpolate(node, params);
 }
 
-}  // namespace onepool::cpu
+}  // namespace onepool::cpu::data

@@ -15,7 +15,7 @@
 
 #include "runtime/cpu/kernel.h"
 
-namespace onepool::cpu {
+namespace onepool::cpu::data {
 
 enum class ResizeMode : uint8_t { kNearest, kLinear, kCubic };
 enum class CoordinateMode : uint8_t {
@@ -60,4 +60,4 @@ struct AxisTaps {
 /// Taps of axis `axis` (input dim `in_dim`, output dim `out_dim`) under `params`.
 AxisTaps compute_axis_taps(const ResizeParams& params, int axis, int64_t in_dim, int64_t out_dim);
 
-}  // namespace onepool::cpu
+}  // namespace onepool::cpu::data

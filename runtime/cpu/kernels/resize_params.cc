@@ -7,7 +7,7 @@
 #include "runtime/cpu/kernels/resize.h"
 #include "runtime/cpu/kernels/shape_util.h"
 
-namespace onepool::cpu {
+namespace onepool::cpu::data {
 
 namespace {
 
@@ -133,4 +133,4 @@ Expected<ResizeParams> read_resize_params(const NodeContext& node) {
   return params;
 }
 
-}  // namespace onepool::cpu
+}  // namespace onepool::cpu::data

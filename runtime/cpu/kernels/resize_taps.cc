@@ -4,7 +4,7 @@
 
 #include "runtime/cpu/kernels/resize.h"
 
-namespace onepool::cpu {
+namespace onepool::cpu::data {
 
 namespace {
 
@@ -167,4 +167,4 @@ AxisTaps compute_axis_taps(const ResizeParams& params, int axis, int64_t in_dim,
   return taps;
 }
 
-}  // namespace onepool::cpu
+}  // namespace onepool::cpu::data

@@ -6,13 +6,13 @@ namespace onepool::cpu {
 
 void register_shape_kernels(KernelRegistry& registry) {
   for (const char* op : {"Reshape", "Flatten", "Squeeze", "Unsqueeze", "Identity", "Dropout"}) {
-    registry.add(op, &make_copy_kernel);
+    registry.add(op, &data::make_copy_kernel);
   }
-  registry.add("Shape", &make_shape_kernel);
-  registry.add("Size", &make_size_kernel);
-  registry.add("ConstantOfShape", &make_constant_of_shape_kernel);
-  registry.add("Range", &make_range_kernel);
-  registry.add("EyeLike", &make_eye_like_kernel);
+  registry.add("Shape", &data::make_shape_kernel);
+  registry.add("Size", &data::make_size_kernel);
+  registry.add("ConstantOfShape", &data::make_constant_of_shape_kernel);
+  registry.add("Range", &data::make_range_kernel);
+  registry.add("EyeLike", &data::make_eye_like_kernel);
 }
 
 }  // namespace onepool::cpu

@@ -5,7 +5,7 @@
 
 #include "runtime/cpu/kernels/shape_util.h"
 
-namespace onepool::cpu {
+namespace onepool::cpu::data {
 
 namespace {
 
@@ -135,4 +135,4 @@ Status AxisMapKernel::run(const RunContext& context) {
   return Status::ok();
 }
 
-}  // namespace onepool::cpu
+}  // namespace onepool::cpu::data

@@ -20,7 +20,7 @@
 #include "runtime/cpu/kernel.h"
 #include "runtime/cpu/thread_pool.h"
 
-namespace onepool::cpu {
+namespace onepool::cpu::data {
 
 class AxisMapCopy {
  public:
@@ -66,4 +66,4 @@ class AxisMapKernel final : public Kernel {
   int fill_input_;
 };
 
-}  // namespace onepool::cpu
+}  // namespace onepool::cpu::data

@@ -6,7 +6,7 @@
 #include "runtime/cpu/kernels/shape_ops.h"
 #include "runtime/cpu/kernels/shape_util.h"
 
-namespace onepool::cpu {
+namespace onepool::cpu::data {
 
 namespace {
 
@@ -65,4 +65,4 @@ Expected<PreparedKernel> make_copy_kernel(const NodeContext& node) {
   return prepared;
 }
 
-}  // namespace onepool::cpu
+}  // namespace onepool::cpu::data

@@ -6,7 +6,7 @@
 #include "runtime/cpu/kernels/shape_ops.h"
 #include "runtime/cpu/kernels/shape_util.h"
 
-namespace onepool::cpu {
+namespace onepool::cpu::data {
 
 namespace {
 
@@ -80,4 +80,4 @@ Expected<PreparedKernel> make_tile_kernel(const NodeContext& node) {
   return prepare(node, std::move(tables));
 }
 
-}  // namespace onepool::cpu
+}  // namespace onepool::cpu::data

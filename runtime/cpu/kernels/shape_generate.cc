@@ -6,7 +6,7 @@
 #include "runtime/cpu/kernels/shape_ops.h"
 #include "runtime/cpu/kernels/shape_util.h"
 
-namespace onepool::cpu {
+namespace onepool::cpu::data {
 
 namespace {
 
@@ -154,4 +154,4 @@ Expected<PreparedKernel> make_eye_like_kernel(const NodeContext& node) {
   return prepared;
 }
 
-}  // namespace onepool::cpu
+}  // namespace onepool::cpu::data

@@ -5,7 +5,7 @@
 #include "runtime/cpu/kernels/shape_ops.h"
 #include "runtime/cpu/kernels/shape_util.h"
 
-namespace onepool::cpu {
+namespace onepool::cpu::data {
 
 namespace {
 
@@ -51,4 +51,4 @@ Expected<PreparedKernel> make_size_kernel(const NodeContext& node) {
   return prepared;
 }
 
-}  // namespace onepool::cpu
+}  // namespace onepool::cpu::data

@@ -1,11 +1,13 @@
 // Kernel factories of the shape family (registered by shape.cc) and the tensor data-movement
 // family (registered by tensor.cc). Each prepares one node: parameters read from attributes or
 // constant inputs, index maps and strides precomputed; the kernels never allocate at run time.
+// Everything of these two families lives in onepool::cpu::data so that helper names (TransposePlan,
+// normalize_axis, ...) never collide with other kernel families.
 #pragma once
 
 #include "runtime/cpu/kernel.h"
 
-namespace onepool::cpu {
+namespace onepool::cpu::data {
 
 // shape_copy.cc: Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout (byte copies).
 Expected<PreparedKernel> make_copy_kernel(const NodeContext& node);
@@ -37,4 +39,4 @@ Expected<PreparedKernel> make_tile_kernel(const NodeContext& node);
 // resize.cc: Resize (opset 10-18) and Upsample (opset 7-9).
 Expected<PreparedKernel> make_resize_kernel(const NodeContext& node);
 
-}  // namespace onepool::cpu
+}  // namespace onepool::cpu::data

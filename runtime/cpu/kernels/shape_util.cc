@@ -4,7 +4,7 @@
 #include <bit>
 #include <cmath>
 
-namespace onepool::cpu {
+namespace onepool::cpu::data {
 
 Expected<int> normalize_axis(const NodeContext& node, int64_t axis, int rank, const char* what) {
   if (axis < -rank || axis >= rank) {
@@ -131,10 +131,6 @@ uint64_t element_bits(DType dtype, double value) {
   return bits;
 }
 
-}  // namespace onepool::cpu
-
-namespace onepool::cpu {
-
 namespace {
 class ConstantBytesKernel final : public Kernel {
  public:
@@ -171,4 +167,4 @@ Status check_output_count(const NodeContext& node, size_t index, int64_t expecte
   return Status::ok();
 }
 
-}  // namespace onepool::cpu
+}  // namespace onepool::cpu::data

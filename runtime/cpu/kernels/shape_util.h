@@ -14,7 +14,7 @@
 #include "onepool/tensor.h"
 #include "runtime/cpu/kernel.h"
 
-namespace onepool::cpu {
+namespace onepool::cpu::data {
 
 /// Maps `axis` in [-rank, rank) to [0, rank); kInvalidModel naming the node otherwise.
 Expected<int> normalize_axis(const NodeContext& node, int64_t axis, int rank, const char* what);
@@ -59,10 +59,6 @@ void fill_elements(std::byte* dst, int64_t count, size_t element_size, const voi
 /// Reads float/int attributes; returns the bit pattern in a uint64.
 uint64_t element_bits(DType dtype, double value);
 
-}  // namespace onepool::cpu
-
-namespace onepool::cpu {
-
 /// A kernel whose output 0 is `bytes`, computed at prepare time (Shape, Size).
 std::unique_ptr<Kernel> make_constant_bytes_kernel(std::vector<std::byte> bytes);
 
@@ -72,4 +68,4 @@ std::vector<std::byte> int64_bytes(const std::vector<int64_t>& values);
 /// kInvalidModel unless output `index` exists and has `expected` elements.
 Status check_output_count(const NodeContext& node, size_t index, int64_t expected);
 
-}  // namespace onepool::cpu
+}  // namespace onepool::cpu::data

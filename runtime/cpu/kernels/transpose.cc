@@ -5,7 +5,7 @@
 
 #include "runtime/cpu/kernels/shape_util.h"
 
-namespace onepool::cpu {
+namespace onepool::cpu::data {
 
 namespace {
 
@@ -143,4 +143,4 @@ void TransposePlan::run_batched_2d(const std::byte* in, std::byte* out, ThreadPo
   });
 }
 
-}  // namespace onepool::cpu
+}  // namespace onepool::cpu::data

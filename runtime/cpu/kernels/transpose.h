@@ -19,7 +19,7 @@
 #include "runtime/cpu/kernels/shape_axis_map.h"
 #include "runtime/cpu/thread_pool.h"
 
-namespace onepool::cpu {
+namespace onepool::cpu::data {
 
 class TransposePlan {
  public:
@@ -41,4 +41,4 @@ class TransposePlan {
   AxisMapCopy general_;
 };
 
-}  // namespace onepool::cpu
+}  // namespace onepool::cpu::data

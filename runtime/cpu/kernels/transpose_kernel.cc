@@ -5,7 +5,7 @@
 #include "runtime/cpu/kernels/shape_util.h"
 #include "runtime/cpu/kernels/transpose.h"
 
-namespace onepool::cpu {
+namespace onepool::cpu::data {
 
 namespace {
 
@@ -118,4 +118,4 @@ Expected<PreparedKernel> make_space_to_depth_kernel(const NodeContext& node) {
   return prepare_plan(node, {in[0], in[1], in[2] / b, b, in[3] / b, b}, {0, 3, 5, 1, 2, 4});
 }
 
-}  // namespace onepool::cpu
+}  // namespace onepool::cpu::data

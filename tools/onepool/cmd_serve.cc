@@ -1,0 +1,114 @@
+// onepool serve: a KServe v2 HTTP server over a SessionPool (routes in serve_routes.h).
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "onepool/session_pool.h"
+#include "tools/onepool/cli_common.h"
+#include "tools/onepool/commands.h"
+#include "tools/onepool/serve_routes.h"
+
+namespace onepool::cli {
+
+namespace {
+
+struct ServeFlags {
+  ModelFlags model;
+  serve::ServeOptions server;
+  size_t sessions = 1;
+  int64_t queue_timeout_ms = 1000;
+};
+
+Expected<Plan> read_plan(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return make_status(StatusCode::kNotFound, "cannot open plan file '", path, "'");
+  std::stringstream text;
+  text << in.rdbuf();
+  Expected<Plan> plan = Plan::from_json(text.str());
+  if (!plan) return plan.status().with_context(str_cat("plan file '", path, "'"));
+  return plan;
+}
+
+Expected<std::unique_ptr<SessionPool>> make_pool(const ServeFlags& flags) {
+  ONEPOOL_ASSIGN_OR_RETURN(LoadOptions load_options, make_load_options(flags.model));
+  ONEPOOL_ASSIGN_OR_RETURN(Device device, Device::parse(flags.model.device));
+  const auto start = std::chrono::steady_clock::now();
+  ONEPOOL_ASSIGN_OR_RETURN(auto model, Model::load(flags.model.model_path, load_options));
+  SessionOptions options;
+  options.device = device;
+  options.threads = flags.model.threads;
+  options.plan.algorithm = flags.model.algorithm;
+  options.plan.alignment = flags.model.alignment;
+  Plan saved_plan;
+  if (!flags.model.load_plan.empty()) {
+    ONEPOOL_ASSIGN_OR_RETURN(saved_plan, read_plan(flags.model.load_plan));
+    options.plan_override = &saved_plan;
+  }
+  ONEPOOL_ASSIGN_OR_RETURN(auto pool, SessionPool::create(model, options, flags.sessions));
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  std::printf("loaded:    %.1f ms | weights %s (shared)\n", ms,
+              format_bytes(model->weights_bytes()).c_str());
+  std::printf("sessions:  %zu x pool %s = %s\n", pool->size(),
+              format_bytes(pool->plan().pool_bytes).c_str(),
+              format_bytes(pool->pool_bytes()).c_str());
+  return pool;
+}
+
+Status run_serve(ServeFlags flags) {
+  if (flags.server.model_name.empty()) {
+    flags.server.model_name = std::filesystem::path(flags.model.model_path).stem().string();
+  }
+  if (flags.queue_timeout_ms < 0) {
+    return make_status(StatusCode::kInvalidArgument, "--queue-timeout-ms: expected >= 0, got ",
+                       flags.queue_timeout_ms);
+  }
+  flags.server.queue_timeout = std::chrono::milliseconds(flags.queue_timeout_ms);
+  std::printf("model:     %s (served as '%s')\n", flags.model.model_path.c_str(),
+              flags.server.model_name.c_str());
+  std::printf("device:    %s   sessions: %zu   queue timeout: %lld ms   max body: %zu B\n",
+              flags.model.device.c_str(), flags.sessions,
+              static_cast<long long>(flags.queue_timeout_ms), flags.server.max_body_bytes);
+  ONEPOOL_ASSIGN_OR_RETURN(auto pool, make_pool(flags));
+  ONEPOOL_ASSIGN_OR_RETURN(auto server,
+                           serve::InferenceServer::create(std::move(pool), flags.server));
+  ONEPOOL_ASSIGN_OR_RETURN(int port, server->bind());
+  std::printf("serving:   http://%s:%d/v2/models/%s/infer\n", flags.server.host.c_str(), port,
+              flags.server.model_name.c_str());
+  std::fflush(stdout);
+  return server->serve();
+}
+
+}  // namespace
+
+void register_serve_command(CLI::App& app, int& exit_code) {
+  auto flags = std::make_shared<ServeFlags>();
+  CLI::App* serve = app.add_subcommand("serve", "serve a model over HTTP (KServe v2 protocol)");
+  add_model_flags(*serve, flags->model);
+  serve->add_option("--port", flags->server.port, "TCP port (0 = any free port)")
+      ->capture_default_str();
+  serve->add_option("--host", flags->server.host, "address to listen on")->capture_default_str();
+  serve->add_option("--sessions", flags->sessions, "concurrent Sessions (one pool each)")
+      ->capture_default_str()
+      ->check(CLI::Range(size_t{1}, size_t{1024}));
+  serve->add_option("--name", flags->server.model_name,
+                    "model name in the URLs (default: file stem)");
+  serve->add_option("--max-body-bytes", flags->server.max_body_bytes, "larger requests get 413")
+      ->capture_default_str();
+  serve
+      ->add_option("--queue-timeout-ms", flags->queue_timeout_ms,
+                   "wait this long for a free Session, then answer 503")
+      ->capture_default_str();
+  serve
+      ->add_option("--http-threads", flags->server.http_threads,
+                   "HTTP worker threads (0 = max(8, 2 x sessions))")
+      ->capture_default_str();
+  serve->callback([flags, &exit_code] {
+    const Status status = run_serve(*flags);
+    exit_code = status.is_ok() ? 0 : report_error(status);
+  });
+}
+
+}  // namespace onepool::cli

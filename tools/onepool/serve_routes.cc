@@ -1,0 +1,283 @@
+#include "tools/onepool/serve_routes.h"
+
+#include <httplib.h>
+
+#include <algorithm>
+#include <exception>
+#include <functional>
+#include <utility>
+
+#include "tools/onepool/serve_binary.h"
+#include "tools/onepool/serve_codec.h"
+#include "tools/onepool/serve_metrics.h"
+
+namespace onepool::serve {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using Json = nlohmann::json;
+
+// A path segment, then an optional /versions/{v}, then the rest of the route.
+constexpr const char* kModelPrefix = R"(/v2/models/([^/]+)(?:/versions/([^/]+))?)";
+
+uint64_t ns_since(Clock::time_point start) {
+  return static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count());
+}
+
+int http_status(const Status& status) {
+  switch (status.code()) {
+    case StatusCode::kInvalidArgument:
+    case StatusCode::kOutOfRange:
+      return 400;
+    case StatusCode::kNotFound:
+      return 404;
+    case StatusCode::kResourceExhausted:
+      return 503;
+    default:
+      return 500;
+  }
+}
+
+void respond_json(httplib::Response& res, int status, const Json& body) {
+  res.status = status;
+  res.set_content(body.dump(-1, ' ', false, Json::error_handler_t::replace), "application/json");
+}
+
+void respond_error(httplib::Response& res, int status, const std::string& message) {
+  respond_json(res, status, Json{{"error", message}});
+}
+
+std::string default_error_message(const httplib::Request& req, int status, size_t max_body) {
+  if (status == 413) {
+    return str_cat("request body of ", req.get_header_value("Content-Length"),
+                   " bytes exceeds the limit of ", max_body, " bytes (--max-body-bytes)");
+  }
+  if (status == 404) return str_cat("no route for ", req.method, " ", req.path);
+  return str_cat("HTTP ", status, " for ", req.method, " ", req.path);
+}
+
+}  // namespace
+
+class InferenceServerImpl {
+ public:
+  InferenceServerImpl(std::unique_ptr<SessionPool> pool, ServeOptions options)
+      : pool_(std::move(pool)), options_(std::move(options)) {}
+
+  void configure();
+  Expected<int> bind();
+  Status serve();
+  void stop() { http_.stop(); }
+  bool is_running() const { return http_.is_running(); }
+
+ private:
+  using Handler = std::function<void(const httplib::Request&, httplib::Response&)>;
+  void route_get(const std::string& pattern, Handler handler);
+  void route_post(const std::string& pattern, Handler handler);
+  Handler measured(Handler handler);
+  // Step 0 of every model route: 404 unless {m} (and {v}, if given) name the served model.
+  bool check_model(const httplib::Request& req, httplib::Response& res) const;
+  void handle_infer(const httplib::Request& req, httplib::Response& res);
+  Status infer(const httplib::Request& req, httplib::Response& res, InferencePhases& phases);
+  PoolGauges gauges() const { return {pool_->pool_bytes(), pool_->size(), pool_->busy()}; }
+
+  std::unique_ptr<SessionPool> pool_;
+  ServeOptions options_;
+  ServeMetrics metrics_;
+  httplib::Server http_;
+};
+
+InferenceServerImpl::Handler InferenceServerImpl::measured(Handler handler) {
+  return [this, handler = std::move(handler)](const httplib::Request& req, httplib::Response& res) {
+    const auto start = Clock::now();
+    try {
+      handler(req, res);
+    } catch (const std::exception& error) {
+      respond_error(res, 500, str_cat("internal error: ", error.what()));
+    } catch (...) {
+      respond_error(res, 500, "internal error: unknown exception");
+    }
+    if (res.status == -1) res.status = 200;  // httplib's "not set yet"
+    metrics_.record_request(res.status, static_cast<double>(ns_since(start)) * 1e-9);
+  };
+}
+
+void InferenceServerImpl::route_get(const std::string& pattern, Handler handler) {
+  http_.Get(pattern, measured(std::move(handler)));
+}
+
+void InferenceServerImpl::route_post(const std::string& pattern, Handler handler) {
+  http_.Post(pattern, measured(std::move(handler)));
+}
+
+bool InferenceServerImpl::check_model(const httplib::Request& req, httplib::Response& res) const {
+  const std::string name = req.matches[1].str();
+  if (name != options_.model_name) {
+    respond_error(
+        res, 404,
+        str_cat("unknown model '", name, "'; this server serves '", options_.model_name, "'"));
+    return false;
+  }
+  const std::string version = req.matches.size() > 2 ? req.matches[2].str() : "";
+  if (!version.empty() && version != "1") {
+    respond_error(
+        res, 404,
+        str_cat("model '", name, "': unknown version '", version, "'; expected version 1"));
+    return false;
+  }
+  return true;
+}
+
+void InferenceServerImpl::configure() {
+  const std::string model = kModelPrefix;
+  route_get("/v2/health/live", [](auto&, auto& res) { respond_json(res, 200, {{"live", true}}); });
+  route_get("/v2/health/ready", [](auto&, auto& res) {
+    respond_json(res, 200, {{"ready", true}});
+  });
+  route_get("/v2", [](auto&, auto& res) { respond_json(res, 200, server_metadata()); });
+  route_get(model, [this](const auto& req, auto& res) {
+    if (check_model(req, res))
+      respond_json(res, 200, model_metadata(options_.model_name, pool_->model()));
+  });
+  route_get(model + "/ready", [this](const auto& req, auto& res) {
+    if (check_model(req, res))
+      respond_json(res, 200, {{"name", options_.model_name}, {"ready", true}});
+  });
+  route_get(model + "/config", [this](const auto& req, auto& res) {
+    if (!check_model(req, res)) return;
+    respond_json(res, 200,
+                 model_config(options_.model_name, pool_->model(), pool_->size(), pool_->device()));
+  });
+  route_get(model + "/stats", [this](const auto& req, auto& res) {
+    if (check_model(req, res)) respond_json(res, 200, metrics_.triton_stats(options_.model_name));
+  });
+  route_get("/metrics", [this](auto&, auto& res) {
+    res.set_content(metrics_.prometheus_text(gauges()), "text/plain; version=0.0.4");
+  });
+  route_post(model + "/infer", [this](const auto& req, auto& res) { handle_infer(req, res); });
+
+  // Requests no handler answered (unknown path, 413 from the body limit, unparsable HTTP) get a
+  // JSON error body here; handler errors already have one.
+  using HandlerResponse = httplib::Server::HandlerResponse;
+  http_.set_error_handler(httplib::Server::HandlerWithResponse([this](const httplib::Request& req,
+                                                                      httplib::Response& res) {
+    if (!res.body.empty()) return HandlerResponse::Unhandled;
+    metrics_.record_request(res.status, 0.0);
+    respond_error(res, res.status, default_error_message(req, res.status, options_.max_body_bytes));
+    return HandlerResponse::Handled;
+  }));
+  http_.set_exception_handler(
+      [](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
+        respond_error(res, 500, "internal error");
+      });
+  const size_t threads =
+      options_.http_threads != 0 ? options_.http_threads : std::max<size_t>(8, 2 * pool_->size());
+  http_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  http_.set_payload_max_length(options_.max_body_bytes);
+  http_.set_keep_alive_max_count(100000);
+  http_.set_tcp_nodelay(true);
+}
+
+void InferenceServerImpl::handle_infer(const httplib::Request& req, httplib::Response& res) {
+  if (!check_model(req, res)) return;
+  const auto start = Clock::now();
+  InferencePhases phases;
+  const Status status = infer(req, res, phases);
+  if (!status.is_ok()) {
+    metrics_.record_failure(ns_since(start));
+    respond_error(res, http_status(status), status.message());
+    return;
+  }
+  phases.total_ns = ns_since(start);
+  metrics_.record_success(phases);
+}
+
+// Step 1. decode (no Session held), Step 2. run on a leased Session, Step 3. encode.
+Status InferenceServerImpl::infer(const httplib::Request& req, httplib::Response& res,
+                                  InferencePhases& phases) {
+  auto start = Clock::now();
+  ONEPOOL_ASSIGN_OR_RETURN(BodyParts parts,
+                           split_body(req.body, req.get_header_value(kInferenceHeaderLength)));
+  const Model& model = pool_->model();
+  ONEPOOL_ASSIGN_OR_RETURN(InferRequest request,
+                           decode_infer_request(model, parts.json, parts.binary));
+  std::vector<HostTensor> outputs(model.outputs().size());
+  std::vector<TensorView> input_views;
+  std::vector<TensorView> output_views;
+  for (HostTensor& tensor : request.inputs) {
+    input_views.push_back({tensor.data.data(), tensor.dtype, tensor.shape, Device{}});
+  }
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const TensorInfo& info = model.outputs()[i];
+    ONEPOOL_ASSIGN_OR_RETURN(size_t bytes, tensor_bytes(info.shape, info.dtype));
+    outputs[i] = HostTensor{info.dtype, info.shape, std::vector<std::byte>(bytes)};
+    output_views.push_back({outputs[i].data.data(), info.dtype, info.shape, Device{}});
+  }
+  phases.input_ns = ns_since(start);
+
+  start = Clock::now();
+  ONEPOOL_ASSIGN_OR_RETURN(SessionPool::Lease lease, pool_->acquire(options_.queue_timeout));
+  phases.queue_ns = ns_since(start);
+  start = Clock::now();
+  ONEPOOL_RETURN_IF_ERROR(lease.session().run(input_views, output_views));
+  phases.infer_ns = ns_since(start);
+  { SessionPool::Lease done = std::move(lease); }  // give the Session back before encoding
+
+  start = Clock::now();
+  EncodedResponse encoded = encode_infer_response(options_.model_name, model, request, outputs);
+  res.status = 200;
+  if (encoded.has_binary) {
+    res.set_header(kInferenceHeaderLength, std::to_string(encoded.json_bytes));
+    res.set_content(std::move(encoded.body), kBinaryContentType);
+  } else {
+    res.set_content(std::move(encoded.body), "application/json");
+  }
+  phases.output_ns = ns_since(start);
+  return Status::ok();
+}
+
+Expected<int> InferenceServerImpl::bind() {
+  if (options_.port == 0) {
+    const int port = http_.bind_to_any_port(options_.host);
+    if (port <= 0)
+      return make_status(StatusCode::kFailedPrecondition, "cannot bind ", options_.host, ":0");
+    return port;
+  }
+  if (!http_.bind_to_port(options_.host, options_.port)) {
+    return make_status(StatusCode::kFailedPrecondition, "cannot bind ", options_.host, ":",
+                       options_.port, " (in use, or not a local address)");
+  }
+  return options_.port;
+}
+
+Status InferenceServerImpl::serve() {
+  if (!http_.listen_after_bind()) {
+    return make_status(StatusCode::kFailedPrecondition, "serving on ", options_.host,
+                       " stopped with an error (was bind() called?)");
+  }
+  return Status::ok();
+}
+
+Expected<std::unique_ptr<InferenceServer>> InferenceServer::create(
+    std::unique_ptr<SessionPool> pool, const ServeOptions& options) {
+  if (!pool) return Status(StatusCode::kInvalidArgument, "serve: no session pool");
+  if (options.model_name.empty())
+    return Status(StatusCode::kInvalidArgument, "serve: empty model name");
+  if (options.max_body_bytes == 0) {
+    return Status(StatusCode::kInvalidArgument, "serve: --max-body-bytes must be > 0");
+  }
+  auto impl = std::make_unique<InferenceServerImpl>(std::move(pool), options);
+  impl->configure();
+  return std::unique_ptr<InferenceServer>(new InferenceServer(std::move(impl)));
+}
+
+InferenceServer::InferenceServer(std::unique_ptr<InferenceServerImpl> impl)
+    : impl_(std::move(impl)) {}
+InferenceServer::~InferenceServer() { impl_->stop(); }
+Expected<int> InferenceServer::bind() { return impl_->bind(); }
+Status InferenceServer::serve() { return impl_->serve(); }
+void InferenceServer::stop() { impl_->stop(); }
+bool InferenceServer::is_running() const { return impl_->is_running(); }
+
+}  // namespace onepool::serve

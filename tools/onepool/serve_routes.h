@@ -1,0 +1,58 @@
+// InferenceServer: the KServe v2 / Open Inference Protocol HTTP routes over one SessionPool.
+//
+// Routes: GET /v2/health/live, /v2/health/ready, /v2, /v2/models/{m}[/versions/{v}],
+// .../ready, .../config, .../stats, /metrics; POST /v2/models/{m}[/versions/{v}]/infer (JSON
+// tensors or Triton binary tensor data). Every error is a JSON body {"error": "..."} with 400
+// (bad request), 404 (unknown model or path), 413 (body over the limit), 503 (all Sessions busy
+// for longer than the queue timeout) or 500; no handler lets an exception escape, and the
+// server keeps serving after any error.
+//
+// Thread-safety: bind(), serve() and stop() may be called from different threads (stop() from
+// any thread while serve() blocks); requests are handled on an internal thread pool.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "onepool/session_pool.h"
+#include "onepool/status.h"
+
+namespace onepool::serve {
+
+struct ServeOptions {
+  std::string host = "127.0.0.1";
+  int port = 8000;                                ///< 0: any free port (see bind())
+  std::string model_name;                         ///< the {m} in the routes; required
+  size_t max_body_bytes = 64u << 20;              ///< larger request bodies get 413
+  std::chrono::milliseconds queue_timeout{1000};  ///< wait for a Session, then 503
+  size_t http_threads = 0;                        ///< 0: max(8, 2 × sessions)
+};
+
+class InferenceServerImpl;
+
+class InferenceServer {
+ public:
+  /// Takes ownership of `pool`; fails on an empty model name or a zero body limit.
+  static Expected<std::unique_ptr<InferenceServer>> create(std::unique_ptr<SessionPool> pool,
+                                                           const ServeOptions& options);
+  ~InferenceServer();  // stops serving
+  InferenceServer(const InferenceServer&) = delete;
+  InferenceServer& operator=(const InferenceServer&) = delete;
+
+  /// Binds host:port (any free port when port is 0) and returns the bound port.
+  Expected<int> bind();
+  /// Serves until stop(); call after bind(). Blocks the calling thread.
+  Status serve();
+  /// Makes serve() return; safe from any thread.
+  void stop();
+  /// True once serve() accepts connections.
+  bool is_running() const;
+
+ private:
+  explicit InferenceServer(std::unique_ptr<InferenceServerImpl> impl);
+  std::unique_ptr<InferenceServerImpl> impl_;
+};
+
+}  // namespace onepool::serve
