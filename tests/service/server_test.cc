@@ -331,7 +331,10 @@ TEST_CASE("serve: bad requests get 4xx and the server keeps serving") {
               "input 'x': expected 784 values for shape [1,784], got 783");
   check_error(post(input("x", {1, 784}, "FP32", Json::array({"a"}))), 400, "input 'x': element 0");
   check_error(post(Json{{"inputs", {{{"name", "x"}, {"shape", {1, 784}}}}}}), 400,
-              "malformed request");
+              "input 'x': missing 'datatype'");
+  Json numeric_output = Json::parse(json_request(x, "1"));
+  numeric_output["outputs"] = {{{"name", 5}}};
+  check_error(post(numeric_output), 400, "malformed request");
   Json bad_output = Json::parse(json_request(x, "1"));
   bad_output["outputs"] = {{{"name", "nope"}}};
   check_error(post(bad_output), 400, "unknown output 'nope'");
@@ -361,7 +364,7 @@ TEST_CASE("serve: bad requests get 4xx and the server keeps serving") {
   CHECK(same_bits(json_outputs(good->body), reference_outputs(model, x)));
   auto metrics = client.Get("/metrics");
   REQUIRE(metrics);
-  CHECK(metrics->body.find("onepool_requests_total{status=\"400\"} 12\n") != std::string::npos);
+  CHECK(metrics->body.find("onepool_requests_total{status=\"400\"} 13\n") != std::string::npos);
   CHECK(metrics->body.find("onepool_requests_total{status=\"413\"} 1\n") != std::string::npos);
 }
 

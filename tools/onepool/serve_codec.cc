@@ -116,7 +116,27 @@ Status fill_from_json(const Json& data, const std::string& name, HostTensor& ten
   }
 }
 
+// The string field `key` of one element of "inputs"; `name` is "" until the name is known.
+Expected<std::string> string_field(const Json& input, const char* key, const std::string& name) {
+  const std::string where = name.empty() ? "an input" : str_cat("input '", name, "'");
+  if (!input.is_object()) {
+    return make_status(StatusCode::kInvalidArgument, "inputs: expected objects, got ",
+                       input.type_name());
+  }
+  if (!input.contains(key)) {
+    return make_status(StatusCode::kInvalidArgument, where, ": missing '", key, "'");
+  }
+  if (!input.at(key).is_string()) {
+    return make_status(StatusCode::kInvalidArgument, where, ": '", key, "' must be a string, got ",
+                       input.at(key).type_name());
+  }
+  return input.at(key).get<std::string>();
+}
+
 Expected<Shape> parse_shape(const Json& input, const std::string& name) {
+  if (!input.contains("shape")) {
+    return make_status(StatusCode::kInvalidArgument, "input '", name, "': missing 'shape'");
+  }
   const Json& dims = input.at("shape");
   if (!dims.is_array()) {
     return make_status(StatusCode::kInvalidArgument, "input '", name,
@@ -176,7 +196,7 @@ Status fill_input(const Json& input, const TensorInfo& info, HostTensor& tensor,
 // Decodes one element of "inputs" into tensors[index of its name].
 Status decode_input(const Json& input, const Model& model, std::vector<HostTensor>& tensors,
                     std::vector<bool>& seen, BinaryTail& tail) {
-  const std::string name = input.at("name").get<std::string>();
+  ONEPOOL_ASSIGN_OR_RETURN(const std::string name, string_field(input, "name", ""));
   const int index = model.input_index(name);
   if (index < 0) {
     return make_status(StatusCode::kInvalidArgument, "unknown input '", name,
@@ -187,7 +207,7 @@ Status decode_input(const Json& input, const Model& model, std::vector<HostTenso
     return make_status(StatusCode::kInvalidArgument, "input '", name, "' given twice");
   seen[slot] = true;
   const TensorInfo& info = model.inputs()[slot];
-  const std::string datatype = input.at("datatype").get<std::string>();
+  ONEPOOL_ASSIGN_OR_RETURN(const std::string datatype, string_field(input, "datatype", name));
   if (dtype_from_kserve(datatype) != info.dtype) {
     return make_status(StatusCode::kInvalidArgument, "input '", name, "': expected datatype ",
                        kserve_dtype_name(info.dtype), ", got ", datatype);
