@@ -95,7 +95,9 @@ Status CpuBackend::prepare(const Model& model, NodeMemoryNeeds& needs) {
     return make_status(StatusCode::kUnsupported, problem_count,
                        " node(s) cannot run on the CPU backend:", problems);
   }
-  openblas_set_num_threads(threads_);
+  // GEMMs are split across the Session's own threads (see gemm_blas.h); OpenBLAS itself runs
+  // single-threaded because its threaded driver allocates on every call.
+  openblas_set_num_threads(1);
   return Status::ok();
 }
 

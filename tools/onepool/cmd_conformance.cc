@@ -39,6 +39,15 @@ TestResult skip_or_fail(const Status& status, const char* phase) {
   return {verdict, str_cat(phase, ": ", status.message())};
 }
 
+// The backend test data stores bfloat16 tensors as uint16 bit patterns: take them as bfloat16.
+void adopt_bfloat16_bits(const std::vector<TensorInfo>& infos, std::vector<HostTensor>& tensors) {
+  for (size_t i = 0; i < infos.size() && i < tensors.size(); ++i) {
+    if (infos[i].dtype == DType::kBFloat16 && tensors[i].dtype == DType::kUInt16) {
+      tensors[i].dtype = DType::kBFloat16;
+    }
+  }
+}
+
 // Runs one data set; empty string when every output matches.
 Expected<std::string> run_data_set(Session& session, const Model& model,
                                    const std::filesystem::path& data_dir,
@@ -50,6 +59,8 @@ Expected<std::string> run_data_set(Session& session, const Model& model,
                    expected.size(), " outputs on disk, the model has ", model.inputs().size(),
                    " / ", model.outputs().size());
   }
+  adopt_bfloat16_bits(model.inputs(), inputs);
+  adopt_bfloat16_bits(model.outputs(), expected);
   std::vector<HostTensor> outputs;
   for (const auto& info : model.outputs()) outputs.push_back(empty_tensor(info));
   std::vector<TensorView> in;

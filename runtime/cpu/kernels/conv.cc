@@ -1,5 +1,4 @@
 // The Conv kernel: prepare picks the depthwise, pointwise or im2col path (see conv_kernels.h).
-#include <cblas.h>
 
 #include <climits>
 #include <vector>
@@ -8,6 +7,7 @@
 #include "runtime/cpu/kernels/conv_geometry.h"
 #include "runtime/cpu/kernels/conv_im2col.h"
 #include "runtime/cpu/kernels/conv_kernels.h"
+#include "runtime/cpu/kernels/gemm_blas.h"
 
 namespace onepool::cpu::nn {
 namespace {
@@ -53,11 +53,9 @@ class ConvKernel final : public Kernel {
           im2col(g, x_group, in_group, col, *context.threads);
           rhs = col;
         }
-        cblas_sgemm(
-            CblasRowMajor, CblasNoTrans, CblasNoTrans, static_cast<int>(out_group),
-            static_cast<int>(columns), static_cast<int>(depth), 1.0f, w + group * out_group * depth,
-            static_cast<int>(depth), rhs, static_cast<int>(columns), 0.0f,
-            y + (n * plan_.out_channels + group * out_group) * columns, static_cast<int>(columns));
+        const GemmShape shape{false, false, out_group, columns, depth, depth, columns, columns};
+        gemm(shape, 1.0f, w + group * out_group * depth, rhs, 0.0f,
+             y + (n * plan_.out_channels + group * out_group) * columns, context.threads);
       }
     }
     add_bias_activation(y, bias, plan_.batch, plan_.out_channels, columns, plan_.activation,

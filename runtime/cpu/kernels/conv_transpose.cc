@@ -1,6 +1,5 @@
 // The ConvTranspose kernel: per image and group, col = W_g^T * X_g (sgemm into the workspace),
 // then col2im adds each column entry into Y; bias and the fused activation come last.
-#include <cblas.h>
 
 #include <climits>
 #include <cstring>
@@ -9,6 +8,7 @@
 #include "runtime/cpu/kernels/conv_geometry.h"
 #include "runtime/cpu/kernels/conv_im2col.h"
 #include "runtime/cpu/kernels/conv_kernels.h"
+#include "runtime/cpu/kernels/gemm_blas.h"
 
 namespace onepool::cpu::nn {
 namespace {
@@ -41,10 +41,8 @@ class ConvTransposeKernel final : public Kernel {
     for (int64_t n = 0; n < plan_.batch; ++n) {
       for (int64_t group = 0; group < plan_.group; ++group) {
         const float* x_group = x + (n * plan_.in_channels + group * in_group) * x_size;
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, static_cast<int>(rows),
-                    static_cast<int>(x_size), static_cast<int>(in_group), 1.0f,
-                    w + group * in_group * rows, static_cast<int>(rows), x_group,
-                    static_cast<int>(x_size), 0.0f, col, static_cast<int>(x_size));
+        const GemmShape shape{true, false, rows, x_size, in_group, rows, x_size, x_size};
+        gemm(shape, 1.0f, w + group * in_group * rows, x_group, 0.0f, col, context.threads);
         col2im_add(g, col, out_group,
                    y + (n * plan_.out_channels + group * out_group) * g.input_size(),
                    *context.threads);

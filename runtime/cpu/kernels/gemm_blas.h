@@ -12,6 +12,8 @@
 #include <limits>
 #include <type_traits>
 
+#include "runtime/cpu/thread_pool.h"
+
 namespace onepool::cpu {
 
 /// Dims and leading dimensions of one product; op(A) is [m,k], op(B) is [k,n], C is [m,n].
@@ -38,16 +40,42 @@ inline CBLAS_TRANSPOSE blas_trans(bool trans) { return trans ? CblasTrans : Cbla
 // CBLAS rejects a leading dimension of 0 even when the matrix is empty.
 inline blasint blas_ld(int64_t ld) { return static_cast<blasint>(std::max<int64_t>(ld, 1)); }
 
-inline void gemm(const GemmShape& s, float alpha, const float* a, const float* b, float beta,
-                 float* c) {
-  if (s.m == 0 || s.n == 0) return;
+inline void sgemm_block(const GemmShape& s, float alpha, const float* a, const float* b,
+                        float beta, float* c) {
   cblas_sgemm(CblasRowMajor, blas_trans(s.trans_a), blas_trans(s.trans_b),
               static_cast<blasint>(s.m), static_cast<blasint>(s.n), static_cast<blasint>(s.k),
               alpha, a, blas_ld(s.lda), b, blas_ld(s.ldb), beta, c, blas_ld(s.ldc));
 }
 
+/// C = alpha * op(A) * op(B) + beta * C on the Session's threads. OpenBLAS runs single-threaded
+/// (its threaded driver allocates a job array on the heap at every call, which run() must not
+/// do); the product is split into one row or column block per thread instead.
+inline void gemm(const GemmShape& s, float alpha, const float* a, const float* b, float beta,
+                 float* c, ThreadPool* threads = nullptr) {
+  if (s.m == 0 || s.n == 0) return;
+  constexpr int64_t kMinFlopsPerPart = 1 << 18;
+  const int64_t flops = s.m * s.n * std::max<int64_t>(s.k, 1);
+  if (threads == nullptr || threads->thread_count() == 1 || flops < 2 * kMinFlopsPerPart) {
+    sgemm_block(s, alpha, a, b, beta, c);
+    return;
+  }
+  const bool split_rows = s.m >= s.n;
+  threads->parallel_for(split_rows ? s.m : s.n, 16, [&](int64_t begin, int64_t end) {
+    GemmShape part = s;
+    if (split_rows) {
+      part.m = end - begin;
+      sgemm_block(part, alpha, s.trans_a ? a + begin : a + begin * s.lda, b, beta,
+                  c + begin * s.ldc);
+    } else {
+      part.n = end - begin;
+      sgemm_block(part, alpha, a, s.trans_b ? b + begin * s.ldb : b + begin, beta, c + begin);
+    }
+  });
+}
+
 inline void gemm(const GemmShape& s, float alpha, const double* a, const double* b, float beta,
-                 double* c) {
+                 double* c, ThreadPool* threads = nullptr) {
+  (void)threads;  // float64 products stay on one thread
   if (s.m == 0 || s.n == 0) return;
   cblas_dgemm(CblasRowMajor, blas_trans(s.trans_a), blas_trans(s.trans_b),
               static_cast<blasint>(s.m), static_cast<blasint>(s.n), static_cast<blasint>(s.k),

@@ -104,7 +104,7 @@ class GemmKernel final : public Kernel {
       for (int64_t i = 0; i < count; ++i) y[i] = static_cast<T>(beta * y[i]);
     } else {
       gemm(g, layout_.alpha, context.inputs[0].as<const T>(), context.inputs[1].as<const T>(), beta,
-           y);
+           y, context.threads);
     }
     if constexpr (std::is_same_v<T, float>) apply_activation(activation_, y, count);
     return Status::ok();

@@ -14,9 +14,9 @@ namespace onepool::cpu {
 namespace {
 
 template <class T>
-void run_product(const GemmShape& shape, const T* a, const T* b, T* y) {
+void run_product(const GemmShape& shape, const T* a, const T* b, T* y, ThreadPool* threads) {
   if constexpr (std::is_floating_point_v<T>) {
-    gemm(shape, 1.0f, a, b, 0.0f, y);
+    gemm(shape, 1.0f, a, b, 0.0f, y, threads);
   } else {
     integer_matmul(shape, a, b, y);
   }
@@ -33,7 +33,7 @@ class MatMulKernel final : public Kernel {
     const T* a = context.inputs[0].as<const T>();
     const T* b = context.inputs[1].as<const T>();
     T* y = context.outputs[0].as<T>();
-    run_products(a, b, y);
+    run_products(a, b, y, context.threads);
     if constexpr (std::is_same_v<T, float>) {
       apply_activation(activation_, y, layout_.output_count);
     }
@@ -41,20 +41,20 @@ class MatMulKernel final : public Kernel {
   }
 
  private:
-  void run_products(const T* a, const T* b, T* y) const {
+  void run_products(const T* a, const T* b, T* y, ThreadPool* threads) const {
     // K == 0: every output is an empty sum (and BLAS would not write C at all).
     if (layout_.gemm.k == 0) {
       std::fill(y, y + layout_.output_count, T{0});
       return;
     }
     if (layout_.fold_batch) {
-      run_product(layout_.gemm, a, b, y);
+      run_product(layout_.gemm, a, b, y, threads);
       return;
     }
     const int64_t matrix = layout_.gemm.m * layout_.gemm.n;
     for (size_t i = 0; i < layout_.a_offsets.size(); ++i) {
       run_product(layout_.gemm, a + layout_.a_offsets[i], b + layout_.b_offsets[i],
-                  y + static_cast<int64_t>(i) * matrix);
+                  y + static_cast<int64_t>(i) * matrix, threads);
     }
   }
 

@@ -4,6 +4,8 @@
 // kUnsupported. Run time: per output element, taps_y * taps_x multiply-adds from prepared tables.
 #include "runtime/cpu/kernels/resize.h"
 
+#include <cmath>
+
 #include <algorithm>
 
 #include "runtime/cpu/kernels/shape_axis_map.h"
@@ -134,6 +136,54 @@ Expected<PreparedKernel> prepare_interpolate(const NodeContext& node, const Resi
   return prepared;
 }
 
+// The taps were computed from scales implied by the static shapes (output / input). When the
+// scales arrive as a runtime tensor, check at run time that they are those scales: floor(in *
+// scale) == out holds for many scales, and a different scale moves every sample point.
+class RuntimeScalesGuard final : public Kernel {
+ public:
+  RuntimeScalesGuard(std::unique_ptr<Kernel> inner, size_t scales_input, std::vector<double> scales,
+                     std::string node_name)
+      : inner_(std::move(inner)), scales_input_(scales_input), scales_(std::move(scales)),
+        node_name_(std::move(node_name)) {}
+
+  Status run(const RunContext& context) override {
+    const TensorView& view = context.inputs[scales_input_];
+    const auto* values = static_cast<const float*>(view.data);
+    const auto count = static_cast<size_t>(view.shape.element_count());
+    for (size_t k = 0; k < count && k < scales_.size(); ++k) {
+      if (std::fabs(static_cast<double>(values[k]) - scales_[k]) > 1e-6 * std::fabs(scales_[k])) {
+        return make_status(StatusCode::kUnsupported, "node '", node_name_, "' (Resize): runtime ",
+                           "scale ", values[k], " on axis ", k, " differs from output/input = ",
+                           scales_[k], "; the CPU kernel needs constant scales for that");
+      }
+    }
+    return inner_->run(context);
+  }
+
+ private:
+  std::unique_ptr<Kernel> inner_;
+  size_t scales_input_;
+  std::vector<double> scales_;
+  std::string node_name_;
+};
+
+Expected<PreparedKernel> guard_runtime_scales(const NodeContext& node, const ResizeParams& params,
+                                              PreparedKernel prepared) {
+  const bool legacy = node.node().op_type == "Upsample" || node.graph().opset < 11;
+  const size_t index = legacy ? 1 : 2;
+  if (node.node().attributes.has("scales") || !node.has_input(index) ||
+      node.constant_input(index) != nullptr || node.input(index).shape.element_count() == 0) {
+    return prepared;
+  }
+  if (node.input(index).dtype != DType::kFloat32) {
+    return node.error(StatusCode::kUnsupported, "runtime scales of dtype ",
+                      dtype_name(node.input(index).dtype));
+  }
+  prepared.kernel = std::make_unique<RuntimeScalesGuard>(std::move(prepared.kernel), index,
+                                                         params.scales, node.node().name);
+  return prepared;
+}
+
 }  // namespace
 
 Expected<PreparedKernel> make_resize_kernel(const NodeContext& node) {
@@ -154,8 +204,11 @@ Expected<PreparedKernel> make_resize_kernel(const NodeContext& node) {
     return node.error(StatusCode::kUnsupported, "resize to an empty or scalar output ",
                       out.to_string());
   }
-  if (params.mode == ResizeMode::kNearest) return prepare_nearest(node, params);
-  return prepare_interpolate(node, params);
+  Expected<PreparedKernel> prepared = params.mode == ResizeMode::kNearest
+                                           ? prepare_nearest(node, params)
+                                           : prepare_interpolate(node, params);
+  if (!prepared) return prepared;
+  return guard_runtime_scales(node, params, std::move(prepared).value());
 }
 
 }  // namespace onepool::cpu::data
