@@ -170,7 +170,7 @@ FoldResult FoldPass::evaluate(const onnx::NodeProto& node,
   const FoldContext context{&node, opset_, inputs, max_elements_};
   const std::string& op = node.op_type();
   if (op == "Gather" || op == "Unsqueeze" || op == "Squeeze" || op == "Concat" ||
-      op == "Reshape" || op == "Expand" || op == "Identity") {
+      op == "Reshape" || op == "Expand" || op == "Identity" || op == "Split") {
     return fold_layout_op(context);
   }
   if (op == "Slice" || op == "ConstantOfShape" || op == "Range" || op == "ReduceProd") {
@@ -181,7 +181,10 @@ FoldResult FoldPass::evaluate(const onnx::NodeProto& node,
 
 Expected<bool> FoldPass::try_fold(const onnx::NodeProto& node) {
   if (!is_default_domain(node.domain()) || !is_foldable_op(node.op_type())) return false;
-  if (node.output_size() != 1 || graph_outputs_.count(node.output(0)) != 0) return false;
+  if (node.output_size() < 1) return false;
+  for (const std::string& output : node.output()) {
+    if (output.empty() || graph_outputs_.count(output) != 0) return false;
+  }
   FoldResult result = make_status(StatusCode::kUnsupported, "not evaluated");
   if (node.op_type() == "Shape" || node.op_type() == "Size") {
     result = fold_shape_op(node);
@@ -200,8 +203,11 @@ Expected<bool> FoldPass::try_fold(const onnx::NodeProto& node) {
     if (code == StatusCode::kUnsupported || code == StatusCode::kResourceExhausted) return false;
     return result.status();
   }
-  constants_[node.output(0)] = std::move(result->front());
-  folded_names_.push_back(node.output(0));
+  if (result->size() != static_cast<size_t>(node.output_size())) return false;
+  for (int i = 0; i < node.output_size(); ++i) {
+    constants_[node.output(i)] = std::move((*result)[static_cast<size_t>(i)]);
+    folded_names_.push_back(node.output(i));
+  }
   return true;
 }
 

@@ -188,7 +188,8 @@ bool is_foldable_op(const std::string& op_type) {
       "Shape", "Size",  "Gather", "Unsqueeze", "Squeeze", "Concat",  "Slice",
       "Cast",  "ConstantOfShape", "Range", "Reshape", "Identity", "Add", "Sub",
       "Mul",   "Div",   "Equal",  "Where",     "Max",     "Min",     "Neg",
-      "Floor", "Ceil",  "Sqrt",   "ReduceProd", "Expand", "Not",     "Less", "Greater"};
+      "Floor", "Ceil",  "Sqrt",   "ReduceProd", "Expand", "Not",     "Less", "Greater",
+      "Split"};
   for (const char* op : kOps) {
     if (op_type == op) return true;
   }

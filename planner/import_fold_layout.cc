@@ -136,6 +136,60 @@ FoldResult fold_concat(const FoldContext& context) {
   return single(std::move(out));
 }
 
+// Split along `axis` into the sizes given by the `split` attribute (opset < 13) or input 1,
+// else into equal parts, one per output.
+FoldResult fold_split(const FoldContext& context) {
+  const HostTensor& in = *context.input(0);
+  const int axis = normalize_axis(attribute_int(*context.node, "axis", 0), in.shape.rank());
+  if (axis < 0) return fold_invalid(context, "axis out of range");
+  const auto outputs = static_cast<int64_t>(context.node->output_size());
+  std::vector<int64_t> sizes;
+  const HostTensor* split_input = context.inputs.size() > 1 ? context.input(1) : nullptr;
+  if (split_input != nullptr) {
+    for (int64_t i = 0; i < split_input->element_count(); ++i) {
+      sizes.push_back(split_input->int_at(i));
+    }
+  } else {
+    for (const auto& attribute : context.node->attribute()) {
+      if (attribute.name() == "split") sizes.assign(attribute.ints().begin(), attribute.ints().end());
+    }
+  }
+  if (sizes.empty()) {
+    if (outputs <= 0 || in.shape[axis] % outputs != 0) {
+      return fold_unsupported(context, "uneven split");
+    }
+    sizes.assign(static_cast<size_t>(outputs), in.shape[axis] / outputs);
+  }
+  int64_t total = 0;
+  for (int64_t size : sizes) {
+    if (size < 0) return fold_invalid(context, "negative split size");
+    total += size;
+  }
+  if (static_cast<int64_t>(sizes.size()) != outputs || total != in.shape[axis]) {
+    return fold_invalid(context, "split sizes do not match the axis or the outputs");
+  }
+  int64_t outer = 1;
+  for (int i = 0; i < axis; ++i) outer *= in.shape[i];
+  const size_t row = in.data.size() / static_cast<size_t>(std::max<int64_t>(outer, 1)) /
+                     static_cast<size_t>(std::max<int64_t>(in.shape[axis], 1));
+  std::vector<HostTensor> results;
+  int64_t begin = 0;
+  for (int64_t size : sizes) {
+    Shape shape = in.shape;
+    shape[axis] = size;
+    ONEPOOL_ASSIGN_OR_RETURN(HostTensor out, new_tensor(in.dtype, shape, context.max_elements));
+    const size_t block = row * static_cast<size_t>(size);
+    for (int64_t o = 0; o < outer && block > 0; ++o) {
+      const size_t source = (static_cast<size_t>(o) * static_cast<size_t>(in.shape[axis]) +
+                             static_cast<size_t>(begin)) * row;
+      std::memcpy(out.data.data() + static_cast<size_t>(o) * block, in.data.data() + source, block);
+    }
+    begin += size;
+    results.push_back(std::move(out));
+  }
+  return results;
+}
+
 FoldResult fold_reshape(const FoldContext& context) {
   const HostTensor& in = *context.input(0);
   if (context.input(1) == nullptr) return fold_invalid(context, "needs a shape input");
@@ -194,6 +248,7 @@ FoldResult fold_layout_op(const FoldContext& context) {
   if (op == "Unsqueeze") return fold_unsqueeze(context);
   if (op == "Squeeze") return fold_squeeze(context);
   if (op == "Concat") return fold_concat(context);
+  if (op == "Split") return fold_split(context);
   if (op == "Reshape") return fold_reshape(context);
   if (op == "Expand") return fold_expand(context);
   if (op == "Identity") return single(*context.input(0));

@@ -40,7 +40,7 @@ struct PlanStep {
 
 /// How to build a plan.
 struct PlanOptions {
-  std::string algorithm = "greedy-by-size";  ///< see `onepool plan --help` for the names
+  std::string algorithm = "portfolio";  ///< see `onepool plan --help` for the names
   size_t alignment = 256;                    ///< every offset and size is a multiple of this
 };
 

@@ -69,4 +69,22 @@ Expected<Placement> place_linear(std::span<const UsageRecord> records,
 Expected<Placement> place_greedy_by_size(std::span<const UsageRecord> records,
                                          const AlgorithmOptions& options);
 
+/// Best-fit placement of the records in the given order (the engine of every greedy variant):
+/// each record goes to the smallest gap among the already placed records that overlap it in
+/// time. Records of 0 bytes keep offset 0.
+Placement place_greedy_in_order(std::span<const UsageRecord> records,
+                                std::span<const int32_t> order);
+/// Greedy best fit, longest lifetime first (ties: larger first).
+Expected<Placement> place_greedy_by_lifetime(std::span<const UsageRecord> records,
+                                             const AlgorithmOptions& options);
+/// Greedy best fit, largest area (bytes × lifetime) first.
+Expected<Placement> place_greedy_by_area(std::span<const UsageRecord> records,
+                                         const AlgorithmOptions& options);
+/// Greedy best fit, most conflicts (records live at a common step) first (TVM USMP's order).
+Expected<Placement> place_greedy_by_conflicts(std::span<const UsageRecord> records,
+                                              const AlgorithmOptions& options);
+/// Runs every greedy order and keeps the smallest pool; stops early at the lower bound.
+Expected<Placement> place_portfolio(std::span<const UsageRecord> records,
+                                    const AlgorithmOptions& options);
+
 }  // namespace onepool

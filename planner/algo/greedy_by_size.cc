@@ -171,20 +171,18 @@ size_t best_fit_offset(std::vector<std::pair<size_t, size_t>>& intervals, size_t
 
 }  // namespace
 
-Expected<Placement> place_greedy_by_size(std::span<const UsageRecord> records,
-                                         const AlgorithmOptions& options) {
-  ONEPOOL_RETURN_IF_ERROR(check_records(records, options.alignment));
-  // Step 1. Fix the order: size descending with deterministic tie-breaks.
-  const std::vector<int32_t> order = order_by_size(records);
-  // Step 2. Compress steps so the tree size depends on the record count, not on step values.
+Placement place_greedy_in_order(std::span<const UsageRecord> records,
+                                std::span<const int32_t> order) {
+  // Step 1. Compress steps so the tree size depends on the record count, not on step values.
   const std::vector<int64_t> steps = distinct_steps(records);
   PlacedByTime placed(steps.size());
-  // Step 3. Place each record at the best gap among the placed records it overlaps in time.
+  // Step 2. Place each record at the best gap among the placed records it overlaps in time.
   Placement placement;
   placement.offsets.assign(records.size(), 0);
   std::vector<std::pair<size_t, size_t>> intervals;
   for (int32_t index : order) {
     const UsageRecord& record = records[static_cast<size_t>(index)];
+    if (record.bytes == 0) continue;
     const size_t lo = step_index(steps, record.first);
     const size_t hi = step_index(steps, record.last);
     intervals.clear();
@@ -195,6 +193,14 @@ Expected<Placement> place_greedy_by_size(std::span<const UsageRecord> records,
     placed.insert(lo, hi, offset, offset + record.bytes);
   }
   return placement;
+}
+
+Expected<Placement> place_greedy_by_size(std::span<const UsageRecord> records,
+                                         const AlgorithmOptions& options) {
+  ONEPOOL_RETURN_IF_ERROR(check_records(records, options.alignment));
+  // Size descending with deterministic tie-breaks, then best fit in that order.
+  const std::vector<int32_t> order = order_by_size(records);
+  return place_greedy_in_order(records, order);
 }
 
 }  // namespace onepool

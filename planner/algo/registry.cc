@@ -7,9 +7,17 @@ namespace onepool {
 namespace {
 
 constexpr AlgorithmInfo kAlgorithms[] = {
+    {"portfolio",
+     "every greedy order below (size, lifetime, area, conflicts); keeps the smallest pool and "
+     "stops at the lower bound",
+     &place_portfolio},
     {"greedy-by-size",
      "largest record first, each at the smallest gap among records live at the same time",
      &place_greedy_by_size},
+    {"greedy-by-lifetime", "longest-lived record first, best fit", &place_greedy_by_lifetime},
+    {"greedy-by-area", "largest bytes x lifetime first, best fit", &place_greedy_by_area},
+    {"greedy-by-conflicts", "most time-overlapping record first, best fit (TVM USMP's order)",
+     &place_greedy_by_conflicts},
     {"linear", "no reuse: records back to back (pool == naive); a debug baseline", &place_linear},
 };
 

@@ -88,10 +88,11 @@ TEST_CASE("golden vector: greedy-by-size reaches the lower bound, linear equals 
   CHECK(verify_placement(records, linear, 1).is_ok());
 }
 
-// greedy-by-size is the default (listed first); unknown names list the valid ones.
+// portfolio is the default (listed first); unknown names list the valid ones.
 TEST_CASE("algorithms are selectable by name") {
-  REQUIRE(all_algorithms().size() >= 2);
-  CHECK(std::string(all_algorithms()[0].name) == "greedy-by-size");
+  REQUIRE(all_algorithms().size() >= 6);
+  CHECK(std::string(all_algorithms()[0].name) == "portfolio");
+  CHECK(find_algorithm("greedy-by-conflicts").has_value());
   CHECK(find_algorithm("linear").has_value());
   auto missing = find_algorithm("best-ever");
   REQUIRE_FALSE(missing.has_value());
@@ -118,6 +119,16 @@ TEST_CASE("randomized: 10,000 record sets verify, respect the bounds and are det
     const Placement linear = run("linear", records, alignment);
     REQUIRE(verify_placement(records, linear, alignment).is_ok());
     REQUIRE(linear.pool_bytes == naive_bytes(records));
+    // Every portfolio member verifies; the portfolio never loses to greedy-by-size.
+    for (const char* name : {"greedy-by-lifetime", "greedy-by-area", "greedy-by-conflicts"}) {
+      const Placement member = run(name, records, alignment);
+      REQUIRE_MESSAGE(verify_placement(records, member, alignment).is_ok(), name);
+      REQUIRE(member.pool_bytes >= lower_bound);
+    }
+    const Placement best = run("portfolio", records, alignment);
+    REQUIRE(verify_placement(records, best, alignment).is_ok());
+    REQUIRE(best.pool_bytes <= greedy.pool_bytes);
+    REQUIRE(best.pool_bytes >= lower_bound);
   }
 }
 

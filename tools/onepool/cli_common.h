@@ -18,7 +18,7 @@ struct ModelFlags {
   std::vector<std::string> dims;    // repeatable --dim
   std::string device = "cpu";
   std::string optimize = "all";
-  std::string algorithm = "greedy-by-size";
+  std::string algorithm = "portfolio";
   size_t alignment = 256;
   int threads = 0;
   std::string load_plan;

@@ -61,6 +61,16 @@ Expected<std::string> run_data_set(Session& session, const Model& model,
   }
   adopt_bfloat16_bits(model.inputs(), inputs);
   adopt_bfloat16_bits(model.outputs(), expected);
+  // A few node tests ship data that disagrees with their own model (e.g. a [1] tensor for a
+  // declared [3,4] input): no runtime can run those as written, so they are skipped, not failed.
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const TensorView view{inputs[i].data.data(), inputs[i].dtype, inputs[i].shape, Device{}};
+    const Status matches = check_tensor_matches(model.inputs()[i], view, "test data input");
+    if (!matches.is_ok()) {
+      return make_status(StatusCode::kUnsupported, "the test data disagrees with the model: ",
+                         matches.message());
+    }
+  }
   std::vector<HostTensor> outputs;
   for (const auto& info : model.outputs()) outputs.push_back(empty_tensor(info));
   std::vector<TensorView> in;

@@ -31,7 +31,7 @@ struct PlanFlags {
   std::string records_path;
   std::vector<std::string> shapes;  // repeatable --shapes
   std::vector<std::string> dims;    // repeatable --dim
-  std::string algorithm = "greedy-by-size";
+  std::string algorithm = "portfolio";
   size_t alignment = 256;
   std::string format = "table";
   std::string output_path;
