@@ -7,7 +7,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "${ROOT}"
 
-PACKAGES=(build-essential cmake ninja-build pkg-config git nodejs npm
+PACKAGES=(build-essential cmake ninja-build pkg-config git
   libonnx-dev libprotobuf-dev protobuf-compiler doctest-dev libcli11-dev nlohmann-json3-dev
   libopenblas-dev libcpp-httplib-dev python3-onnx python3-numpy libonnx-testdata
   clang libclang-rt-14-dev wrk)
@@ -18,6 +18,8 @@ if [ "${ONEPOOL_SKIP_APT:-0}" != "1" ]; then
   [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   echo "== installing Debian packages"
   ${SUDO} apt-get update -qq
+  # Node.js and npm fetch the real models; a machine with its own Node keeps it.
+  command -v npm >/dev/null 2>&1 || PACKAGES+=(nodejs npm)
   DEBIAN_FRONTEND=noninteractive ${SUDO} apt-get install -y -qq --no-install-recommends \
     "${PACKAGES[@]}" >/dev/null
 fi
