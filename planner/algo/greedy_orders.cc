@@ -5,7 +5,9 @@
 //   conflicts : most time-overlapping records first (TVM USMP greedy_by_conflicts)
 //   portfolio : size, lifetime, area, conflicts; keeps the smallest pool (XLA's "best of"),
 //               stopping as soon as one reaches the lower bound; then a bounded local search
-//               (at most 400 re-placements, fewer for large instances) around the best order.
+//               (min(400, 40000 / n) re-placements) around the best order. Above 2,000 records
+//               no local search, above 20,000 greedy by size alone, so the default mode keeps
+//               greedy-by-size's speed on huge instances.
 // All ties break by size, then first step, then index, so results are deterministic.
 #include <algorithm>
 #include <cstdint>
@@ -103,6 +105,11 @@ Expected<Placement> place_greedy_by_conflicts(std::span<const UsageRecord> recor
 
 namespace {
 
+// Cost bounds of the portfolio: every greedy order costs one O(n log n)-ish placement, the local
+// search re-places the whole instance per step. Beyond these sizes only the cheaper stages run.
+constexpr size_t kLocalSearchMaxRecords = 2000;
+constexpr size_t kAllOrdersMaxRecords = 20000;
+
 // Local search after the greedy orders (TVM USMP's hill climb, made deterministic): perturb the
 // best order by moving one record a few places earlier, keep the change when the pool shrinks.
 // A fixed iteration count (not a clock) keeps the result reproducible; it scales down with the
@@ -110,8 +117,8 @@ namespace {
 void improve_by_local_search(std::span<const UsageRecord> records, size_t bound,
                              std::vector<int32_t>& order, Placement& best) {
   const size_t count = order.size();
-  if (count < 3 || count > 4000) return;
-  const size_t iterations = std::min<size_t>(400, 400000 / count);
+  if (count < 3 || count > kLocalSearchMaxRecords) return;
+  const size_t iterations = std::min<size_t>(400, 40000 / count);
   uint64_t state = 0x9E3779B97F4A7C15ull;
   auto next = [&state]() {
     state ^= state << 13;
@@ -141,7 +148,7 @@ Expected<Placement> place_portfolio(std::span<const UsageRecord> records,
   // Step 1. Greedy by size (the default member): often optimal already.
   ONEPOOL_ASSIGN_OR_RETURN(Placement best, place_greedy_by_size(records, options));
   const size_t bound = lower_bound_bytes(records);
-  if (best.pool_bytes <= bound) return best;
+  if (best.pool_bytes <= bound || records.size() > kAllOrdersMaxRecords) return best;
   // Step 2. The other orders; keep the smallest pool, stop at the lower bound.
   using OrderFn = std::vector<int32_t> (*)(std::span<const UsageRecord>);
   constexpr OrderFn kOrders[] = {&size_order, &lifetime_order, &area_order, &conflicts_order};
