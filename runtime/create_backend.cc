@@ -11,7 +11,10 @@ namespace onepool {
 Expected<std::unique_ptr<Backend>> create_backend(const SessionOptions& options) {
   if (options.device.kind == DeviceKind::kCpu) return cpu::create_cpu_backend(options.threads);
 #ifdef ONEPOOL_HAVE_CUDA
-  return cuda::create_cuda_backend(options);
+  cuda::CudaBackendOptions cuda_options;
+  cuda_options.cuda_graph = options.cuda_graph;
+  cuda_options.tf32 = options.tf32;
+  return cuda::create_cuda_backend(options, cuda_options);
 #else
   return make_status(StatusCode::kUnsupported, "device ", options.device.to_string(),
                      " requested, but this OnePool was built without the CUDA backend "

@@ -27,6 +27,8 @@ struct SessionOptions {
   const Plan* plan_override = nullptr;  ///< a saved plan to use instead of planning
   void* pool = nullptr;      ///< caller-owned pool memory (on the device), or nullptr
   size_t pool_capacity = 0;  ///< bytes at `pool`; must be >= plan.pool_bytes
+  bool cuda_graph = true;    ///< CUDA: capture the run once as a CUDA graph and replay it
+  bool tf32 = false;         ///< CUDA: allow TF32 tensor-core GEMMs (float32 is exact otherwise)
 };
 
 /// Wall-clock milliseconds of Session creation phases.

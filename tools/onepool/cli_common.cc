@@ -48,6 +48,9 @@ void add_model_flags(CLI::App& command, ModelFlags& flags) {
   command.add_option("--load-plan", flags.load_plan, "use a saved plan (JSON)");
   command.add_option("--save-plan", flags.save_plan, "save the plan as JSON");
   command.add_flag("-v", flags.verbosity, "more output (-vv for more)");
+  command.add_flag("--no-cuda-graph", flags.no_cuda_graph,
+                   "CUDA: launch kernels one by one instead of replaying a CUDA graph");
+  command.add_flag("--tf32", flags.tf32, "CUDA: allow TF32 tensor-core GEMMs");
 }
 
 Expected<LoadOptions> make_load_options(const ModelFlags& flags) {
@@ -82,6 +85,8 @@ Expected<LoadedSession> load_session(const ModelFlags& flags) {
   session_options.threads = flags.threads;
   session_options.plan.algorithm = flags.algorithm;
   session_options.plan.alignment = flags.alignment;
+  session_options.cuda_graph = !flags.no_cuda_graph;
+  session_options.tf32 = flags.tf32;
   Plan saved_plan;
   if (!flags.load_plan.empty()) {
     ONEPOOL_ASSIGN_OR_RETURN(saved_plan, read_plan_file(flags.load_plan));

@@ -24,6 +24,8 @@ struct ModelFlags {
   std::string load_plan;
   std::string save_plan;
   int verbosity = 0;
+  bool no_cuda_graph = false;
+  bool tf32 = false;
 };
 
 /// Adds the ModelFlags options to a subcommand.
