@@ -39,10 +39,15 @@ void im2col_row(const WindowGeometry& g, const float* src, int64_t kw, float* ds
 
 void im2col(const WindowGeometry& g, const float* image, int64_t channels, float* col,
             ThreadPool& threads) {
+  im2col_rows(g, image, channels, 0, g.output[0] * g.output[1], col, threads);
+}
+
+void im2col_rows(const WindowGeometry& g, const float* image, int64_t channels,
+                 int64_t first_row, int64_t row_count, float* col, ThreadPool& threads) {
   const int64_t kernel_size = g.kernel_size();
-  const int64_t output_size = g.output_size();
+  const int64_t tile_size = row_count * g.output[2];
   const int64_t rows = channels * kernel_size;
-  const int64_t min_rows = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, output_size));
+  const int64_t min_rows = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, tile_size));
   threads.parallel_for(rows, min_rows, [&](int64_t begin, int64_t end) {
     for (int64_t row = begin; row < end; ++row) {
       const int64_t c = row / kernel_size;
@@ -51,12 +56,11 @@ void im2col(const WindowGeometry& g, const float* image, int64_t channels, float
       const int64_t kh = tap / g.kernel[2] % g.kernel[1];
       const int64_t kw = tap % g.kernel[2];
       const float* plane = image + c * g.input_size();
-      float* dst = col + row * output_size;
-      for (int64_t od = 0; od < g.output[0]; ++od) {
-        for (int64_t oh = 0; oh < g.output[1]; ++oh) {
-          im2col_row(g, tap_row(g, plane, od, oh, kd, kh), kw,
-                     dst + (od * g.output[1] + oh) * g.output[2]);
-        }
+      float* dst = col + row * tile_size;
+      for (int64_t r = 0; r < row_count; ++r) {
+        const int64_t od = (first_row + r) / g.output[1];
+        const int64_t oh = (first_row + r) % g.output[1];
+        im2col_row(g, tap_row(g, plane, od, oh, kd, kh), kw, dst + r * g.output[2]);
       }
     }
   });

@@ -17,6 +17,12 @@ namespace onepool::cpu::nn {
 void im2col(const WindowGeometry& g, const float* image, int64_t channels, float* col,
             ThreadPool& threads);
 
+/// The columns of output rows [first_row, first_row + row_count) only, where an output row is
+/// one (od, oh) pair in od * OH + oh order: a [channels * kernel_size, row_count * OW] matrix.
+/// Lets a convolution bound its workspace by tiling the output.
+void im2col_rows(const WindowGeometry& g, const float* image, int64_t channels,
+                 int64_t first_row, int64_t row_count, float* col, ThreadPool& threads);
+
 /// Adds every column entry back into the image position it came from (the adjoint of im2col;
 /// padding entries are dropped). Parallel over channels, which write disjoint planes.
 void col2im_add(const WindowGeometry& g, const float* col, int64_t channels, float* image,
