@@ -13,9 +13,11 @@
 #include "planner/algo/algorithms.h"
 #include "planner/build_plan.h"
 #include "planner/onnx_import.h"
+#include "planner/optimize/optimize.h"
 #include "planner/plan_dump.h"
 #include "planner/records_csv.h"
 #include "planner/shape_binding.h"
+#include "runtime/cpu/kernel_registry.h"
 #include "tools/onepool/commands.h"
 
 namespace onepool::cli {
@@ -33,6 +35,7 @@ struct PlanFlags {
   std::vector<std::string> dims;    // repeatable --dim
   std::string algorithm = "portfolio";
   size_t alignment = 256;
+  std::string optimize = "all";
   std::string format = "table";
   std::string output_path;
 };
@@ -42,6 +45,7 @@ struct PlannedSource {
   ImportOptions import;
   double load_ms = 0.0;   // model import + shape inference, or CSV parsing
   double build_ms = 0.0;  // liveness + placement + verification
+  std::string graph_note;  // what the optimizer changed and how workspaces were found
 };
 
 std::string ms_text(double ms) {
@@ -75,14 +79,43 @@ PlanOptions plan_options(const PlanFlags& flags) {
   return options;
 }
 
+// The scratch each node's CPU kernel declares, so the plan shown is the plan `run` uses. Nodes
+// without a CPU kernel get none (and are counted in the note).
+NodeMemoryNeeds cpu_workspaces(const Graph& graph, int& unsupported) {
+  const cpu::KernelRegistry registry = cpu::KernelRegistry::with_all_kernels();
+  NodeMemoryNeeds needs;
+  needs.workspace_bytes.assign(graph.nodes.size(), 0);
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    const cpu::KernelFactory factory = registry.find(graph.nodes[n].op_type);
+    Expected<cpu::PreparedKernel> prepared =
+        factory != nullptr ? factory(cpu::NodeContext(graph, graph.nodes[n]))
+                           : Expected<cpu::PreparedKernel>(
+                                 Status(StatusCode::kUnsupported, "no CPU kernel"));
+    if (prepared) {
+      needs.workspace_bytes[n] = prepared->workspace_bytes;
+    } else {
+      ++unsupported;
+    }
+  }
+  return needs;
+}
+
 Expected<PlannedSource> plan_model(const PlanFlags& flags) {
   PlannedSource source;
   ONEPOOL_ASSIGN_OR_RETURN(source.import, import_options(flags));
+  ONEPOOL_ASSIGN_OR_RETURN(OptimizeLevel level, parse_optimize_level(flags.optimize));
   auto start = std::chrono::steady_clock::now();
   ONEPOOL_ASSIGN_OR_RETURN(Graph graph, import_onnx_file(flags.model_path, source.import));
+  ONEPOOL_ASSIGN_OR_RETURN(OptimizeReport report, optimize_graph(graph, level));
   source.load_ms = elapsed_ms(start);
+  int unsupported = 0;
+  const NodeMemoryNeeds needs = cpu_workspaces(graph, unsupported);
+  source.graph_note = str_cat("optimize ", flags.optimize, ": nodes ", report.nodes_before, " -> ",
+                              report.nodes_after, "; workspaces from the CPU kernels",
+                              unsupported > 0 ? str_cat(" (", unsupported, " node(s) without one)")
+                                              : std::string());
   start = std::chrono::steady_clock::now();
-  ONEPOOL_ASSIGN_OR_RETURN(source.plan, build_plan(graph, plan_options(flags)));
+  ONEPOOL_ASSIGN_OR_RETURN(source.plan, build_plan(graph, plan_options(flags), needs));
   source.build_ms = elapsed_ms(start);
   return source;
 }
@@ -111,6 +144,8 @@ std::string configuration_text(const PlanFlags& flags, const PlannedSource& sour
                  "shapes:     ", shapes.empty() ? "(model's own)" : shapes, "\n",
                  "dims:       ", dims.empty() ? "(none)" : dims, "\n",
                  "algorithm:  ", source.plan.algorithm, "\n",
+                 source.graph_note.empty() ? "" : "graph:      ", source.graph_note,
+                 source.graph_note.empty() ? "" : "\n",
                  "alignment:  ", source.plan.alignment, " bytes\n",
                  from_records ? "load:       " : "load+shape inference: ", ms_text(source.load_ms),
                  "\n", "planning:   ", ms_text(source.build_ms), " (placement ",
@@ -198,6 +233,8 @@ void register_plan_command(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember(algorithm_names()))
       ->capture_default_str();
   command->add_option("--alignment", flags->alignment, "offset and size alignment in bytes")
+      ->capture_default_str();
+  command->add_option("--optimize", flags->optimize, "graph optimizations first: none|basic|all")
       ->capture_default_str();
   command->add_option("--format", flags->format, "output format")
       ->check(CLI::IsMember({"table", "ascii", "json", "csv"}))
