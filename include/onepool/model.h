@@ -28,6 +28,9 @@ struct LoadOptions {
   std::string optimize = "all";
   /// Run the ONNX checker on load.
   bool run_checker = true;
+  /// Execution order: "model" (the file's topological order) or "memory" (a valid order that
+  /// lowers the peak of live bytes).
+  std::string schedule = "model";
 };
 
 /// Name, element type and static shape of a model input or output.

@@ -40,8 +40,13 @@ struct PlanStep {
 
 /// How to build a plan.
 struct PlanOptions {
-  std::string algorithm = "portfolio";  ///< see `onepool plan --help` for the names
-  size_t alignment = 256;                    ///< every offset and size is a multiple of this
+  std::string algorithm = "auto";  ///< see `onepool plan --help` for the names
+  size_t alignment = 256;          ///< every offset and size is a multiple of this
+  /// Views (Reshape, Flatten, Squeeze, Unsqueeze, Identity), in-place kernels and Concat in
+  /// place share storage; kept only where they lower the pool (never raise it).
+  bool aliasing = true;
+  /// Time budget of the searching algorithms (portfolio, exact), in milliseconds.
+  double budget_ms = 100.0;
 };
 
 struct Plan {
@@ -51,6 +56,8 @@ struct Plan {
   size_t alignment = 256;
   size_t lower_bound_bytes = 0;  ///< max over steps of bytes live at that step
   size_t naive_bytes = 0;        ///< sum of all records: no reuse
+  size_t plain_lower_bound_bytes = 0;  ///< lower bound without any aliasing
+  size_t plain_pool_bytes = 0;         ///< pool the same algorithm gets without aliasing
   std::string algorithm;
   bool optimal = false;          ///< pool_bytes == lower_bound_bytes
   double planning_ms = 0.0;

@@ -7,6 +7,8 @@ namespace onepool {
 namespace {
 
 constexpr AlgorithmInfo kAlgorithms[] = {
+    {"auto", "the default: fast greedy orders, keeps the smallest pool, stops at the lower bound",
+     &place_portfolio},
     {"portfolio",
      "every greedy order below (size, lifetime, area, conflicts); keeps the smallest pool and "
      "stops at the lower bound",

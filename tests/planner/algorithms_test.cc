@@ -91,7 +91,7 @@ TEST_CASE("golden vector: greedy-by-size reaches the lower bound, linear equals 
 // portfolio is the default (listed first); unknown names list the valid ones.
 TEST_CASE("algorithms are selectable by name") {
   REQUIRE(all_algorithms().size() >= 6);
-  CHECK(std::string(all_algorithms()[0].name) == "portfolio");
+  CHECK(std::string(all_algorithms()[0].name) == "auto");
   CHECK(find_algorithm("greedy-by-conflicts").has_value());
   CHECK(find_algorithm("linear").has_value());
   auto missing = find_algorithm("best-ever");

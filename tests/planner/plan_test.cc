@@ -133,7 +133,7 @@ TEST_CASE("build_plan on a 4-node chain: lifetimes, workspace, bounds") {
   CHECK(plan.pool_bytes == 2048);
   CHECK(plan.optimal);
   CHECK(plan.verified);
-  CHECK(plan.algorithm == "portfolio");
+  CHECK(plan.algorithm == "auto");
   CHECK(plan.alignment == 256);
 }
 

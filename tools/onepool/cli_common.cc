@@ -44,6 +44,16 @@ void add_model_flags(CLI::App& command, ModelFlags& flags) {
   command.add_option("--algorithm", flags.algorithm, "placement algorithm")->capture_default_str();
   command.add_option("--alignment", flags.alignment, "pool alignment in bytes")
       ->capture_default_str();
+  command.add_option("--schedule", flags.schedule, "execution order: model|memory")
+      ->check(CLI::IsMember({"model", "memory"}))
+      ->capture_default_str();
+  command.add_option("--aliasing", flags.aliasing,
+                     "views, in-place ops and Concat in place share storage: on|off")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->capture_default_str();
+  command.add_option("--plan-budget", flags.plan_budget_ms,
+                     "time budget of the searching planners, in ms")
+      ->capture_default_str();
   command.add_option("--threads", flags.threads, "CPU threads (0 = all)")->capture_default_str();
   command.add_option("--load-plan", flags.load_plan, "use a saved plan (JSON)");
   command.add_option("--save-plan", flags.save_plan, "save the plan as JSON");
@@ -56,6 +66,7 @@ void add_model_flags(CLI::App& command, ModelFlags& flags) {
 Expected<LoadOptions> make_load_options(const ModelFlags& flags) {
   LoadOptions options;
   options.optimize = flags.optimize;
+  options.schedule = flags.schedule;
   for (const auto& text : flags.shapes) {
     ONEPOOL_ASSIGN_OR_RETURN(auto shapes, parse_shapes_flag(text));
     for (auto& shape : shapes) options.input_shapes.push_back(std::move(shape));
@@ -85,6 +96,8 @@ Expected<LoadedSession> load_session(const ModelFlags& flags) {
   session_options.threads = flags.threads;
   session_options.plan.algorithm = flags.algorithm;
   session_options.plan.alignment = flags.alignment;
+  session_options.plan.aliasing = flags.aliasing == "on";
+  session_options.plan.budget_ms = flags.plan_budget_ms;
   session_options.cuda_graph = !flags.no_cuda_graph;
   session_options.tf32 = flags.tf32;
   Plan saved_plan;

@@ -18,8 +18,11 @@ struct ModelFlags {
   std::vector<std::string> dims;    // repeatable --dim
   std::string device = "cpu";
   std::string optimize = "all";
-  std::string algorithm = "portfolio";
+  std::string algorithm = "auto";
   size_t alignment = 256;
+  std::string schedule = "model";
+  std::string aliasing = "on";
+  double plan_budget_ms = 100.0;
   int threads = 0;
   std::string load_plan;
   std::string save_plan;

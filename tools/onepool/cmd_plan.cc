@@ -33,9 +33,12 @@ struct PlanFlags {
   std::string records_path;
   std::vector<std::string> shapes;  // repeatable --shapes
   std::vector<std::string> dims;    // repeatable --dim
-  std::string algorithm = "portfolio";
+  std::string algorithm = "auto";
   size_t alignment = 256;
   std::string optimize = "all";
+  std::string schedule = "model";
+  std::string aliasing = "on";
+  double plan_budget_ms = 100.0;
   std::string format = "table";
   std::string output_path;
 };
@@ -76,6 +79,8 @@ PlanOptions plan_options(const PlanFlags& flags) {
   PlanOptions options;
   options.algorithm = flags.algorithm;
   options.alignment = flags.alignment;
+  options.aliasing = flags.aliasing == "on";
+  options.budget_ms = flags.plan_budget_ms;
   return options;
 }
 
@@ -235,6 +240,16 @@ void register_plan_command(CLI::App& app, int& exit_code) {
   command->add_option("--alignment", flags->alignment, "offset and size alignment in bytes")
       ->capture_default_str();
   command->add_option("--optimize", flags->optimize, "graph optimizations first: none|basic|all")
+      ->capture_default_str();
+  command->add_option("--schedule", flags->schedule, "execution order: model|memory")
+      ->check(CLI::IsMember({"model", "memory"}))
+      ->capture_default_str();
+  command->add_option("--aliasing", flags->aliasing,
+                      "views, in-place ops and Concat in place share storage: on|off")
+      ->check(CLI::IsMember({"on", "off"}))
+      ->capture_default_str();
+  command->add_option("--plan-budget", flags->plan_budget_ms,
+                      "time budget of the searching planners, in ms")
       ->capture_default_str();
   command->add_option("--format", flags->format, "output format")
       ->check(CLI::IsMember({"table", "ascii", "json", "csv"}))
