@@ -16,6 +16,7 @@ Expected<Placement> place(std::span<const UsageRecord> records, const PlanOption
   ONEPOOL_ASSIGN_OR_RETURN(const AlgorithmInfo* algorithm, find_algorithm(options.algorithm));
   AlgorithmOptions algorithm_options;
   algorithm_options.alignment = options.alignment;
+  algorithm_options.budget_ms = options.budget_ms;
   const auto start = std::chrono::steady_clock::now();
   ONEPOOL_ASSIGN_OR_RETURN(Placement placement, algorithm->run(records, algorithm_options));
   const auto stop = std::chrono::steady_clock::now();
