@@ -1,0 +1,293 @@
+// Graph optimizer: bias folding, MatMul + Add -> Gemm, activation epilogues.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "planner/optimize_test_util.h"
+
+namespace onepool::testing {
+namespace {
+
+// Conv with B = [1,2] then Add of a [1,2,1,1] constant [10,20] → B' = [11,22], Add removed and
+// the Conv produces the Add's output "y". A [2]-shaped constant against a [1,2,3,2] output lines
+// up with the last axis (W = 2), is not per-channel, and stays an Add.
+TEST_CASE("Conv + Add of a per-channel constant becomes the Conv bias") {
+  GraphBuilder b;
+  const ValueId x = b.input("x", {1, 1, 3, 2});
+  const ValueId c = b.value("c", {1, 2, 3, 2});
+  const ValueId y = b.value("y", {1, 2, 3, 2});
+  const ValueId c2 = b.value("c2", {1, 2, 3, 2});
+  const ValueId y2 = b.value("y2", {1, 2, 3, 2});
+  const ValueId w = b.weight("W", {2, 1, 1, 1}, {1, 2});
+  b.node("Conv", {x, w, b.weight("B", {2}, {1, 2})}, {c});
+  b.node("Add", {b.weight("k", {1, 2, 1, 1}, {10, 20}), c}, {y});
+  b.node("Conv", {x, w}, {c2});
+  b.node("Add", {c2, b.weight("last_axis", {2}, {5, 6})}, {y2});
+  b.output(y);
+  b.output(y2);
+  Graph graph = b.finish();
+
+  const OptimizeReport report = optimize_ok(graph, OptimizeLevel::kAll);
+  CHECK(report.fused_biases == 1);
+  REQUIRE(graph.nodes.size() == 3);
+  CHECK(graph.nodes[0].op_type == "Conv");
+  CHECK(name_of(graph, graph.nodes[0].outputs[0]) == "y");
+  CHECK(weight_values(graph, graph.nodes[0].inputs[2]) == std::vector<float>{11, 22});
+  CHECK(graph.nodes[2].op_type == "Add");
+  CHECK(graph.find_value("c") == kNoValue);
+}
+
+// MatMul([4,3] input, W [3,5]) + Add(bias [5]) → Gemm(A, W, bias) writing "y". The batched
+// MatMul ([2,4,3] input) + Add stays two nodes.
+TEST_CASE("MatMul + Add becomes Gemm only for a 2-D input") {
+  GraphBuilder b;
+  const ValueId a = b.input("a", {4, 3});
+  const ValueId a3 = b.input("a3", {2, 4, 3});
+  const ValueId w = b.weight("W", {3, 5}, std::vector<float>(15, 1.0f));
+  const ValueId bias = b.weight("bias", {5}, {1, 2, 3, 4, 5});
+  const ValueId m = b.value("m", {4, 5});
+  const ValueId y = b.value("y", {4, 5});
+  const ValueId m3 = b.value("m3", {2, 4, 5});
+  const ValueId y3 = b.value("y3", {2, 4, 5});
+  b.node("MatMul", {a, w}, {m});
+  b.node("Add", {m, bias}, {y});
+  b.node("MatMul", {a3, w}, {m3});
+  b.node("Add", {bias, m3}, {y3});
+  b.output(y);
+  b.output(y3);
+  Graph graph = b.finish();
+
+  const OptimizeReport report = optimize_ok(graph, OptimizeLevel::kAll);
+  CHECK(report.fused_biases == 1);
+  REQUIRE(graph.nodes.size() == 3);
+  const Node& gemm = graph.nodes[0];
+  CHECK(gemm.op_type == "Gemm");
+  REQUIRE(gemm.inputs.size() == 3);
+  CHECK(name_of(graph, gemm.inputs[0]) == "a");
+  CHECK(name_of(graph, gemm.inputs[1]) == "W");
+  CHECK(name_of(graph, gemm.inputs[2]) == "bias");
+  CHECK(name_of(graph, gemm.outputs[0]) == "y");
+  CHECK(gemm.attributes.get_int("transB", -1) == 0);
+  CHECK(gemm.attributes.get_float("beta", 0.0f) == 1.0f);
+  CHECK(graph.nodes[1].op_type == "MatMul");
+  CHECK(graph.nodes[2].op_type == "Add");
+}
+
+// Conv -> Relu: the Conv carries onepool_activation "Relu" and writes "y"; 1 node left. At level
+// basic nothing is fused.
+TEST_CASE("Relu fuses into the producing Conv at level all only") {
+  GraphBuilder b;
+  const ValueId x = b.input("x", {1, 1, 2, 2});
+  const ValueId c = b.value("c", {1, 1, 2, 2});
+  const ValueId y = b.value("y", {1, 1, 2, 2});
+  b.node("Conv", {x, b.weight("W", {1, 1, 1, 1}, {3})}, {c});
+  b.node("Relu", {c}, {y});
+  b.output(y);
+  Graph basic = b.finish();
+  Graph all = basic;
+
+  CHECK(optimize_ok(basic, OptimizeLevel::kBasic).fused_activations == 0);
+  CHECK(basic.nodes.size() == 2);
+
+  const OptimizeReport report = optimize_ok(all, OptimizeLevel::kAll);
+  CHECK(report.fused_activations == 1);
+  REQUIRE(all.nodes.size() == 1);
+  CHECK(all.nodes[0].attributes.get_string("onepool_activation", "") == "Relu");
+  CHECK(name_of(all, all.nodes[0].outputs[0]) == "y");
+}
+
+// Opset 13 Clip(c, min=0, max=6) with constant bounds → alpha 0, beta 6. Clip(c2, "", max=1) →
+// alpha -inf, beta 1. Clip(c3, min from a graph input) stays a node.
+TEST_CASE("Clip with constant inputs (opset 13) fuses with min/max as alpha/beta") {
+  GraphBuilder b(13);
+  const ValueId x = b.input("x", {1, 4});
+  const ValueId lo = b.input("lo", {});
+  const ValueId w = b.weight("W", {4, 4}, std::vector<float>(16, 0.5f));
+  std::vector<ValueId> outs;
+  for (const char* name : {"m1", "y1", "m2", "y2", "m3", "y3"}) {
+    outs.push_back(b.value(name, {1, 4}));
+  }
+  b.node("MatMul", {x, w}, {outs[0]});
+  b.node("Clip", {outs[0], b.weight("zero", {}, {0}), b.weight("six", {}, {6})}, {outs[1]});
+  b.node("Gemm", {x, w}, {outs[2]});
+  b.node("Clip", {outs[2], kNoValue, b.weight("one", {}, {1})}, {outs[3]});
+  b.node("MatMul", {x, w}, {outs[4]});
+  b.node("Clip", {outs[4], lo}, {outs[5]});
+  for (int i : {1, 3, 5}) b.output(outs[static_cast<size_t>(i)]);
+  Graph graph = b.finish();
+
+  const OptimizeReport report = optimize_ok(graph, OptimizeLevel::kAll);
+  CHECK(report.fused_activations == 2);
+  REQUIRE(graph.nodes.size() == 4);
+  const AttributeMap& first = graph.nodes[0].attributes;
+  CHECK(first.get_string("onepool_activation", "") == "Clip");
+  CHECK(first.get_float("onepool_alpha", -1) == 0.0f);
+  CHECK(first.get_float("onepool_beta", -1) == 6.0f);
+  const AttributeMap& second = graph.nodes[1].attributes;
+  CHECK(second.get_string("onepool_activation", "") == "Clip");
+  CHECK(second.get_float("onepool_alpha", 0) == -std::numeric_limits<float>::infinity());
+  CHECK(second.get_float("onepool_beta", 0) == 1.0f);
+  CHECK_FALSE(graph.nodes[2].attributes.has("onepool_activation"));
+  CHECK(graph.nodes[3].op_type == "Clip");
+}
+
+// Opset 6 Clip takes min/max from attributes: min -1, max 1 → alpha -1, beta 1.
+TEST_CASE("Clip with attributes (opset 6) fuses") {
+  GraphBuilder b(6);
+  const ValueId x = b.input("x", {1, 1, 2, 2});
+  const ValueId c = b.value("c", {1, 1, 2, 2});
+  const ValueId y = b.value("y", {1, 1, 2, 2});
+  b.node("Conv", {x, b.weight("W", {1, 1, 1, 1}, {3})}, {c});
+  Node& clip = b.node("Clip", {c}, {y});
+  clip.attributes.set("min", float_attr(-1));
+  clip.attributes.set("max", float_attr(1));
+  b.output(y);
+  Graph graph = b.finish();
+
+  optimize_ok(graph, OptimizeLevel::kAll);
+  REQUIRE(graph.nodes.size() == 1);
+  CHECK(graph.nodes[0].attributes.get_float("onepool_alpha", 0) == -1.0f);
+  CHECK(graph.nodes[0].attributes.get_float("onepool_beta", 0) == 1.0f);
+}
+
+// The exporter's hard-swish: c = Conv(x); h = HardSigmoid(c, alpha 1/6, beta 0.5); y = Mul(c, h)
+// → one Conv with HardSigmoidMul, alpha 1/6, beta 0.5, writing "y"; 3 nodes → 1.
+TEST_CASE("x * HardSigmoid(x) fuses as HardSigmoidMul") {
+  GraphBuilder b;
+  const ValueId x = b.input("x", {1, 1, 2, 2});
+  const ValueId c = b.value("c", {1, 1, 2, 2});
+  const ValueId h = b.value("h", {1, 1, 2, 2});
+  const ValueId y = b.value("y", {1, 1, 2, 2});
+  b.node("Conv", {x, b.weight("W", {1, 1, 1, 1}, {3})}, {c});
+  Node& hs = b.node("HardSigmoid", {c}, {h});
+  hs.attributes.set("alpha", float_attr(1.0f / 6.0f));
+  b.node("Mul", {h, c}, {y});
+  b.output(y);
+  Graph graph = b.finish();
+
+  const OptimizeReport report = optimize_ok(graph, OptimizeLevel::kAll);
+  CHECK(report.fused_activations == 1);
+  CHECK(report.nodes_after == 1);
+  REQUIRE(graph.nodes.size() == 1);
+  const AttributeMap& attributes = graph.nodes[0].attributes;
+  CHECK(attributes.get_string("onepool_activation", "") == "HardSigmoidMul");
+  CHECK(attributes.get_float("onepool_alpha", 0) == doctest::Approx(1.0 / 6.0));
+  CHECK(attributes.get_float("onepool_beta", 0) == 0.5f);
+  CHECK(name_of(graph, graph.nodes[0].outputs[0]) == "y");
+  CHECK(graph.find_value("h") == kNoValue);
+}
+
+// The Conv output "c" is itself a graph output: fusing would lose it, so Conv and Relu both stay.
+TEST_CASE("no fusion when the producer's output is a graph output") {
+  GraphBuilder b;
+  const ValueId x = b.input("x", {1, 1, 2, 2});
+  const ValueId c = b.value("c", {1, 1, 2, 2});
+  const ValueId y = b.value("y", {1, 1, 2, 2});
+  b.node("Conv", {x, b.weight("W", {1, 1, 1, 1}, {3})}, {c});
+  b.node("Relu", {c}, {y});
+  b.output(c);
+  b.output(y);
+  Graph graph = b.finish();
+
+  const OptimizeReport report = optimize_ok(graph, OptimizeLevel::kAll);
+  CHECK(report.fused_activations == 0);
+  REQUIRE(graph.nodes.size() == 2);
+  CHECK_FALSE(graph.nodes[0].attributes.has("onepool_activation"));
+}
+
+// Conv -> LeakyRelu(alpha 0.1) -> Sigmoid: LeakyRelu fuses, Sigmoid must not fuse a second time.
+TEST_CASE("a producer takes at most one activation") {
+  GraphBuilder b;
+  const ValueId x = b.input("x", {1, 1, 2, 2});
+  const ValueId c = b.value("c", {1, 1, 2, 2});
+  const ValueId l = b.value("l", {1, 1, 2, 2});
+  const ValueId y = b.value("y", {1, 1, 2, 2});
+  b.node("Conv", {x, b.weight("W", {1, 1, 1, 1}, {3})}, {c});
+  b.node("LeakyRelu", {c}, {l}).attributes.set("alpha", float_attr(0.1f));
+  b.node("Sigmoid", {l}, {y});
+  b.output(y);
+  Graph graph = b.finish();
+
+  const OptimizeReport report = optimize_ok(graph, OptimizeLevel::kAll);
+  CHECK(report.fused_activations == 1);
+  REQUIRE(graph.nodes.size() == 2);
+  CHECK(graph.nodes[0].attributes.get_string("onepool_activation", "") == "LeakyRelu");
+  CHECK(graph.nodes[0].attributes.get_float("onepool_alpha", 0) == 0.1f);
+  CHECK(graph.nodes[1].op_type == "Sigmoid");
+}
+
+// Conv(W [1,1,1,1] = 2, no bias) -> BN(scale 3, bias 1, mean 0, var 0.75 + eps 0.25 = 1) ->
+// Relu, all levels at once: one Conv with W' = 6, B' = 1, activation Relu; counts 1/1/0 fused.
+TEST_CASE("Conv + BatchNormalization + Relu collapse into one Conv at level all") {
+  GraphBuilder b;
+  const ValueId x = b.input("x", {1, 1, 2, 2});
+  const ValueId c = b.value("c", {1, 1, 2, 2});
+  const ValueId n = b.value("n", {1, 1, 2, 2});
+  const ValueId y = b.value("y", {1, 1, 2, 2});
+  b.node("Conv", {x, b.weight("W", {1, 1, 1, 1}, {2})}, {c});
+  b.node("BatchNormalization",
+         {c, b.weight("scale", {1}, {3}), b.weight("bn_bias", {1}, {1}), b.weight("mean", {1}, {0}),
+          b.weight("var", {1}, {0.75f})},
+         {n})
+      .attributes.set("epsilon", float_attr(0.25f));
+  b.node("Relu", {n}, {y});
+  b.output(y);
+  Graph graph = b.finish();
+
+  const OptimizeReport report = optimize_ok(graph, OptimizeLevel::kAll);
+  CHECK(report.folded_batchnorms == 1);
+  CHECK(report.fused_activations == 1);
+  CHECK(report.fused_biases == 0);
+  CHECK(report.nodes_before == 3);
+  CHECK(report.nodes_after == 1);
+  REQUIRE(graph.nodes.size() == 1);
+  CHECK(weight_values(graph, graph.nodes[0].inputs[1]) == std::vector<float>{6});
+  CHECK(weight_values(graph, graph.nodes[0].inputs[2]) == std::vector<float>{1});
+  CHECK(graph.nodes[0].attributes.get_string("onepool_activation", "") == "Relu");
+  // Values left: x, y, W', B' (the original W and the BN parameters are dropped).
+  CHECK(graph.values.size() == 4);
+  CHECK(graph.weights.size() == 2);
+}
+
+// A chain of 3000 Conv -> Relu blocks (plus an Identity every 10 blocks): every Relu fuses and
+// every Identity goes, 6300 nodes → 3000 Convs, each with onepool_activation "Relu". Guards the
+// O(rewrites × (nodes + values)) cost: this runs in well under a second.
+TEST_CASE("a long Conv + Relu chain fuses completely") {
+  constexpr int kBlocks = 3000;
+  GraphBuilder b;
+  ValueId x = b.input("x", {1, 1, 2, 2});
+  const ValueId w = b.weight("W", {1, 1, 1, 1}, {0.5f});
+  for (int i = 0; i < kBlocks; ++i) {
+    const ValueId c = b.value(str_cat("c", i), {1, 1, 2, 2});
+    const ValueId r = b.value(str_cat("r", i), {1, 1, 2, 2});
+    b.node("Conv", {x, w}, {c});
+    b.node("Relu", {c}, {r});
+    x = r;
+    if (i % 10 != 0) continue;
+    const ValueId id = b.value(str_cat("i", i), {1, 1, 2, 2});
+    b.node("Identity", {r}, {id});
+    x = id;
+  }
+  b.output(x);
+  Graph graph = b.finish();
+
+  const OptimizeReport report = optimize_ok(graph, OptimizeLevel::kAll);
+  CHECK(report.nodes_before == 2 * kBlocks + kBlocks / 10);
+  CHECK(report.removed_nodes == kBlocks / 10);
+  CHECK(report.fused_activations == kBlocks);
+  REQUIRE(graph.nodes.size() == static_cast<size_t>(kBlocks));
+  int relu_epilogues = 0;
+  for (const Node& node : graph.nodes) {
+    relu_epilogues += node.attributes.get_string("onepool_activation", "") == "Relu" ? 1 : 0;
+  }
+  CHECK(relu_epilogues == kBlocks);
+  // The last Conv writes the graph output "r2999" (the last block has no Identity).
+  CHECK(name_of(graph, graph.nodes.back().outputs[0]) == "r2999");
+  CHECK(name_of(graph, graph.outputs[0]) == "r2999");
+}
+
+}  // namespace
+}  // namespace onepool::testing
