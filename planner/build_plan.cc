@@ -2,17 +2,27 @@
 #include "planner/build_plan.h"
 
 #include <chrono>
+#include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
+#include "planner/alias.h"
 #include "planner/liveness.h"
 
 namespace onepool {
 namespace {
 
-// Runs the algorithm and fills every Plan field except steps and tensors.
-Expected<Placement> place(std::span<const UsageRecord> records, const PlanOptions& options,
-                          Plan& plan) {
+// One selection of sharing, its records and where the algorithm put them.
+struct Candidate {
+  AliasedLiveness aliased;
+  Placement placement;
+  size_t lower_bound = 0;
+};
+
+// Runs the algorithm; adds its time to `plan.planning_ms` and names it in the plan.
+Expected<Placement> run_algorithm(std::span<const UsageRecord> records, const PlanOptions& options,
+                                  Plan& plan) {
   ONEPOOL_ASSIGN_OR_RETURN(const AlgorithmInfo* algorithm, find_algorithm(options.algorithm));
   AlgorithmOptions algorithm_options;
   algorithm_options.alignment = options.alignment;
@@ -20,14 +30,76 @@ Expected<Placement> place(std::span<const UsageRecord> records, const PlanOption
   const auto start = std::chrono::steady_clock::now();
   ONEPOOL_ASSIGN_OR_RETURN(Placement placement, algorithm->run(records, algorithm_options));
   const auto stop = std::chrono::steady_clock::now();
-  plan.planning_ms = std::chrono::duration<double, std::milli>(stop - start).count();
+  plan.planning_ms += std::chrono::duration<double, std::milli>(stop - start).count();
   plan.algorithm = algorithm->name;
   plan.alignment = options.alignment;
+  return placement;
+}
+
+// Fills the pool and bound fields of `plan` from the chosen records and placement.
+void fill_bounds(std::span<const UsageRecord> records, const Placement& placement, Plan& plan) {
   plan.pool_bytes = placement.pool_bytes;
   plan.lower_bound_bytes = lower_bound_bytes(records);
   plan.naive_bytes = naive_bytes(records);
   plan.optimal = plan.pool_bytes == plan.lower_bound_bytes;
-  return placement;
+}
+
+// The records of one selection of sharing and their lower bound (not yet placed).
+Expected<Candidate> alias_candidate(const Graph& graph, const Liveness& plain,
+                                    const NodeMemoryNeeds& needs, const AliasKinds& kinds,
+                                    size_t alignment,
+                                    std::span<const uint8_t> excluded_nodes = {}) {
+  Candidate candidate;
+  ONEPOOL_ASSIGN_OR_RETURN(candidate.aliased,
+                           find_aliases(graph, plain, needs, kinds, alignment, excluded_nodes));
+  candidate.lower_bound = lower_bound_bytes(candidate.aliased.liveness.records);
+  return candidate;
+}
+
+// Places `candidate` and keeps it as `best` when its pool is no larger. A candidate that cannot
+// win is not placed: the same sharing as the best, or a bound above the best pool.
+Status consider(Candidate candidate, const PlanOptions& options, Plan& plan, Candidate& best) {
+  if (candidate.lower_bound > best.placement.pool_bytes) return Status::ok();
+  if (candidate.aliased.storage == best.aliased.storage) return Status::ok();
+  ONEPOOL_ASSIGN_OR_RETURN(candidate.placement,
+                           run_algorithm(candidate.aliased.liveness.records, options, plan));
+  if (candidate.placement.pool_bytes <= best.placement.pool_bytes) best = std::move(candidate);
+  return Status::ok();
+}
+
+// Step 2 of build_plan: the plain records first, then each selection of sharing from the least
+// to the most, last the Concats that do not raise the bound; a later one wins when its pool is
+// no larger (more sharing: fewer buffers). Selections are placed, not judged by their bound,
+// because a lower bound can still fragment worse: long-lived merged buffers leave gaps that best
+// fit cannot fill.
+Expected<Candidate> choose_candidate(const Graph& graph, const Liveness& plain,
+                                     const NodeMemoryNeeds& needs, const PlanOptions& options,
+                                     Plan& plan) {
+  ONEPOOL_ASSIGN_OR_RETURN(Candidate best,
+                           alias_candidate(graph, plain, needs, AliasKinds{}, options.alignment));
+  ONEPOOL_ASSIGN_OR_RETURN(best.placement,
+                           run_algorithm(best.aliased.liveness.records, options, plan));
+  plan.plain_pool_bytes = best.placement.pool_bytes;
+  plan.plain_lower_bound_bytes = best.lower_bound;
+  if (!options.aliasing || needs.aliasing.empty()) return best;
+  constexpr AliasKinds kSelections[] = {
+      {.views = true},
+      {.views = true, .in_place = true},
+      {.views = true, .concat = true},
+      {.views = true, .in_place = true, .concat = true},
+  };
+  for (const AliasKinds& kinds : kSelections) {
+    ONEPOOL_ASSIGN_OR_RETURN(Candidate candidate,
+                             alias_candidate(graph, plain, needs, kinds, options.alignment));
+    ONEPOOL_RETURN_IF_ERROR(consider(std::move(candidate), options, plan, best));
+  }
+  const AliasKinds all{.views = true, .in_place = true, .concat = true};
+  ONEPOOL_ASSIGN_OR_RETURN(const std::vector<uint8_t> excluded,
+                           exclude_costly_concats(graph, plain, needs, all, options.alignment));
+  ONEPOOL_ASSIGN_OR_RETURN(Candidate candidate,
+                           alias_candidate(graph, plain, needs, all, options.alignment, excluded));
+  ONEPOOL_RETURN_IF_ERROR(consider(std::move(candidate), options, plan, best));
+  return best;
 }
 
 PlannedTensor planned_value(const Graph& graph, ValueId id) {
@@ -64,19 +136,38 @@ void place_tensor(const UsageRecord& record, size_t offset, PlannedTensor& tenso
 Expected<Plan> build_plan(const Graph& graph, const PlanOptions& options,
                           const NodeMemoryNeeds& needs) {
   // Step 1. Liveness: one record per planned value and workspace.
-  ONEPOOL_ASSIGN_OR_RETURN(Liveness liveness, compute_liveness(graph, needs, options.alignment));
-  // Step 2. Placement.
+  ONEPOOL_ASSIGN_OR_RETURN(Liveness plain, compute_liveness(graph, needs, options.alignment));
+  // Step 2. Sharing and placement: the smallest pool among the selections.
   Plan plan;
-  ONEPOOL_ASSIGN_OR_RETURN(Placement placement, place(liveness.records, options, plan));
-  // Step 3. Name everything for the plan's readers.
+  ONEPOOL_ASSIGN_OR_RETURN(Candidate chosen, choose_candidate(graph, plain, needs, options, plan));
+  const Liveness& placed = chosen.aliased.liveness;
+  fill_bounds(placed.records, chosen.placement, plan);
+  // Step 3. Name everything for the plan's readers: owners in record order, then aliases.
   for (const Node& node : graph.nodes) plan.steps.push_back({node.name, node.op_type});
-  plan.tensors.reserve(liveness.records.size());
-  for (size_t i = 0; i < liveness.records.size(); ++i) {
-    const RecordSource& source = liveness.sources[i];
+  plan.tensors.reserve(plain.records.size());
+  std::vector<size_t> owner_offset(graph.values.size(), 0);
+  for (size_t i = 0; i < placed.records.size(); ++i) {
+    const RecordSource& source = placed.sources[i];
     PlannedTensor tensor = source.value != kNoValue
                                ? planned_value(graph, source.value)
                                : planned_workspace(graph, source.workspace_node);
-    place_tensor(liveness.records[i], placement.offsets[i], tensor);
+    place_tensor(placed.records[i], chosen.placement.offsets[i], tensor);
+    if (source.value != kNoValue) {
+      owner_offset[static_cast<size_t>(source.value)] = chosen.placement.offsets[i];
+    }
+    plan.tensors.push_back(std::move(tensor));
+  }
+  for (size_t i = 0; i < plain.records.size(); ++i) {
+    const ValueId id = plain.sources[i].value;
+    if (id == kNoValue) continue;
+    const ValueStorage& storage = chosen.aliased.storage[static_cast<size_t>(id)];
+    if (storage.root == id) continue;
+    PlannedTensor tensor = planned_value(graph, id);
+    tensor.alias_of = storage.root;
+    tensor.alias_offset = storage.offset;
+    tensor.offset = owner_offset[static_cast<size_t>(storage.root)] + storage.offset;
+    tensor.first = plain.records[i].first;
+    tensor.last = plain.records[i].last;
     plan.tensors.push_back(std::move(tensor));
   }
   // Step 4. Check the result independently of the algorithm.
@@ -98,7 +189,10 @@ Expected<Plan> build_plan_from_records(std::span<const UsageRecord> records,
     aligned[i].bytes = *bytes;
   }
   Plan plan;
-  ONEPOOL_ASSIGN_OR_RETURN(Placement placement, place(aligned, options, plan));
+  ONEPOOL_ASSIGN_OR_RETURN(Placement placement, run_algorithm(aligned, options, plan));
+  fill_bounds(aligned, placement, plan);
+  plan.plain_pool_bytes = plan.pool_bytes;
+  plan.plain_lower_bound_bytes = plan.lower_bound_bytes;
   plan.tensors.resize(aligned.size());
   for (size_t i = 0; i < aligned.size(); ++i) {
     PlannedTensor& tensor = plan.tensors[i];

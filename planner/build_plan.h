@@ -12,13 +12,28 @@
 
 namespace onepool {
 
+/// Which storage sharing a node's kernel honours (see planner/alias.h for when the planner
+/// uses it).
+struct NodeAliasing {
+  /// Input index whose bytes the kernel may overwrite with output 0 (same byte count), or -1.
+  int in_place_input = -1;
+  /// Output 0 may share input 0's bytes: the kernel skips its copy when the addresses match.
+  bool output_is_view = false;
+  /// Concat: the kernel skips every input whose data already sits at its slice of the output.
+  bool concat_in_place = false;
+};
+
 /// Per-node facts that come from the backend's kernels.
 struct NodeMemoryNeeds {
   std::vector<size_t> workspace_bytes;  // per node (empty: no workspaces)
+  std::vector<NodeAliasing> aliasing;   // per node (empty: no sharing, the plan stays plain)
 };
 
 /// Plans every non-weight value of `graph` (graph inputs live from step 0, graph outputs to the
 /// last step) plus each node's workspace as a one-step record, then verifies the result.
+/// With options.aliasing, values share storage where `needs.aliasing` allows it; several
+/// selections of sharing are placed and the smallest pool is kept (ties: more sharing), so the
+/// pool never exceeds the plain one (plain_pool_bytes).
 Expected<Plan> build_plan(const Graph& graph, const PlanOptions& options,
                           const NodeMemoryNeeds& needs = {});
 

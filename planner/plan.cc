@@ -23,6 +23,11 @@ Status verify_alias(const Plan& plan, const PlannedTensor& alias) {
     return make_status(StatusCode::kInternal, describe_tensor(alias), ": aliases ",
                        describe_tensor(target), ", which is itself an alias");
   }
+  if (alias.first < target.first || alias.last > target.last) {
+    return make_status(StatusCode::kInternal, describe_tensor(alias), ": live at steps [",
+                       alias.first, ", ", alias.last, "] but ", describe_tensor(target),
+                       " holds its storage only at [", target.first, ", ", target.last, "]");
+  }
   auto bytes = tensor_bytes(alias.shape, alias.dtype);
   if (!bytes) return bytes.status().with_context(describe_tensor(alias));
   if (alias.alias_offset > target.bytes || *bytes > target.bytes - alias.alias_offset) {

@@ -264,7 +264,11 @@ std::string render_plan_summary(const Plan& plan) {
   out << "pool:        " << pad(with_commas(plan.pool_bytes), 16, true) << " bytes ("
       << mb(plan.pool_bytes) << ")\n";
   out << "lower bound: " << pad(with_commas(plan.lower_bound_bytes), 16, true) << " bytes ("
-      << mb(plan.lower_bound_bytes) << ")\n";
+      << mb(plan.lower_bound_bytes) << ") (with aliasing)\n";
+  out << "lower bound: " << pad(with_commas(plan.plain_lower_bound_bytes), 16, true) << " bytes ("
+      << mb(plan.plain_lower_bound_bytes) << ") (no aliasing)\n";
+  out << "plain pool:  " << pad(with_commas(plan.plain_pool_bytes), 16, true) << " bytes ("
+      << mb(plan.plain_pool_bytes) << ") (no aliasing, same algorithm)\n";
   out << "naive:       " << pad(with_commas(plan.naive_bytes), 16, true) << " bytes ("
       << mb(plan.naive_bytes) << ")\n";
   char ratio[64];

@@ -2,13 +2,15 @@
 //
 // Schema (schema_version 1):
 //   { "schema_version": 1, "pool_bytes": N, "alignment": N, "lower_bound_bytes": N,
-//     "naive_bytes": N, "algorithm": "greedy-by-size", "optimal": bool, "planning_ms": x,
+//     "naive_bytes": N, "plain_lower_bound_bytes": N, "plain_pool_bytes": N,
+//     "algorithm": "greedy-by-size", "optimal": bool, "planning_ms": x,
 //     "verified": bool,
 //     "steps":   [ {"node": "conv_1", "op": "Conv"}, ... ],          // execution order
 //     "tensors": [ {"id": 3, "name": "x", "op": "Relu", "dtype": "float32", "shape": [1,8],
 //                   "bytes": 256, "offset": 0, "first": 0, "last": 2,
-//                   "alias_of": 2, "alias_offset": 0,     // only for aliases
+//                   "alias_of": 2, "alias_offset": 0,     // only for aliases (bytes 0)
 //                   "workspace_node": 1 }, ... ] }         // only for workspaces (id -1)
+// The plain_* fields (bounds without aliasing) may be absent: they then equal the plan's own.
 // nlohmann throws on type errors; every throw is caught here and becomes a Status.
 #include <cstdint>
 #include <exception>
@@ -130,6 +132,16 @@ Expected<Plan> plan_from_document(const Json& document) {
   ONEPOOL_ASSIGN_OR_RETURN(plan.lower_bound_bytes,
                            read_size(document, "lower_bound_bytes", "plan"));
   ONEPOOL_ASSIGN_OR_RETURN(plan.naive_bytes, read_size(document, "naive_bytes", "plan"));
+  plan.plain_lower_bound_bytes = plan.lower_bound_bytes;
+  if (document.contains("plain_lower_bound_bytes")) {
+    ONEPOOL_ASSIGN_OR_RETURN(plan.plain_lower_bound_bytes,
+                             read_size(document, "plain_lower_bound_bytes", "plan"));
+  }
+  plan.plain_pool_bytes = plan.pool_bytes;
+  if (document.contains("plain_pool_bytes")) {
+    ONEPOOL_ASSIGN_OR_RETURN(plan.plain_pool_bytes,
+                             read_size(document, "plain_pool_bytes", "plan"));
+  }
   plan.algorithm = document.at("algorithm").get<std::string>();
   plan.optimal = document.at("optimal").get<bool>();
   plan.planning_ms = document.at("planning_ms").get<double>();
@@ -160,6 +172,8 @@ std::string Plan::to_json() const {
                          {"alignment", alignment},
                          {"lower_bound_bytes", lower_bound_bytes},
                          {"naive_bytes", naive_bytes},
+                         {"plain_lower_bound_bytes", plain_lower_bound_bytes},
+                         {"plain_pool_bytes", plain_pool_bytes},
                          {"algorithm", algorithm},
                          {"optimal", optimal},
                          {"planning_ms", planning_ms},

@@ -9,11 +9,15 @@
 #include "planner/graph.h"
 #include "planner/onnx_import.h"
 #include "planner/optimize/optimize.h"
+#include "planner/schedule.h"
+#include "runtime/cpu/weight_folding.h"
 
 namespace onepool {
 
 namespace {
 constexpr size_t kWeightAlignment = 64;
+// The alignment the memory schedule counts bytes in: the plan's default (PlanOptions).
+constexpr size_t kScheduleAlignment = 256;
 
 double elapsed_ms(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
@@ -30,6 +34,12 @@ std::string describe_report(const OptimizeReport& report) {
                  " BatchNormalization, fused ", report.fused_biases, " bias Add, fused ",
                  report.fused_activations, " activations)");
 }
+
+Status check_schedule_name(const std::string& schedule) {
+  if (schedule == "model" || schedule == "memory") return Status::ok();
+  return make_status(StatusCode::kInvalidArgument, "schedule '", schedule,
+                     "' is not one of: model, memory");
+}
 }  // namespace
 
 void Model::AlignedDelete::operator()(std::byte* p) const { std::free(p); }
@@ -39,6 +49,7 @@ Model::~Model() = default;
 
 Expected<std::shared_ptr<const Model>> Model::load(const std::string& path,
                                                    const LoadOptions& options) {
+  ONEPOOL_RETURN_IF_ERROR(check_schedule_name(options.schedule));  // before the slow import
   const auto start = std::chrono::steady_clock::now();
   ImportOptions import_options;
   import_options.input_shapes = options.input_shapes;
@@ -54,14 +65,29 @@ Expected<std::shared_ptr<const Model>> Model::load(const std::string& path,
 
 Expected<std::shared_ptr<const Model>> Model::from_graph(Graph graph, const LoadOptions& options) {
   ONEPOOL_ASSIGN_OR_RETURN(OptimizeLevel level, parse_optimize_level(options.optimize));
+  ONEPOOL_RETURN_IF_ERROR(check_schedule_name(options.schedule));
   std::shared_ptr<Model> model(new Model());
   // Step 1. Graph optimizations (BN folding, epilogue fusion, Identity removal).
   auto start = std::chrono::steady_clock::now();
+  const cpu::WeightFoldReport folded = level == OptimizeLevel::kNone
+                                           ? cpu::WeightFoldReport{}
+                                           : cpu::fold_weight_only_nodes(graph);
   ONEPOOL_ASSIGN_OR_RETURN(OptimizeReport report, optimize_graph(graph, level));
   model->timings_.optimize_ms = elapsed_ms(start);
   model->optimization_summary_ = describe_report(report);
+  if (folded.folded_nodes > 0) {
+    model->optimization_summary_ += str_cat("; folded ", folded.folded_nodes,
+                                            " weight-only node(s) at load");
+  }
+  // Step 2. Execution order: a valid order with a lower peak of live bytes, on request.
+  if (options.schedule == "memory") {
+    ONEPOOL_ASSIGN_OR_RETURN(ScheduleReport schedule,
+                             schedule_for_memory(graph, kScheduleAlignment));
+    model->timings_.optimize_ms += schedule.ms;
+    model->optimization_summary_ += str_cat("; schedule memory: ", describe_schedule(schedule));
+  }
   model->graph_ = std::make_unique<Graph>(std::move(graph));
-  // Step 2. Pack every weight into one aligned allocation.
+  // Step 3. Pack every weight into one aligned allocation.
   start = std::chrono::steady_clock::now();
   ONEPOOL_RETURN_IF_ERROR(model->pack_weights());
   model->timings_.pack_ms = elapsed_ms(start);

@@ -10,7 +10,8 @@ cd "${ROOT}"
 PACKAGES=(build-essential cmake ninja-build pkg-config git
   libonnx-dev libprotobuf-dev protobuf-compiler doctest-dev libcli11-dev nlohmann-json3-dev
   libopenblas-dev libcpp-httplib-dev python3-onnx python3-numpy libonnx-testdata
-  clang libclang-rt-14-dev wrk)
+  clang libclang-rt-14-dev wrk
+  chromium)  # renders the HTML plan view in tests/tools/plan_html_test.cc
 
 # Step 1. Debian packages.
 if [ "${ONEPOOL_SKIP_APT:-0}" != "1" ]; then

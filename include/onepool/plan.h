@@ -24,9 +24,10 @@ struct PlannedTensor {
   DType dtype = DType::kUndefined;
   Shape shape;
   size_t bytes = 0;             ///< aligned size the planner placed (0 for an alias)
-  size_t offset = 0;            ///< byte offset from the pool base
-  int64_t first = 0;            ///< first step it is live (inclusive)
-  int64_t last = 0;             ///< last step it is live (inclusive)
+  size_t offset = 0;            ///< byte offset from the pool base (an alias's resolved one)
+  /// Steps it is live, inclusive; an owner that others alias holds its storage for all of them.
+  int64_t first = 0;
+  int64_t last = 0;
   int32_t alias_of = -1;        ///< id of the tensor whose storage this one uses, or -1
   size_t alias_offset = 0;      ///< byte offset within that tensor's storage
   int32_t workspace_node = -1;  ///< step whose scratch this is, or -1
@@ -54,7 +55,7 @@ struct Plan {
 
   size_t pool_bytes = 0;         ///< the pool size: max(offset + bytes)
   size_t alignment = 256;
-  size_t lower_bound_bytes = 0;  ///< max over steps of bytes live at that step
+  size_t lower_bound_bytes = 0;  ///< max over steps of bytes live at that step (with aliasing)
   size_t naive_bytes = 0;        ///< sum of all records: no reuse
   size_t plain_lower_bound_bytes = 0;  ///< lower bound without any aliasing
   size_t plain_pool_bytes = 0;         ///< pool the same algorithm gets without aliasing
@@ -66,7 +67,8 @@ struct Plan {
   std::vector<PlannedTensor> tensors;
 
   /// Checks that every owning tensor lies inside the pool, is aligned, and overlaps no other
-  /// tensor in both time and address; aliases must lie inside the tensor they alias.
+  /// tensor in both time and address; aliases must lie inside the tensor they alias, in bytes
+  /// and in steps.
   /// The message names the first two tensors that collide.
   Status verify() const;
   /// Versioned JSON (schema in the README).

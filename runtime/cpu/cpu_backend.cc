@@ -26,6 +26,26 @@ struct BoundNode {
   size_t workspace_bytes = 0;
 };
 
+// The node's kernel, or kUnsupported naming the node and op when the CPU has none.
+Expected<PreparedKernel> prepare_kernel(const KernelRegistry& registry, const Graph& graph,
+                                        const Node& node) {
+  const KernelFactory factory =
+      node.domain.empty() || node.domain == "ai.onnx" ? registry.find(node.op_type) : nullptr;
+  if (factory == nullptr) {
+    return make_status(StatusCode::kUnsupported, describe_node(node), ": op '",
+                       node.domain.empty() ? "" : node.domain + ".", node.op_type,
+                       "' has no CPU kernel");
+  }
+  return factory(NodeContext(graph, node));
+}
+
+// Appends one node's workspace and sharing, as the planner reads them.
+void add_memory_needs(const PreparedKernel& kernel, NodeMemoryNeeds& needs) {
+  needs.workspace_bytes.push_back(kernel.workspace_bytes);
+  needs.aliasing.push_back(
+      NodeAliasing{kernel.in_place_input, kernel.output_is_view, kernel.concat_in_place});
+}
+
 struct FreeDeleter {
   void operator()(std::byte* p) const { std::free(p); }
 };
@@ -68,28 +88,16 @@ Status CpuBackend::prepare(const Model& model, NodeMemoryNeeds& needs) {
   int problem_count = 0;
   kernels_.clear();
   kernels_.resize(graph_->nodes.size());
-  needs.workspace_bytes.assign(graph_->nodes.size(), 0);
+  needs = NodeMemoryNeeds{};
   for (size_t n = 0; n < graph_->nodes.size(); ++n) {
-    const Node& node = graph_->nodes[n];
-    const KernelFactory factory = node.domain.empty() || node.domain == "ai.onnx"
-                                      ? registry.find(node.op_type)
-                                      : nullptr;
-    Status status;
-    if (factory == nullptr) {
-      status = make_status(StatusCode::kUnsupported, describe_node(node), ": op '",
-                           node.domain.empty() ? "" : node.domain + ".", node.op_type,
-                           "' has no CPU kernel");
-    } else {
-      Expected<PreparedKernel> prepared = factory(NodeContext(*graph_, node));
-      if (prepared) {
-        kernels_[n] = std::move(prepared).value();
-        needs.workspace_bytes[n] = kernels_[n].workspace_bytes;
-        continue;
-      }
-      status = prepared.status();
+    Expected<PreparedKernel> prepared = prepare_kernel(registry, *graph_, graph_->nodes[n]);
+    if (prepared) {
+      kernels_[n] = std::move(prepared).value();
+      add_memory_needs(kernels_[n], needs);
+      continue;
     }
     ++problem_count;
-    problems += "\n  " + status.message();
+    problems += "\n  " + prepared.status().message();
   }
   if (problem_count > 0) {
     return make_status(StatusCode::kUnsupported, problem_count,
@@ -217,6 +225,21 @@ Status CpuBackend::execute() {
 }
 
 }  // namespace
+
+NodeMemoryNeeds memory_needs(const Graph& graph, int* unsupported) {
+  const KernelRegistry registry = KernelRegistry::with_all_kernels();
+  NodeMemoryNeeds needs;
+  for (const Node& node : graph.nodes) {
+    Expected<PreparedKernel> prepared = prepare_kernel(registry, graph, node);
+    if (prepared) {
+      add_memory_needs(*prepared, needs);
+      continue;
+    }
+    if (unsupported != nullptr) ++*unsupported;
+    add_memory_needs(PreparedKernel{}, needs);
+  }
+  return needs;
+}
 
 std::unique_ptr<Backend> create_cpu_backend(int threads) {
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));

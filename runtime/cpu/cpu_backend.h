@@ -4,11 +4,17 @@
 
 #include <memory>
 
+#include "planner/graph.h"
 #include "runtime/backend.h"
 
 namespace onepool::cpu {
 
 /// `threads` = 0 means all hardware threads.
 std::unique_ptr<Backend> create_cpu_backend(int threads);
+
+/// What the planner needs from the CPU kernels, per node of `graph`: workspace bytes and the
+/// storage sharing each kernel honours (the same facts the backend's prepare() reports). A node
+/// without a CPU kernel needs nothing; `unsupported`, when given, counts those nodes.
+NodeMemoryNeeds memory_needs(const Graph& graph, int* unsupported = nullptr);
 
 }  // namespace onepool::cpu

@@ -78,6 +78,11 @@ struct PreparedKernel {
   /// Input index the kernel may overwrite with its output 0 (same bytes), or -1. The planner
   /// uses it only when that input dies at this step and is not a graph input or output.
   int in_place_input = -1;
+  /// Output 0 may share input 0's bytes even while input 0 lives on (Reshape and friends):
+  /// run() skips its copy when the two coincide.
+  bool output_is_view = false;
+  /// Concat: run() skips every input whose data already sits at its slice of the output.
+  bool concat_in_place = false;
 };
 
 /// Prepares a kernel for a node, or explains why the node is unsupported (kUnsupported, naming

@@ -99,6 +99,7 @@ Status CudaBackend::prepare(const Model& model, NodeMemoryNeeds& needs) {
   kernels_.clear();
   kernels_.resize(graph_ir_->nodes.size());
   needs.workspace_bytes.assign(graph_ir_->nodes.size(), 0);
+  needs.aliasing.assign(graph_ir_->nodes.size(), NodeAliasing{});
   for (size_t n = 0; n < graph_ir_->nodes.size(); ++n) {
     const Node& node = graph_ir_->nodes[n];
     const bool onnx_domain = node.domain.empty() || node.domain == "ai.onnx";
@@ -117,6 +118,9 @@ Status CudaBackend::prepare(const Model& model, NodeMemoryNeeds& needs) {
       if (prepared) {
         kernels_[n] = std::move(prepared).value();
         needs.workspace_bytes[n] = kernels_[n].workspace_bytes;
+        // No in-place elementwise: the CUDA kernels do not promise output == input is safe.
+        needs.aliasing[n].output_is_view = kernels_[n].output_is_view;
+        needs.aliasing[n].concat_in_place = kernels_[n].concat_in_place;
         continue;
       }
       status = prepared.status();

@@ -93,6 +93,10 @@ class CudaKernel {
 struct CudaPreparedKernel {
   std::unique_ptr<CudaKernel> kernel;
   size_t workspace_bytes = 0;
+  /// Output 0 may share input 0's bytes: enqueue() skips its copy when the two coincide.
+  bool output_is_view = false;
+  /// Concat: enqueue() skips every input already at its slice of the output.
+  bool concat_in_place = false;
 };
 
 using CudaKernelFactory = Expected<CudaPreparedKernel> (*)(const CudaNodeContext& node);

@@ -131,6 +131,8 @@ TEST_CASE("build_plan on a 4-node chain: lifetimes, workspace, bounds") {
   CHECK(plan.lower_bound_bytes == 2048);
   CHECK(plan.naive_bytes == 2816);
   CHECK(plan.pool_bytes == 2048);
+  CHECK(plan.plain_lower_bound_bytes == 2048);  // no sharing declared: the plain plan
+  CHECK(plan.plain_pool_bytes == 2048);
   CHECK(plan.optimal);
   CHECK(plan.verified);
   CHECK(plan.algorithm == "auto");
@@ -188,6 +190,8 @@ TEST_CASE("Plan JSON round trip") {
   CHECK(parsed->alignment == plan.alignment);
   CHECK(parsed->lower_bound_bytes == plan.lower_bound_bytes);
   CHECK(parsed->naive_bytes == plan.naive_bytes);
+  CHECK(parsed->plain_lower_bound_bytes == plan.plain_lower_bound_bytes);
+  CHECK(parsed->plain_pool_bytes == plan.plain_pool_bytes);
   CHECK(parsed->algorithm == plan.algorithm);
   CHECK(parsed->optimal == plan.optimal);
   CHECK(parsed->planning_ms == plan.planning_ms);
@@ -230,7 +234,8 @@ TEST_CASE("Plan::from_json rejects other versions and malformed documents") {
 }
 
 // Failure injection: move a (steps 0-1) onto x (steps 0-2); misalign y by 8 bytes; an alias
-// ([1,64] float32 = 256 bytes) at offset 384 reaching past its target c's 512 bytes.
+// ([1,64] float32 = 256 bytes) at offset 384 reaching past its target c's 512 bytes, then live
+// at steps its target does not cover.
 TEST_CASE("Plan::verify catches corrupted offsets and bad aliases") {
   const Plan good = chain_plan();
   REQUIRE(good.verify().is_ok());
@@ -264,6 +269,15 @@ TEST_CASE("Plan::verify catches corrupted offsets and bad aliases") {
   REQUIRE_FALSE(alias_status.is_ok());
   CHECK(alias_status.message().find("tensor 'view'") != std::string::npos);
   CHECK(alias_status.message().find("exceed its 512 bytes") != std::string::npos);
+
+  // The same alias inside c's bytes but live from step 0, before c holds its storage (2-3).
+  Plan early_alias = good;
+  alias.alias_offset = 0;
+  alias.first = 0;
+  early_alias.tensors.push_back(alias);
+  const Status early_status = early_alias.verify();
+  REQUIRE_FALSE(early_status.is_ok());
+  CHECK(early_status.message().find("only at [2, 3]") != std::string::npos);
 }
 
 // Bare records (a --records CSV): sizes are rounded up to the alignment (100 -> 256), names

@@ -2,8 +2,10 @@
 // an address × step chart and a summary (or JSON / CSV), optionally written to a file.
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <utility>
@@ -14,9 +16,14 @@
 #include "planner/build_plan.h"
 #include "planner/onnx_import.h"
 #include "planner/optimize/optimize.h"
+#include "planner/plan_diff.h"
 #include "planner/plan_dump.h"
+#include "planner/plan_html.h"
 #include "planner/records_csv.h"
+#include "planner/schedule.h"
+#include "runtime/cpu/weight_folding.h"
 #include "planner/shape_binding.h"
+#include "runtime/cpu/cpu_backend.h"
 #include "runtime/cpu/kernel_registry.h"
 #include "tools/onepool/commands.h"
 
@@ -41,6 +48,7 @@ struct PlanFlags {
   double plan_budget_ms = 100.0;
   std::string format = "table";
   std::string output_path;
+  std::vector<std::string> diff_paths;  // --diff A.json B.json
 };
 
 struct PlannedSource {
@@ -87,22 +95,7 @@ PlanOptions plan_options(const PlanFlags& flags) {
 // The scratch each node's CPU kernel declares, so the plan shown is the plan `run` uses. Nodes
 // without a CPU kernel get none (and are counted in the note).
 NodeMemoryNeeds cpu_workspaces(const Graph& graph, int& unsupported) {
-  const cpu::KernelRegistry registry = cpu::KernelRegistry::with_all_kernels();
-  NodeMemoryNeeds needs;
-  needs.workspace_bytes.assign(graph.nodes.size(), 0);
-  for (size_t n = 0; n < graph.nodes.size(); ++n) {
-    const cpu::KernelFactory factory = registry.find(graph.nodes[n].op_type);
-    Expected<cpu::PreparedKernel> prepared =
-        factory != nullptr ? factory(cpu::NodeContext(graph, graph.nodes[n]))
-                           : Expected<cpu::PreparedKernel>(
-                                 Status(StatusCode::kUnsupported, "no CPU kernel"));
-    if (prepared) {
-      needs.workspace_bytes[n] = prepared->workspace_bytes;
-    } else {
-      ++unsupported;
-    }
-  }
-  return needs;
+  return cpu::memory_needs(graph, &unsupported);
 }
 
 Expected<PlannedSource> plan_model(const PlanFlags& flags) {
@@ -111,14 +104,32 @@ Expected<PlannedSource> plan_model(const PlanFlags& flags) {
   ONEPOOL_ASSIGN_OR_RETURN(OptimizeLevel level, parse_optimize_level(flags.optimize));
   auto start = std::chrono::steady_clock::now();
   ONEPOOL_ASSIGN_OR_RETURN(Graph graph, import_onnx_file(flags.model_path, source.import));
+  if (level != OptimizeLevel::kNone) cpu::fold_weight_only_nodes(graph);  // as Model::load does
   ONEPOOL_ASSIGN_OR_RETURN(OptimizeReport report, optimize_graph(graph, level));
   source.load_ms = elapsed_ms(start);
+  if (flags.schedule != "model" && flags.schedule != "memory") {
+    return make_status(StatusCode::kInvalidArgument, "--schedule: '", flags.schedule,
+                       "' is not one of: model, memory");
+  }
   int unsupported = 0;
-  const NodeMemoryNeeds needs = cpu_workspaces(graph, unsupported);
-  source.graph_note = str_cat("optimize ", flags.optimize, ": nodes ", report.nodes_before, " -> ",
-                              report.nodes_after, "; workspaces from the CPU kernels",
-                              unsupported > 0 ? str_cat(" (", unsupported, " node(s) without one)")
-                                              : std::string());
+  NodeMemoryNeeds needs = cpu_workspaces(graph, unsupported);
+  std::string schedule_note;
+  if (flags.schedule == "memory") {  // the peak counts the workspaces, which follow their nodes
+    ScheduleOptions schedule_options;
+    schedule_options.workspace_bytes = needs.workspace_bytes;
+    ONEPOOL_ASSIGN_OR_RETURN(ScheduleReport schedule,
+                             schedule_for_memory(graph, flags.alignment, schedule_options));
+    if (schedule.reordered) {  // per-node needs follow the new order
+      unsupported = 0;
+      needs = cpu_workspaces(graph, unsupported);
+    }
+    schedule_note = str_cat("; schedule memory: ", describe_schedule(schedule));
+  }
+  source.graph_note =
+      str_cat("optimize ", flags.optimize, ": nodes ", report.nodes_before, " -> ",
+              report.nodes_after, "; workspaces from the CPU kernels",
+              unsupported > 0 ? str_cat(" (", unsupported, " node(s) without one)") : std::string(),
+              schedule_note);
   start = std::chrono::steady_clock::now();
   ONEPOOL_ASSIGN_OR_RETURN(source.plan, build_plan(graph, plan_options(flags), needs));
   source.build_ms = elapsed_ms(start);
@@ -157,9 +168,17 @@ std::string configuration_text(const PlanFlags& flags, const PlannedSource& sour
                  ms_text(source.plan.planning_ms), ")\n");
 }
 
+PlanHtmlOptions html_options(const PlanFlags& flags) {
+  PlanHtmlOptions options;
+  options.source = flags.records_path.empty() ? flags.model_path : flags.records_path;
+  options.title = std::filesystem::path(options.source).stem().string();
+  return options;
+}
+
 std::string render(const PlanFlags& flags, const PlannedSource& source) {
   const Plan& plan = source.plan;
   if (flags.format == "json") return plan.to_json() + "\n";
+  if (flags.format == "html") return render_plan_html(plan, html_options(flags));
   if (flags.format == "csv") return render_plan_csv(plan);
   const std::string chart = render_plan_chart(plan, kChartWidth, kChartHeight);
   if (flags.format == "ascii") return chart + "\n" + render_plan_summary(plan);
@@ -196,7 +215,46 @@ Status check_usage(const PlanFlags& flags) {
   return Status::ok();
 }
 
+Expected<Plan> read_plan_json(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return make_status(StatusCode::kNotFound, "cannot open plan file '", path, "'");
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  Expected<Plan> plan = Plan::from_json(text);
+  if (!plan) {
+    return plan.status().with_context(str_cat(
+        "plan file '", path, "' (expected JSON from `plan --format json` or `run --save-plan`)"));
+  }
+  return plan;
+}
+
+// `plan --diff A.json B.json`: both saved plans, compared; exit 0 whether or not they differ.
+int run_diff(const PlanFlags& flags) {
+  if (!flags.model_path.empty() || !flags.records_path.empty()) {
+    return report(make_status(StatusCode::kInvalidArgument,
+                              "--diff compares two saved plans: give no MODEL.onnx or --records"),
+                  kExitUsage);
+  }
+  auto a = read_plan_json(flags.diff_paths[0]);
+  if (!a) return report(a.status(), kExitFailure);
+  auto b = read_plan_json(flags.diff_paths[1]);
+  if (!b) return report(b.status(), kExitFailure);
+  PlanDiffOptions options;
+  options.a_label = flags.diff_paths[0];
+  options.b_label = flags.diff_paths[1];
+  const std::string text = render_plan_diff(diff_plans(*a, *b), options);
+  if (flags.output_path.empty()) {
+    std::cout << text;
+    return 0;
+  }
+  if (Status written = write_file(flags.output_path, text); !written.is_ok()) {
+    return report(written, kExitFailure);
+  }
+  std::cout << "wrote the plan diff to " << flags.output_path << "\n";
+  return 0;
+}
+
 int run_plan(const PlanFlags& flags) {
+  if (!flags.diff_paths.empty()) return run_diff(flags);
   if (Status usage = check_usage(flags); !usage.is_ok()) return report(usage, kExitUsage);
   auto source = flags.records_path.empty() ? plan_model(flags) : plan_records(flags);
   if (!source) return report(source.status(), kExitFailure);
@@ -251,10 +309,16 @@ void register_plan_command(CLI::App& app, int& exit_code) {
   command->add_option("--plan-budget", flags->plan_budget_ms,
                       "time budget of the searching planners, in ms")
       ->capture_default_str();
-  command->add_option("--format", flags->format, "output format")
-      ->check(CLI::IsMember({"table", "ascii", "json", "csv"}))
+  command->add_option("--format", flags->format,
+                      "output format (html: address x step chart with hover, open in a browser)")
+      ->check(CLI::IsMember({"table", "ascii", "json", "csv", "html"}))
       ->capture_default_str();
-  command->add_option("-o,--output", flags->output_path, "write the output to FILE");
+  command->add_option("-o,--output", flags->output_path,
+                      "write the output to FILE (html: one self-contained page to open offline)");
+  command->add_option("--diff", flags->diff_paths,
+                      "compare two saved plans (JSON from --format json or run --save-plan): "
+                      "--diff A.json B.json, without MODEL")
+      ->expected(2);
   command->callback([flags, &exit_code] { exit_code = run_plan(*flags); });
 }
 

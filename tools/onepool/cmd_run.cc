@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "tools/onepool/cli_common.h"
+#include "tools/onepool/cmd_bench_sweep.h"
 #include "tools/onepool/commands.h"
 #include "tools/onepool/latency_stats.h"
 #include "tools/onepool/tensor_compare.h"
@@ -34,7 +35,19 @@ struct RunFlags {
   std::string ref;
   double atol = 1e-4;
   double rtol = 1e-3;
+  SweepFlags sweep;  // bench only
 };
+
+// A `--shapes` range without a sweep runs at the top of the range (said on the first line).
+Expected<RunFlags> with_ranges_at_top(const RunFlags& flags) {
+  RunFlags resolved = flags;
+  ONEPOOL_ASSIGN_OR_RETURN(resolved.model.shapes, top_of_range_shapes(flags.model.shapes));
+  if (resolved.model.shapes != flags.model.shapes) {
+    std::printf("note:      --shapes has ranges and no --shapes-sweep: running at the top of "
+                "each range\n");
+  }
+  return resolved;
+}
 
 void add_input_flags(CLI::App& command, InputFlags& flags) {
   command.add_option("--inputs", flags.inputs, "name:file.bin|file.npy (repeatable)");
@@ -180,7 +193,13 @@ Status write_report(const std::string& path, const LoadedSession& loaded, const 
   return Status::ok();
 }
 
-Status run_or_bench(const RunFlags& flags, bool is_bench) {
+Status run_or_bench(const RunFlags& given_flags, bool is_bench) {
+  if (is_bench && !given_flags.sweep.shapes_file.empty()) {
+    SweepFlags sweep = given_flags.sweep;
+    sweep.report = given_flags.report;
+    return run_shape_sweep(given_flags.model, sweep, given_flags.input.seed);
+  }
+  ONEPOOL_ASSIGN_OR_RETURN(const RunFlags flags, with_ranges_at_top(given_flags));
   ONEPOOL_ASSIGN_OR_RETURN(LoadedSession loaded, load_session(flags.model));
   ONEPOOL_ASSIGN_OR_RETURN(std::vector<HostTensor> inputs, gather_inputs(*loaded.model, flags.input));
   std::vector<HostTensor> outputs = make_output_tensors(*loaded.model);
@@ -211,7 +230,8 @@ Status run_or_bench(const RunFlags& flags, bool is_bench) {
 }
 
 // Runs the model on --ref's inputs and compares with its outputs; false on any mismatch.
-Expected<bool> compare_with_reference(const RunFlags& flags) {
+Expected<bool> compare_with_reference(const RunFlags& given_flags) {
+  ONEPOOL_ASSIGN_OR_RETURN(const RunFlags flags, with_ranges_at_top(given_flags));
   ONEPOOL_ASSIGN_OR_RETURN(LoadedSession loaded, load_session(flags.model));
   std::vector<HostTensor> inputs;
   std::vector<HostTensor> expected;
@@ -291,6 +311,21 @@ void register_run_commands(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   bench->add_option("--duration", bench_flags->duration_s, "run at least this many seconds");
   bench->add_option("--report", bench_flags->report, "write a JSON report");
+  bench->add_option("--shapes-sweep", bench_flags->sweep.shapes_file,
+                    "one shape set per line (--shapes syntax): run them all on one session "
+                    "within the --shapes ranges, e.g. x:1x3x[320..1280:32]x[320..1280:32]");
+  bench->add_option("--mode", bench_flags->sweep.mode,
+                    "sweep pool: static (planned at the top of the ranges) or dynamic")
+      ->check(CLI::IsMember({"static", "dynamic"}))
+      ->capture_default_str();
+  bench->add_option("--cache", bench_flags->sweep.cache, "sweep: specializations kept")
+      ->capture_default_str();
+  bench->add_option("--sweep-io", bench_flags->sweep.io_dir,
+                    "sweep: line i reads DIR/<i>/inputs/<input>.bin when present and saves "
+                    "its outputs to DIR/<i>/onepool");
+  bench->add_option("--runs-per-shape", bench_flags->sweep.runs_per_shape,
+                    "sweep: timed runs of each shape")
+      ->capture_default_str();
   bench->callback([bench_flags, &exit_code] {
     const Status status = run_or_bench(*bench_flags, true);
     exit_code = status.is_ok() ? 0 : report_error(status);

@@ -1,6 +1,7 @@
 // Concat and Split: the tensor viewed as [outer, axis, inner]; each input (Concat) or output
 // (Split) owns a contiguous block of axis_i * inner elements in every outer row, so both are a
-// memcpy per (outer row, part).
+// memcpy per (outer row, part). A Concat input that the planner placed at its slice of the output
+// (its producer wrote it there) is already in place: its copy is skipped.
 #include <algorithm>
 #include <cstring>
 
@@ -43,6 +44,7 @@ class BlockCopyKernel final : public Kernel {
     for (int64_t row = begin; row < end; ++row) {
       std::byte* whole = joined + row * row_bytes_ + part.offset_bytes;
       std::byte* own = piece + row * part.block_bytes;
+      if (own == whole) continue;
       if (gather_) {
         std::memcpy(whole, own, static_cast<size_t>(part.block_bytes));
       } else {
@@ -113,7 +115,10 @@ Expected<PreparedKernel> make_concat_kernel(const NodeContext& node) {
     if (!node.has_input(i)) return node.error(StatusCode::kInvalidModel, "input ", i, " is empty");
     pieces.push_back(&node.input(i));
   }
-  return prepare_blocks(node, output, pieces, axis, true);
+  ONEPOOL_ASSIGN_OR_RETURN(PreparedKernel prepared,
+                           prepare_blocks(node, output, pieces, axis, true));
+  prepared.concat_in_place = true;
+  return prepared;
 }
 
 // Split sizes are the outputs' static dims along the axis; a constant `split` input or attribute

@@ -1,6 +1,6 @@
 // Reshape, Flatten, Squeeze, Unsqueeze, Identity and Dropout (inference) only change the shape:
-// the output holds the input's bytes. The planner may later alias them; until then a memcpy,
-// skipped when the output already is the input.
+// the output holds the input's bytes. The planner usually makes the output a view of the input
+// (the same bytes), and then there is nothing to copy; otherwise a memcpy.
 #include <cstring>
 
 #include "runtime/cpu/kernels/shape_ops.h"
@@ -62,6 +62,7 @@ Expected<PreparedKernel> make_copy_kernel(const NodeContext& node) {
   PreparedKernel prepared;
   prepared.kernel = std::make_unique<CopyKernel>(input.bytes(), mask_bytes);
   prepared.in_place_input = 0;
+  prepared.output_is_view = true;  // parallel_copy skips a copy onto itself
   return prepared;
 }
 

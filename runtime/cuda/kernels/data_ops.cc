@@ -34,13 +34,18 @@ struct CopyStep {
   int64_t dst_offset = 0;  // elements
 };
 
-CudaPreparedKernel copy_steps_kernel(std::vector<CopyStep> steps, size_t elem_bytes) {
-  return make_kernel([steps = std::move(steps), elem_bytes](const CudaRunContext& c) -> Status {
+// `skip_in_place`: a step whose source already is its destination (a Concat input the planner
+// placed at its slice) is skipped.
+CudaPreparedKernel copy_steps_kernel(std::vector<CopyStep> steps, size_t elem_bytes,
+                                     bool skip_in_place = false) {
+  return make_kernel([steps = std::move(steps), elem_bytes,
+                      skip_in_place](const CudaRunContext& c) -> Status {
     for (const CopyStep& step : steps) {
       const auto* src = static_cast<const std::byte*>(c.inputs[step.input].data) +
                         step.src_offset * static_cast<int64_t>(elem_bytes);
       auto* dst = static_cast<std::byte*>(c.outputs[step.output].data) +
                   step.dst_offset * static_cast<int64_t>(elem_bytes);
+      if (skip_in_place && src == dst) continue;
       ONEPOOL_LAUNCH_RETURN_IF_ERROR(
           launch_strided_copy(step.shape, elem_bytes, src, dst, c.stream));
     }
@@ -83,11 +88,13 @@ Expected<CudaPreparedKernel> make_copy_kernel(const CudaNodeContext& node) {
   if (bytes != node.input(0).bytes()) {
     return node.error(StatusCode::kInvalidModel, "input and output sizes differ");
   }
-  return make_kernel([bytes](const CudaRunContext& c) -> Status {
+  CudaPreparedKernel prepared = make_kernel([bytes](const CudaRunContext& c) -> Status {
     if (c.outputs[0].data == c.inputs[0].data || bytes == 0) return Status::ok();
     return ONEPOOL_CUDA_STATUS(cudaMemcpyAsync(c.outputs[0].data, c.inputs[0].data, bytes,
                                                cudaMemcpyDeviceToDevice, c.stream));
   });
+  prepared.output_is_view = true;
+  return prepared;
 }
 
 Expected<CudaPreparedKernel> make_transpose_kernel(const CudaNodeContext& node) {
@@ -114,7 +121,8 @@ Expected<CudaPreparedKernel> make_transpose_kernel(const CudaNodeContext& node) 
   return single_copy(node, dims, src_strides, out_strides);
 }
 
-// Concat: input i is copied into the output at its running offset along `axis`.
+// Concat: input i is copied into the output at its running offset along `axis`, unless the
+// planner placed it there already (its producer wrote straight into the output).
 Expected<CudaPreparedKernel> make_concat_kernel(const CudaNodeContext& node) {
   ONEPOOL_RETURN_IF_ERROR(check_io(node));
   const Shape& out = node.output(0).shape;
@@ -135,7 +143,10 @@ Expected<CudaPreparedKernel> make_concat_kernel(const CudaNodeContext& node) {
     return node.error(StatusCode::kInvalidModel, "inputs sum to ", position, " along axis ", axis,
                       " but the output has ", out[axis]);
   }
-  return copy_steps_kernel(std::move(steps), dtype_size(node.input(0).dtype));
+  CudaPreparedKernel prepared =
+      copy_steps_kernel(std::move(steps), dtype_size(node.input(0).dtype), true);
+  prepared.concat_in_place = true;
+  return prepared;
 }
 
 // Split: output j is the slab of the input starting at its running offset along `axis`.

@@ -1,0 +1,168 @@
+// DynamicSession: one session object that serves every input shape inside declared ranges.
+//
+// A Session is built for one set of concrete shapes (kernels are prepared for static shapes).
+// A DynamicSession keeps the model file and, per concrete shape set seen, a specialization: the
+// model loaded at those shapes, its prepared kernels and its plan. Specializations are cached
+// (bounded, least recently used) and all of them place their tensors in ONE pool owned by the
+// DynamicSession:
+//
+//   - static mode: the model is planned once at the top of every range and the pool is sized
+//     for that plan at creation. A smaller shape reuses the top plan's offsets (no placement is
+//     run; every tensor must fit the slot it had at the top). This is sound only when every
+//     tensor's bytes are non-decreasing in each dim; create() checks that at the bottom (and the
+//     middle) of the ranges and, where it fails, says why in stats().mode_note and runs the
+//     model in dynamic mode instead.
+//   - dynamic mode: each new shape is planned on first use; the pool is one allocation sized to
+//     the largest plan seen and grows (each growth counted) only when a larger plan arrives: to
+//     twice its size, or to an estimate of the top of the ranges' need when that is smaller
+//     (pool bytes scaled by input elements); trim() shrinks it to what the cached
+//     specializations need.
+//
+// Usage:
+//   ONEPOOL_ASSIGN_OR_RETURN(ShapeProfile profile,
+//                            ShapeProfile::parse("x:1x3x[320..1280:32]x[320..1280:32]"));
+//   DynamicSessionOptions options;
+//   options.profile = profile;
+//   ONEPOOL_ASSIGN_OR_RETURN(auto session, DynamicSession::create("det.onnx", options));
+//   ONEPOOL_ASSIGN_OR_RETURN(auto outputs, session->output_infos(inputs));  // allocate these
+//   ONEPOOL_RETURN_IF_ERROR(session->run(inputs, output_views));
+//
+// Thread-compatible: one thread at a time. CPU only for now (cuda is reported as unsupported).
+// No exception crosses this API.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "onepool/model.h"
+#include "onepool/session.h"
+#include "onepool/status.h"
+#include "onepool/tensor.h"
+
+namespace onepool {
+
+/// Inclusive range of one axis; a fixed dim has min == max. `step` > 1 also requires
+/// (dim - min) to be a multiple of it.
+struct DimRange {
+  int64_t min = 1;
+  int64_t max = 1;
+  int64_t step = 1;
+};
+
+/// The declared range of one input, axis by axis.
+struct InputShapeRange {
+  std::string name;
+  std::vector<DimRange> dims;
+};
+
+/// The shapes a DynamicSession accepts (TensorRT's optimization profile).
+struct ShapeProfile {
+  std::vector<InputShapeRange> inputs;
+
+  /// Parses `--shapes` text with ranges: comma-separated `name:1x3x[320..1280]x[320..1280]`
+  /// entries; an axis is a number (fixed), `[lo..hi]`, or `[lo..hi:step]`. Errors name the
+  /// entry and axis.
+  static Expected<ShapeProfile> parse(std::string_view text);
+  /// Adds the entries of `other` (a repeated `--shapes`); an input named twice is an error.
+  Status merge(const ShapeProfile& other);
+
+  /// The input's range, or nullptr.
+  const InputShapeRange* find(std::string_view name) const;
+  /// Whether any axis spans more than one value.
+  bool has_ranges() const;
+  /// Every input at the top (max) / bottom (min) / middle of its ranges (the middle rounded
+  /// down onto the step grid).
+  std::vector<std::pair<std::string, std::vector<int64_t>>> max_shapes() const;
+  std::vector<std::pair<std::string, std::vector<int64_t>>> min_shapes() const;
+  std::vector<std::pair<std::string, std::vector<int64_t>>> mid_shapes() const;
+  /// Ok when `shape` is inside the range declared for input `name` (inputs without a declared
+  /// range are not checked). Error: "input 'x' axis 2: 1300 is outside the declared range
+  /// [320..1280] (profile x:1x3x[320..1280]x[320..1280])".
+  Status check(std::string_view name, const Shape& shape) const;
+  /// Product over inputs of max elements / min elements (how far sizes can spread).
+  double element_ratio() const;
+  /// Back to `--shapes` text.
+  std::string to_string() const;
+};
+
+enum class PoolMode : uint8_t { kStatic, kDynamic };
+
+/// "static" / "dynamic".
+std::string pool_mode_name(PoolMode mode);
+
+struct DynamicSessionOptions {
+  ShapeProfile profile;  ///< inputs with ranges; other inputs keep their shapes
+  PoolMode mode = PoolMode::kStatic;
+  size_t cache_capacity = 8;  ///< specializations kept (at least 1)
+  LoadOptions load;           ///< `input_shapes` is set per specialization
+  SessionOptions session;     ///< `pool`, `pool_capacity`, `plan_override` are ignored
+};
+
+/// Counters since creation.
+struct DynamicSessionStats {
+  PoolMode mode = PoolMode::kStatic;  ///< the mode in effect (static may have fallen back)
+  std::string mode_note;              ///< why static mode was not kept, or empty
+  /// The first shape that could not reuse the top plan and why (it was planned on its own; in
+  /// static mode it still runs in the pool when its plan fits), or empty.
+  std::string placement_note;
+  size_t pool_bytes = 0;           ///< current pool allocation
+  size_t peak_pool_bytes = 0;      ///< largest pool allocation so far
+  int64_t pool_allocations = 0;    ///< pool (re)allocations, the first one included
+  int64_t pool_growth_events = 0;  ///< reallocations to a larger pool after the first
+  int64_t pool_trims = 0;          ///< reallocations to a smaller pool by trim()
+  int64_t cache_hits = 0;
+  int64_t cache_misses = 0;  ///< specializations built
+  int64_t cache_evictions = 0;
+  int64_t reused_placements = 0;  ///< plans that reused the top plan's offsets (static)
+  int64_t fresh_placements = 0;   ///< plans placed from scratch
+};
+
+/// What the last output_infos() / run() needed for its shapes.
+struct SpecializationInfo {
+  bool cache_hit = false;
+  bool reused_placement = false;  ///< the top plan's offsets (static mode)
+  double specialize_ms = 0.0;     ///< load + prepare + place + bind; 0 on a cache hit
+  double place_ms = 0.0;          ///< placement (or offset reuse) and verification
+  size_t plan_pool_bytes = 0;     ///< bytes this shape's plan uses in the pool
+};
+
+class DynamicSessionImpl;
+
+class DynamicSession {
+ public:
+  /// Loads the model at the top of every range (static mode: plans it and allocates the pool
+  /// once). Errors: unreadable model, a profile naming an unknown input or the wrong rank.
+  static Expected<std::unique_ptr<DynamicSession>> create(const std::string& path,
+                                                          const DynamicSessionOptions& options);
+  ~DynamicSession();
+  DynamicSession(const DynamicSession&) = delete;
+  DynamicSession& operator=(const DynamicSession&) = delete;
+
+  /// Input names, dtypes and shapes at the top of the ranges, in run() order.
+  const std::vector<TensorInfo>& inputs() const;
+  /// The outputs (with shapes) for these input shapes; builds the specialization if needed.
+  Expected<std::vector<TensorInfo>> output_infos(std::span<const TensorView> inputs);
+  /// Runs on inputs of any shape inside the profile; `outputs` must have the shapes
+  /// output_infos() gives. A shape outside the profile is an error naming the range.
+  Status run(std::span<const TensorView> inputs, std::span<const TensorView> outputs);
+  /// Dynamic mode: shrinks the pool to the largest plan still cached. Static mode: no-op.
+  Status trim();
+
+  const DynamicSessionStats& stats() const;
+  const SpecializationInfo& last_specialization() const;
+  const ShapeProfile& profile() const;
+  /// Specializations now cached.
+  size_t cached_specializations() const;
+
+ private:
+  explicit DynamicSession(std::unique_ptr<DynamicSessionImpl> impl);
+  std::unique_ptr<DynamicSessionImpl> impl_;
+};
+
+}  // namespace onepool

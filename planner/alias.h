@@ -1,0 +1,74 @@
+// Storage aliasing: values that live inside another value's bytes instead of owning their own.
+//
+// Values are gathered into groups, each stored as one buffer owned by its root value (offset 0);
+// every other member lives at a fixed byte offset inside it. Walking the nodes in execution
+// order, where `NodeAliasing` allows it and `AliasKinds` asks for it:
+// - view: output 0 of a view node (Reshape, Flatten, Squeeze, Unsqueeze, Identity) joins input
+//   0's group at input 0's offset (same byte count);
+// - in place: output 0 joins the group of input k (the kernel's in-place input) at k's offset
+//   when the group's last use is this step, no member is a graph input or graph output, no other
+//   input of the node is in the group, and the byte counts match;
+// - Concat in place: when the output is contiguous per input (the dims before the axis multiply
+//   to 1), each input whose whole group sits inside it (offset 0), holds no graph input or graph
+//   output, and whose slice offset is a multiple of the alignment moves, group and all, into the
+//   output's group at that slice: its producer writes straight into the Concat output.
+// A group then plans as one usage record: from its members' first step to their last, sized by
+// the furthest member end. Views and in-place sharing never raise the lower bound (the merged
+// lifetimes meet at the node's step); Concat in place may, which is why build_plan places several
+// selections and keeps the smallest pool. O(values + nodes + moved members).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "onepool/status.h"
+#include "planner/build_plan.h"
+#include "planner/graph.h"
+#include "planner/liveness.h"
+
+namespace onepool {
+
+/// Which kinds of sharing to apply.
+struct AliasKinds {
+  bool views = false;
+  bool in_place = false;
+  bool concat = false;
+};
+
+/// Where a planned value's bytes live: inside `root`'s storage at byte `offset`.
+/// root == the value itself (offset 0) for an owner; kNoValue for a value that is not planned.
+struct ValueStorage {
+  ValueId root = kNoValue;
+  size_t offset = 0;
+
+  bool operator==(const ValueStorage&) const = default;
+};
+
+/// The outcome of find_aliases: per value storage and the records to place.
+struct AliasedLiveness {
+  std::vector<ValueStorage> storage;  // per graph value
+  /// One record per group root and per workspace; a root's record spans its whole group.
+  Liveness liveness;
+  size_t alias_count = 0;  // values that live inside another's storage
+};
+
+/// Groups the values of `plain` (compute_liveness's output for `graph`) as described above.
+/// `needs.aliasing` is empty (nothing shared) or holds one entry per node. `excluded_nodes` is
+/// empty or holds one flag per node: a node flagged non-zero shares nothing.
+Expected<AliasedLiveness> find_aliases(const Graph& graph, const Liveness& plain,
+                                       const NodeMemoryNeeds& needs, const AliasKinds& kinds,
+                                       size_t alignment,
+                                       std::span<const uint8_t> excluded_nodes = {});
+
+/// The Concats to leave out so that Concat in place lowers the bound instead of raising it: a
+/// Concat that moves early producers into its output makes that output live from the first of
+/// them. Greedy, in execution order: starting with every Concat left out (and `kinds` otherwise
+/// applied), each Concat is let in when the lower bound does not rise. Returns the per-node flags
+/// for find_aliases. O(Concats x (values + records log records)).
+Expected<std::vector<uint8_t>> exclude_costly_concats(const Graph& graph, const Liveness& plain,
+                                                      const NodeMemoryNeeds& needs,
+                                                      const AliasKinds& kinds, size_t alignment);
+
+}  // namespace onepool

@@ -1,0 +1,322 @@
+// The HTML plan view: the page skeleton, the summary and peak table (static HTML), and the plan
+// data the inline script draws the chart from. The CSS and script live in plan_html_assets.cc.
+#include "planner/plan_html.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "planner/plan_html_assets.h"
+
+namespace onepool {
+namespace {
+
+using Json = nlohmann::json;
+
+constexpr double kBytesPerMB = 1e6;
+constexpr size_t kMaxPeakRows = 200;
+
+enum class TensorKind { kOwner = 0, kAlias = 1, kWorkspace = 2 };
+
+TensorKind kind_of(const PlannedTensor& tensor) {
+  if (tensor.alias_of >= 0) return TensorKind::kAlias;
+  if (tensor.workspace_node >= 0) return TensorKind::kWorkspace;
+  return TensorKind::kOwner;
+}
+
+bool owns_storage(const PlannedTensor& tensor) { return tensor.alias_of < 0 && tensor.bytes > 0; }
+
+std::string escape_html(const std::string& text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+// JSON placed inside <script>: '<' only occurs inside strings there, and as \u003c it can
+// neither close the script element nor open a comment.
+std::string json_for_script(const Json& document) {
+  const std::string text = document.dump(-1, ' ', false, Json::error_handler_t::replace);
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    if (c == '<') {
+      out += "\\u003c";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string mb_text(size_t bytes) {
+  char buffer[48];
+  std::snprintf(buffer, sizeof(buffer), "%.2f MB", static_cast<double>(bytes) / kBytesPerMB);
+  return buffer;
+}
+
+std::string bytes_text(size_t bytes) { return str_cat(bytes, " B (", mb_text(bytes), ")"); }
+
+std::string ratio_text(size_t numerator, size_t denominator) {
+  if (denominator == 0) return "-";
+  char buffer[32];
+  std::snprintf(buffer, sizeof(buffer), "%.3f",
+                static_cast<double>(numerator) / static_cast<double>(denominator));
+  return buffer;
+}
+
+std::string dtype_text(DType dtype) { return dtype == DType::kUndefined ? "-" : dtype_name(dtype); }
+
+// An alias's plan entry has no bytes of its own; its extent is its logical size.
+size_t drawn_bytes(const PlannedTensor& tensor) {
+  if (tensor.bytes > 0 || tensor.dtype == DType::kUndefined) return tensor.bytes;
+  auto bytes = tensor_bytes(tensor.shape, tensor.dtype);
+  return bytes ? *bytes : 0;
+}
+
+std::string owner_name(const Plan& plan, const std::unordered_map<int32_t, size_t>& by_id,
+                       const PlannedTensor& tensor) {
+  const auto found = by_id.find(tensor.alias_of);
+  if (found == by_id.end()) return str_cat("#", tensor.alias_of);
+  return plan.tensors[found->second].name;
+}
+
+std::unordered_map<int32_t, size_t> index_by_id(const Plan& plan) {
+  std::unordered_map<int32_t, size_t> by_id;
+  for (size_t i = 0; i < plan.tensors.size(); ++i) {
+    if (plan.tensors[i].id >= 0) by_id.emplace(plan.tensors[i].id, i);
+  }
+  return by_id;
+}
+
+Json tensor_json(const Plan& plan, const std::unordered_map<int32_t, size_t>& by_id, size_t index,
+                 size_t address) {
+  const PlannedTensor& tensor = plan.tensors[index];
+  Json out = {{"n", tensor.name},
+              {"op", tensor.producer_op},
+              {"dt", dtype_text(tensor.dtype)},
+              {"sh", tensor.shape.to_string()},
+              {"b", drawn_bytes(tensor)},
+              {"a", address},
+              {"f", tensor.first},
+              {"l", tensor.last},
+              {"k", static_cast<int>(kind_of(tensor))}};
+  if (tensor.alias_of >= 0) {
+    out["of"] = owner_name(plan, by_id, tensor);
+    out["ao"] = tensor.alias_offset;
+  }
+  return out;
+}
+
+Json plan_data(const Plan& plan, const PlanPeak& peak) {
+  const std::unordered_map<int32_t, size_t> by_id = index_by_id(plan);
+  const std::vector<size_t> addresses = plan_tensor_addresses(plan);
+  Json tensors = Json::array();
+  for (size_t i = 0; i < plan.tensors.size(); ++i) {
+    tensors.push_back(tensor_json(plan, by_id, i, addresses[i]));
+  }
+  Json steps = Json::array();
+  for (const PlanStep& step : plan.steps) steps.push_back(str_cat(step.node, " (", step.op, ")"));
+  size_t top = plan.pool_bytes;
+  for (size_t i = 0; i < plan.tensors.size(); ++i) {
+    top = std::max(top, addresses[i] + drawn_bytes(plan.tensors[i]));
+  }
+  return {{"steps", plan_step_count(plan)},
+          {"stepNames", steps},
+          {"pool", plan.pool_bytes},
+          {"top", top},
+          {"peakStep", peak.step},
+          {"peakBytes", peak.live_bytes},
+          {"tensors", tensors}};
+}
+
+std::string summary_item(const std::string& label, const std::string& value) {
+  return str_cat("<div class=\"item\"><span class=\"label\">", escape_html(label),
+                 "</span><span class=\"value\">", escape_html(value), "</span></div>\n");
+}
+
+std::string tensor_counts_text(const Plan& plan) {
+  size_t aliases = 0;
+  size_t workspaces = 0;
+  for (const PlannedTensor& tensor : plan.tensors) {
+    if (kind_of(tensor) == TensorKind::kAlias) ++aliases;
+    if (kind_of(tensor) == TensorKind::kWorkspace) ++workspaces;
+  }
+  return str_cat(plan.tensors.size(), " (", aliases, " aliases, ", workspaces, " workspaces)");
+}
+
+std::string summary_html(const Plan& plan) {
+  std::string items;
+  items += summary_item("pool", bytes_text(plan.pool_bytes));
+  items += summary_item("lower bound (LB)", bytes_text(plan.lower_bound_bytes));
+  if (plan.plain_lower_bound_bytes > 0) {
+    items += summary_item("LB without aliasing", bytes_text(plan.plain_lower_bound_bytes));
+  }
+  if (plan.plain_pool_bytes > 0) {
+    items += summary_item("pool without aliasing", bytes_text(plan.plain_pool_bytes));
+  }
+  items += summary_item("naive (no reuse)", bytes_text(plan.naive_bytes));
+  items += summary_item("pool / LB", ratio_text(plan.pool_bytes, plan.lower_bound_bytes) +
+                                         (plan.optimal ? "  optimal" : ""));
+  items += summary_item("algorithm", plan.algorithm.empty() ? "-" : plan.algorithm);
+  char planning[32];
+  std::snprintf(planning, sizeof(planning), "%.3f ms", plan.planning_ms);
+  items += summary_item("planning", planning);
+  items += summary_item("verified", plan.verified ? "yes: no overlaps" : "no");
+  items += summary_item("tensors", tensor_counts_text(plan));
+  items += summary_item("steps", std::to_string(plan_step_count(plan)));
+  items += summary_item("alignment", str_cat(plan.alignment, " B"));
+  return str_cat("<div class=\"summary\">\n", items, "</div>\n");
+}
+
+std::string peak_row(const Plan& plan, const std::unordered_map<int32_t, size_t>& by_id,
+                     size_t index, size_t address) {
+  const PlannedTensor& tensor = plan.tensors[index];
+  std::string note;
+  if (kind_of(tensor) == TensorKind::kAlias) {
+    note = str_cat("alias of ", owner_name(plan, by_id, tensor), " +", tensor.alias_offset);
+  }
+  if (kind_of(tensor) == TensorKind::kWorkspace) note = "workspace";
+  return str_cat("<tr><td>", escape_html(tensor.name), "</td><td>", escape_html(tensor.producer_op),
+                 "</td><td class=\"num\">", drawn_bytes(tensor), "</td><td class=\"num\">", address,
+                 "</td><td class=\"num\">", tensor.first, "-", tensor.last, "</td><td>",
+                 escape_html(note), "</td></tr>\n");
+}
+
+std::string peak_table_html(const Plan& plan, const PlanPeak& peak) {
+  const std::unordered_map<int32_t, size_t> by_id = index_by_id(plan);
+  const std::vector<size_t> addresses = plan_tensor_addresses(plan);
+  std::string step_name;
+  if (peak.step >= 0 && peak.step < static_cast<int64_t>(plan.steps.size())) {
+    const PlanStep& step = plan.steps[static_cast<size_t>(peak.step)];
+    step_name = str_cat(" (", step.node, ", ", step.op, ")");
+  }
+  std::string rows;
+  const size_t shown = std::min(peak.live_tensors.size(), kMaxPeakRows);
+  for (size_t i = 0; i < shown; ++i) {
+    const size_t index = peak.live_tensors[i];
+    rows += peak_row(plan, by_id, index, addresses[index]);
+  }
+  const std::string more =
+      peak.live_tensors.size() > shown
+          ? str_cat("<p>... and ", peak.live_tensors.size() - shown, " more</p>\n")
+          : std::string();
+  return str_cat("<h2>Live at the peak: step ", peak.step, escape_html(step_name), ", ",
+                 escape_html(bytes_text(peak.live_bytes)), ", ", peak.live_tensors.size(),
+                 " tensors</h2>\n<table class=\"peak\">\n<thead><tr><th>name</th><th>op</th>"
+                 "<th>bytes</th><th>offset</th><th>steps</th><th></th></tr></thead>\n<tbody>\n",
+                 rows, "</tbody>\n</table>\n", more);
+}
+
+}  // namespace
+
+int64_t plan_step_count(const Plan& plan) {
+  int64_t count = static_cast<int64_t>(plan.steps.size());
+  for (const PlannedTensor& tensor : plan.tensors) count = std::max(count, tensor.last + 1);
+  return count;
+}
+
+std::vector<size_t> plan_tensor_addresses(const Plan& plan) {
+  const std::unordered_map<int32_t, size_t> by_id = index_by_id(plan);
+  std::vector<size_t> addresses(plan.tensors.size());
+  for (size_t i = 0; i < plan.tensors.size(); ++i) {
+    size_t address = 0;
+    size_t current = i;
+    // At most one hop per tensor: a longer chain has a cycle.
+    for (size_t hops = 0; hops <= plan.tensors.size(); ++hops) {
+      const PlannedTensor& tensor = plan.tensors[current];
+      if (tensor.alias_of < 0) {
+        addresses[i] = address + tensor.offset;
+        break;
+      }
+      const auto owner = by_id.find(tensor.alias_of);
+      if (owner == by_id.end() || hops == plan.tensors.size()) {
+        addresses[i] = plan.tensors[i].offset;
+        break;
+      }
+      address += tensor.alias_offset;
+      current = owner->second;
+    }
+  }
+  return addresses;
+}
+
+PlanPeak find_plan_peak(const Plan& plan) {
+  PlanPeak peak;
+  const int64_t steps = plan_step_count(plan);
+  if (steps <= 0) return peak;
+  // Step 1. Bytes live per step, by a difference array over the owning tensors.
+  std::vector<int64_t> delta(static_cast<size_t>(steps) + 1, 0);
+  for (const PlannedTensor& tensor : plan.tensors) {
+    if (!owns_storage(tensor) || tensor.last < tensor.first) continue;
+    delta[static_cast<size_t>(std::clamp<int64_t>(tensor.first, 0, steps))] +=
+        static_cast<int64_t>(tensor.bytes);
+    delta[static_cast<size_t>(std::clamp<int64_t>(tensor.last + 1, 0, steps))] -=
+        static_cast<int64_t>(tensor.bytes);
+  }
+  // Step 2. The first step with the most bytes live.
+  int64_t live = 0;
+  for (int64_t step = 0; step < steps; ++step) {
+    live += delta[static_cast<size_t>(step)];
+    if (live > static_cast<int64_t>(peak.live_bytes)) {
+      peak.live_bytes = static_cast<size_t>(live);
+      peak.step = step;
+    }
+  }
+  // Step 3. Everything live there, by address.
+  const std::vector<size_t> addresses = plan_tensor_addresses(plan);
+  for (size_t i = 0; i < plan.tensors.size(); ++i) {
+    const PlannedTensor& tensor = plan.tensors[i];
+    if (tensor.first <= peak.step && peak.step <= tensor.last) peak.live_tensors.push_back(i);
+  }
+  std::stable_sort(peak.live_tensors.begin(), peak.live_tensors.end(),
+                   [&](size_t a, size_t b) { return addresses[a] < addresses[b]; });
+  return peak;
+}
+
+std::string render_plan_html(const Plan& plan, const PlanHtmlOptions& options) {
+  const PlanPeak peak = find_plan_peak(plan);
+  const std::string title = escape_html(options.title);
+  const std::string source =
+      options.source.empty()
+          ? ""
+          : str_cat("<p class=\"source\">", escape_html(options.source), "</p>\n");
+  return str_cat(
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>", title,
+      " - OnePool memory plan</title>\n<style>\n", plan_html::page_style(), "</style>\n</head>\n",
+      "<body>\n<h1>", title, " <span class=\"sub\">memory plan</span></h1>\n", source,
+      summary_html(plan),
+      "<div id=\"chart-box\"><canvas id=\"chart\"></canvas><canvas id=\"overlay\"></canvas>"
+      "<div id=\"tip\"></div></div>\n"
+      "<noscript><p>The chart needs JavaScript; the summary and the peak table do not.</p>"
+      "</noscript>\n"
+      "<div id=\"legend\"></div>\n",
+      peak_table_html(plan, peak), "<script type=\"application/json\" id=\"plan-data\">",
+      json_for_script(plan_data(plan, peak)), "</script>\n<script>\n", plan_html::page_script(),
+      "</script>\n</body>\n</html>\n");
+}
+
+}  // namespace onepool
