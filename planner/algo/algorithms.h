@@ -26,6 +26,7 @@ struct UsageRecord {
 struct Placement {
   std::vector<size_t> offsets;  // one per record, same order
   size_t pool_bytes = 0;        // max(offset + bytes)
+  bool proven_optimal = false;  // no placement has a smaller pool (e.g. pool == lower bound)
 };
 
 struct AlgorithmOptions {
@@ -83,8 +84,33 @@ Expected<Placement> place_greedy_by_area(std::span<const UsageRecord> records,
 /// Greedy best fit, most conflicts (records live at a common step) first (TVM USMP's order).
 Expected<Placement> place_greedy_by_conflicts(std::span<const UsageRecord> records,
                                               const AlgorithmOptions& options);
-/// Runs every greedy order and keeps the smallest pool; stops early at the lower bound.
+/// Greedy best fit, Pisarchyk & Lee's greedy by breadth: widest step first, its records largest
+/// first.
+Expected<Placement> place_greedy_by_breadth(std::span<const UsageRecord> records,
+                                            const AlgorithmOptions& options);
+/// The default: greedy by size, then (small instances only) the other greedy orders; keeps the
+/// smallest pool and stops at the lower bound. Deterministic; fast enough for every plan.
+Expected<Placement> place_auto(std::span<const UsageRecord> records,
+                               const AlgorithmOptions& options);
+/// Every greedy order, a local search over the placement order and the exact search (small
+/// instances), under options.budget_ms; keeps the smallest pool, stops at the lower bound.
 Expected<Placement> place_portfolio(std::span<const UsageRecord> records,
                                     const AlgorithmOptions& options);
+/// Branch and bound over canonical placements from the best greedy incumbent, under
+/// options.budget_ms; proven_optimal tells whether it finished.
+Expected<Placement> place_exact(std::span<const UsageRecord> records,
+                                const AlgorithmOptions& options);
+
+/// What search_exact() found: a placement with a pool below the incumbent (when improved), and
+/// whether the search finished, proving that no pool below the best one exists.
+struct ExactOutcome {
+  bool improved = false;
+  bool proven_optimal = false;
+  Placement placement;  // set when improved
+};
+/// The exact search itself, below `incumbent_pool`, for at most `budget_ms` of wall clock.
+/// Records must have passed check_records(); O(n^2) memory, exponential time in the worst case.
+ExactOutcome search_exact(std::span<const UsageRecord> records, size_t incumbent_pool,
+                          double budget_ms);
 
 }  // namespace onepool

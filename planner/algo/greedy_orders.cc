@@ -1,19 +1,11 @@
-// The other greedy orders of the portfolio and the portfolio itself. Every order is fed to the
-// same best-fit engine (place_greedy_in_order); only the placement order differs.
-//   lifetime  : longest lifetime first — long-lived tensors settle at the bottom of the pool
-//   area      : bytes × lifetime first — the records that block the most address × time
-//   conflicts : most time-overlapping records first (TVM USMP greedy_by_conflicts)
-//   portfolio : size, lifetime, area, conflicts; keeps the smallest pool (XLA's "best of"),
-//               stopping as soon as one reaches the lower bound; then a bounded local search
-//               (min(400, 40000 / n) re-placements) around the best order. Above 2,000 records
-//               no local search, above 20,000 greedy by size alone, so the default mode keeps
-//               greedy-by-size's speed on huge instances.
-// All ties break by size, then first step, then index, so results are deterministic.
+// The other greedy orders (see orders.h) and their algorithms. Every order is fed to the same
+// best-fit engine (place_greedy_in_order); only the placement order differs.
 #include <algorithm>
 #include <cstdint>
 #include <vector>
 
 #include "planner/algo/algorithms.h"
+#include "planner/algo/orders.h"
 
 namespace onepool {
 namespace {
@@ -58,32 +50,135 @@ std::vector<double> conflict_counts(std::span<const UsageRecord> records) {
   std::vector<double> counts(records.size(), 0.0);
   for (size_t i = 0; i < records.size(); ++i) {
     if (records[i].bytes == 0) continue;
-    const auto started = std::upper_bound(firsts.begin(), firsts.end(), records[i].last) -
-                         firsts.begin();
-    const auto ended = std::lower_bound(lasts.begin(), lasts.end(), records[i].first) -
-                       lasts.begin();
+    const auto started =
+        std::upper_bound(firsts.begin(), firsts.end(), records[i].last) - firsts.begin();
+    const auto ended =
+        std::lower_bound(lasts.begin(), lasts.end(), records[i].first) - lasts.begin();
     counts[i] = static_cast<double>(started - ended - 1);
   }
   return counts;
 }
 
-std::vector<int32_t> size_order(std::span<const UsageRecord> records) {
-  return order_by(records, [&](size_t i) { return static_cast<double>(records[i].bytes); });
+// Bytes live at each of the distinct first/last steps (the breadth of the step), and the
+// index of every record's first and last step among them.
+struct Breadths {
+  std::vector<size_t> bytes_at;  // per distinct step
+  std::vector<size_t> lo;        // per record
+  std::vector<size_t> hi;
+};
+
+Breadths breadths(std::span<const UsageRecord> records) {
+  std::vector<int64_t> steps;
+  for (const UsageRecord& record : records) {
+    if (record.bytes == 0) continue;
+    steps.push_back(record.first);
+    steps.push_back(record.last);
+  }
+  std::sort(steps.begin(), steps.end());
+  steps.erase(std::unique(steps.begin(), steps.end()), steps.end());
+  Breadths result{std::vector<size_t>(steps.size(), 0), std::vector<size_t>(records.size(), 0),
+                  std::vector<size_t>(records.size(), 0)};
+  std::vector<size_t> starting(steps.size() + 1, 0);
+  std::vector<size_t> ending(steps.size() + 1, 0);
+  auto index_of = [&](int64_t step) {
+    return static_cast<size_t>(std::lower_bound(steps.begin(), steps.end(), step) - steps.begin());
+  };
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (records[i].bytes == 0) continue;
+    result.lo[i] = index_of(records[i].first);
+    result.hi[i] = index_of(records[i].last);
+    starting[result.lo[i]] += records[i].bytes;
+    ending[result.hi[i]] += records[i].bytes;
+  }
+  // check_records proved that the sum of all sizes fits in size_t, so no sum here overflows.
+  size_t live = 0;
+  for (size_t k = 0; k < steps.size(); ++k) {
+    live += starting[k];
+    result.bytes_at[k] = live;
+    live -= ending[k];
+  }
+  return result;
 }
+
+// Range "widest step" queries over the distinct steps: widest = most bytes live, ties the
+// earlier step. A bottom-up segment tree of step indices.
+class WidestStep {
+ public:
+  explicit WidestStep(const std::vector<size_t>& bytes_at) : bytes_at_(bytes_at) {
+    while (leaves_ < bytes_at.size()) leaves_ *= 2;
+    tree_.assign(2 * leaves_, kNone);
+    for (size_t k = 0; k < bytes_at.size(); ++k) tree_[leaves_ + k] = k;
+    for (size_t node = leaves_ - 1; node >= 1; --node) {
+      tree_[node] = wider(tree_[2 * node], tree_[2 * node + 1]);
+    }
+  }
+  // The widest step among [lo, hi].
+  size_t query(size_t lo, size_t hi) const {
+    size_t best = kNone;
+    for (size_t left = lo + leaves_, right = hi + leaves_ + 1; left < right;
+         left /= 2, right /= 2) {
+      if (left & 1) best = wider(best, tree_[left++]);
+      if (right & 1) best = wider(best, tree_[--right]);
+    }
+    return best;
+  }
+
+ private:
+  static constexpr size_t kNone = SIZE_MAX;
+  size_t wider(size_t a, size_t b) const {
+    if (a == kNone) return b;
+    if (b == kNone) return a;
+    if (bytes_at_[a] != bytes_at_[b]) return bytes_at_[a] > bytes_at_[b] ? a : b;
+    return std::min(a, b);
+  }
+  const std::vector<size_t>& bytes_at_;
+  size_t leaves_ = 1;
+  std::vector<size_t> tree_;
+};
+
+}  // namespace
+
 std::vector<int32_t> lifetime_order(std::span<const UsageRecord> records) {
   return order_by(records, [&](size_t i) { return lifetime(records[i]); });
 }
+
 std::vector<int32_t> area_order(std::span<const UsageRecord> records) {
   return order_by(records, [&](size_t i) {
     return static_cast<double>(records[i].bytes) * lifetime(records[i]);
   });
 }
+
 std::vector<int32_t> conflicts_order(std::span<const UsageRecord> records) {
   const std::vector<double> counts = conflict_counts(records);
   return order_by(records, [&](size_t i) { return counts[i]; });
 }
 
-}  // namespace
+// Visiting steps widest first and taking the records live there that are not yet ordered is
+// the same as ordering every record by the widest step of its own lifetime (widest first, ties
+// the earlier step), then by size: a record is first seen at the widest step it is live at.
+std::vector<int32_t> breadth_order(std::span<const UsageRecord> records) {
+  const Breadths widths = breadths(records);
+  const WidestStep widest(widths.bytes_at);
+  std::vector<size_t> step_of(records.size(), 0);
+  std::vector<int32_t> order;
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (records[i].bytes == 0) continue;
+    step_of[i] = widest.query(widths.lo[i], widths.hi[i]);
+    order.push_back(static_cast<int32_t>(i));
+  }
+  std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+    const auto ia = static_cast<size_t>(a);
+    const auto ib = static_cast<size_t>(b);
+    const size_t width_a = widths.bytes_at[step_of[ia]];
+    const size_t width_b = widths.bytes_at[step_of[ib]];
+    if (width_a != width_b) return width_a > width_b;
+    if (step_of[ia] != step_of[ib]) return step_of[ia] < step_of[ib];
+    if (records[ia].bytes != records[ib].bytes) return records[ia].bytes > records[ib].bytes;
+    if (records[ia].first != records[ib].first) return records[ia].first < records[ib].first;
+    return a < b;
+  });
+  return order;
+}
 
 Expected<Placement> place_greedy_by_lifetime(std::span<const UsageRecord> records,
                                              const AlgorithmOptions& options) {
@@ -103,68 +198,10 @@ Expected<Placement> place_greedy_by_conflicts(std::span<const UsageRecord> recor
   return place_greedy_in_order(records, conflicts_order(records));
 }
 
-namespace {
-
-// Cost bounds of the portfolio: every greedy order costs one O(n log n)-ish placement, the local
-// search re-places the whole instance per step. Beyond these sizes only the cheaper stages run.
-constexpr size_t kLocalSearchMaxRecords = 2000;
-constexpr size_t kAllOrdersMaxRecords = 20000;
-
-// Local search after the greedy orders (TVM USMP's hill climb, made deterministic): perturb the
-// best order by moving one record a few places earlier, keep the change when the pool shrinks.
-// A fixed iteration count (not a clock) keeps the result reproducible; it scales down with the
-// record count so large instances stay fast.
-void improve_by_local_search(std::span<const UsageRecord> records, size_t bound,
-                             std::vector<int32_t>& order, Placement& best) {
-  const size_t count = order.size();
-  if (count < 3 || count > kLocalSearchMaxRecords) return;
-  const size_t iterations = std::min<size_t>(400, 40000 / count);
-  uint64_t state = 0x9E3779B97F4A7C15ull;
-  auto next = [&state]() {
-    state ^= state << 13;
-    state ^= state >> 7;
-    state ^= state << 17;
-    return state;
-  };
-  for (size_t i = 0; i < iterations && best.pool_bytes > bound; ++i) {
-    const size_t from = 1 + next() % (count - 1);
-    const size_t distance = 1 + next() % std::min<size_t>(from, 8);
-    std::vector<int32_t> candidate_order = order;
-    std::rotate(candidate_order.begin() + static_cast<std::ptrdiff_t>(from - distance),
-                candidate_order.begin() + static_cast<std::ptrdiff_t>(from),
-                candidate_order.begin() + static_cast<std::ptrdiff_t>(from + 1));
-    Placement candidate = place_greedy_in_order(records, candidate_order);
-    if (candidate.pool_bytes < best.pool_bytes) {
-      best = std::move(candidate);
-      order = std::move(candidate_order);
-    }
-  }
-}
-
-}  // namespace
-
-Expected<Placement> place_portfolio(std::span<const UsageRecord> records,
-                                    const AlgorithmOptions& options) {
-  // Step 1. Greedy by size (the default member): often optimal already.
-  ONEPOOL_ASSIGN_OR_RETURN(Placement best, place_greedy_by_size(records, options));
-  const size_t bound = lower_bound_bytes(records);
-  if (best.pool_bytes <= bound || records.size() > kAllOrdersMaxRecords) return best;
-  // Step 2. The other orders; keep the smallest pool, stop at the lower bound.
-  using OrderFn = std::vector<int32_t> (*)(std::span<const UsageRecord>);
-  constexpr OrderFn kOrders[] = {&size_order, &lifetime_order, &area_order, &conflicts_order};
-  std::vector<int32_t> best_order = size_order(records);
-  for (OrderFn order_fn : kOrders) {
-    std::vector<int32_t> order = order_fn(records);
-    Placement candidate = place_greedy_in_order(records, order);
-    if (candidate.pool_bytes < best.pool_bytes) {
-      best = std::move(candidate);
-      best_order = std::move(order);
-    }
-    if (best.pool_bytes <= bound) return best;  // provably optimal: nothing can beat it
-  }
-  // Step 3. Local search around the best order found.
-  improve_by_local_search(records, bound, best_order, best);
-  return best;
+Expected<Placement> place_greedy_by_breadth(std::span<const UsageRecord> records,
+                                            const AlgorithmOptions& options) {
+  ONEPOOL_RETURN_IF_ERROR(check_records(records, options.alignment));
+  return place_greedy_in_order(records, breadth_order(records));
 }
 
 }  // namespace onepool

@@ -7,12 +7,18 @@ namespace onepool {
 namespace {
 
 constexpr AlgorithmInfo kAlgorithms[] = {
-    {"auto", "the default: fast greedy orders, keeps the smallest pool, stops at the lower bound",
-     &place_portfolio},
+    {"auto",
+     "the default: greedy by size, plus the other greedy orders on small instances; keeps the "
+     "smallest pool, stops at the lower bound",
+     &place_auto},
     {"portfolio",
-     "every greedy order below (size, lifetime, area, conflicts); keeps the smallest pool and "
-     "stops at the lower bound",
+     "every greedy order, a local search on the placement order and the exact search (small "
+     "instances) under --plan-budget; keeps the smallest pool",
      &place_portfolio},
+    {"exact",
+     "branch and bound over canonical placements from the best greedy pool, under "
+     "--plan-budget; says whether it proved optimality",
+     &place_exact},
     {"greedy-by-size",
      "largest record first, each at the smallest gap among records live at the same time",
      &place_greedy_by_size},
@@ -20,6 +26,9 @@ constexpr AlgorithmInfo kAlgorithms[] = {
     {"greedy-by-area", "largest bytes x lifetime first, best fit", &place_greedy_by_area},
     {"greedy-by-conflicts", "most time-overlapping record first, best fit (TVM USMP's order)",
      &place_greedy_by_conflicts},
+    {"greedy-by-breadth",
+     "widest step first (most bytes live), its records largest first, best fit (Pisarchyk & Lee)",
+     &place_greedy_by_breadth},
     {"linear", "no reuse: records back to back (pool == naive); a debug baseline", &place_linear},
 };
 

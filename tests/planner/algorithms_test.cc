@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "planner/algo/algorithms.h"
+#include "planner/algo/orders.h"
 
 namespace onepool {
 namespace {
@@ -60,7 +61,7 @@ std::vector<UsageRecord> dnn_like_records(size_t count, uint64_t seed) {
   std::vector<UsageRecord> records(count);
   for (size_t i = 0; i < count; ++i) {
     const uint64_t roll = rng() % 100;
-    const int64_t length = roll < 85 ? 1 + static_cast<int64_t>(rng() % 3)
+    const int64_t length = roll < 85   ? 1 + static_cast<int64_t>(rng() % 3)
                            : roll < 98 ? static_cast<int64_t>(rng() % 30)
                                        : static_cast<int64_t>(rng() % (count / 10 + 1));
     records[i].first = static_cast<int64_t>(i);
@@ -88,11 +89,13 @@ TEST_CASE("golden vector: greedy-by-size reaches the lower bound, linear equals 
   CHECK(verify_placement(records, linear, 1).is_ok());
 }
 
-// portfolio is the default (listed first); unknown names list the valid ones.
+// auto is the default (listed first); unknown names list the valid ones.
 TEST_CASE("algorithms are selectable by name") {
-  REQUIRE(all_algorithms().size() >= 6);
+  REQUIRE(all_algorithms().size() >= 9);
   CHECK(std::string(all_algorithms()[0].name) == "auto");
-  CHECK(find_algorithm("greedy-by-conflicts").has_value());
+  for (const char* name : {"portfolio", "exact", "greedy-by-conflicts", "greedy-by-breadth"}) {
+    CHECK_MESSAGE(find_algorithm(name).has_value(), name);
+  }
   CHECK(find_algorithm("linear").has_value());
   auto missing = find_algorithm("best-ever");
   REQUIRE_FALSE(missing.has_value());
@@ -119,17 +122,53 @@ TEST_CASE("randomized: 10,000 record sets verify, respect the bounds and are det
     const Placement linear = run("linear", records, alignment);
     REQUIRE(verify_placement(records, linear, alignment).is_ok());
     REQUIRE(linear.pool_bytes == naive_bytes(records));
-    // Every portfolio member verifies; the portfolio never loses to greedy-by-size.
-    for (const char* name : {"greedy-by-lifetime", "greedy-by-area", "greedy-by-conflicts"}) {
+    // Every greedy order verifies and is deterministic.
+    for (const char* name :
+         {"greedy-by-lifetime", "greedy-by-area", "greedy-by-conflicts", "greedy-by-breadth"}) {
       const Placement member = run(name, records, alignment);
       REQUIRE_MESSAGE(verify_placement(records, member, alignment).is_ok(), name);
       REQUIRE(member.pool_bytes >= lower_bound);
+      REQUIRE(run(name, records, alignment).offsets == member.offsets);
     }
-    const Placement best = run("portfolio", records, alignment);
-    REQUIRE(verify_placement(records, best, alignment).is_ok());
-    REQUIRE(best.pool_bytes <= greedy.pool_bytes);
-    REQUIRE(best.pool_bytes >= lower_bound);
+    // auto never loses to greedy-by-size and says "optimal" exactly when it reached the bound.
+    const Placement fast = run("auto", records, alignment);
+    REQUIRE(verify_placement(records, fast, alignment).is_ok());
+    REQUIRE(fast.pool_bytes <= greedy.pool_bytes);
+    REQUIRE(fast.pool_bytes >= lower_bound);
+    REQUIRE(fast.proven_optimal == (fast.pool_bytes == lower_bound));
   }
+}
+
+// The multi-stage algorithms on 300 random record sets: verify, never lose to auto, never go
+// below the lower bound, and a pool at the lower bound is reported as optimal.
+TEST_CASE("randomized: portfolio and exact verify and never lose to auto") {
+  std::mt19937_64 rng(77);
+  for (int trial = 0; trial < 300; ++trial) {
+    const size_t alignment = trial % 2 == 0 ? 1 : 256;
+    const std::vector<UsageRecord> records = random_records(rng, alignment);
+    const size_t lower_bound = lower_bound_bytes(records);
+    const Placement fast = run("auto", records, alignment);
+    for (const char* name : {"portfolio", "exact"}) {
+      const Placement best = run(name, records, alignment);
+      REQUIRE_MESSAGE(verify_placement(records, best, alignment).is_ok(), name, " trial ", trial);
+      REQUIRE(best.pool_bytes <= fast.pool_bytes);
+      REQUIRE(best.pool_bytes >= lower_bound);
+      if (best.pool_bytes == lower_bound) REQUIRE(best.proven_optimal);
+    }
+  }
+}
+
+// Pisarchyk & Lee's breadth order on the golden vector. Bytes live per step 0..8: 32, 60, 64,
+// 80, 88, 124, 74, 114, 50. Widest step 5 first: records 5, 2, 3, 4 (64, 36, 16, 8 B); then step
+// 7: 7, 6 (40, 10 B); step 4: 1; step 1: 0. Best fit in that order reaches the bound, 124 bytes.
+TEST_CASE("greedy-by-breadth: widest step first, its records largest first") {
+  const std::vector<UsageRecord> records = {{0, 1, 32}, {1, 4, 28}, {2, 5, 36}, {3, 5, 16},
+                                            {4, 5, 8},  {5, 7, 64}, {6, 8, 10}, {7, 8, 40}};
+  CHECK(breadth_order(records) == std::vector<int32_t>{5, 2, 3, 4, 7, 6, 1, 0});
+  const Placement breadth = run("greedy-by-breadth", records, 1);
+  REQUIRE(verify_placement(records, breadth, 1).is_ok());
+  CHECK(breadth.pool_bytes == 124);
+  CHECK(breadth.offsets == std::vector<size_t>{28, 0, 64, 100, 116, 0, 104, 64});
 }
 
 // Three 16-byte records: 0 lives at steps 0-2, 1 at 2-3, 2 at 4. Offsets {0, 8, 0} in a 32-byte
@@ -170,8 +209,8 @@ TEST_CASE("algorithms reject invalid records") {
     CHECK_FALSE(algorithm.run(std::vector<UsageRecord>{{2, 1, 64}}, options_with(64)).has_value());
     CHECK_FALSE(algorithm.run(std::vector<UsageRecord>{{0, 0, 100}}, options_with(64)).has_value());
     const size_t huge = (SIZE_MAX / 2) & ~size_t{255};
-    auto overflow = algorithm.run(std::vector<UsageRecord>{{0, 0, huge}, {0, 0, huge}, {0, 0, huge}},
-                                  options_with(256));
+    auto overflow = algorithm.run(
+        std::vector<UsageRecord>{{0, 0, huge}, {0, 0, huge}, {0, 0, huge}}, options_with(256));
     REQUIRE_FALSE(overflow.has_value());
     CHECK(overflow.status().code() == StatusCode::kOutOfRange);
   }
@@ -199,7 +238,8 @@ TEST_CASE("greedy-by-size picks the smallest gap that fits") {
 }
 
 // 100,000 DNN-like records (lifetimes mostly 1-3 steps, sizes 256 B .. 16 MB): greedy plans,
-// verifies, stays within [LB, naive]; linear equals naive. No timing assertion here (bench/).
+// verifies, stays within [LB, naive]; auto gives the same pool (above 20,000 records it is greedy
+// by size alone); linear equals naive. No timing assertion here (bench/plan_speed).
 TEST_CASE("large instance: 100,000 records plan and verify") {
   const std::vector<UsageRecord> records = dnn_like_records(100000, 7);
   const Placement greedy = run("greedy-by-size", records, 256);
@@ -207,7 +247,25 @@ TEST_CASE("large instance: 100,000 records plan and verify") {
   REQUIRE_MESSAGE(verdict.is_ok(), verdict.message());
   CHECK(greedy.pool_bytes >= lower_bound_bytes(records));
   CHECK(greedy.pool_bytes < naive_bytes(records) / 100);
+  CHECK(run("auto", records, 256).pool_bytes == greedy.pool_bytes);
   CHECK(run("linear", records, 256).pool_bytes == naive_bytes(records));
+}
+
+// Records with identical lifetimes share one address union in the engine: 2,000 records all
+// live at steps 0-1 stack up to exactly their sum, and 2,000 records live at single, distinct
+// steps all sit at offset 0 (pool = the largest).
+TEST_CASE("greedy-by-size: identical and disjoint lifetimes") {
+  std::vector<UsageRecord> together;
+  std::vector<UsageRecord> apart;
+  for (int64_t i = 0; i < 2000; ++i) {
+    together.push_back({0, 1, static_cast<size_t>(1 + i % 7) * 256});
+    apart.push_back({i, i, static_cast<size_t>(1 + i % 7) * 256});
+  }
+  CHECK(run("greedy-by-size", together, 256).pool_bytes == naive_bytes(together));
+  const Placement spread = run("greedy-by-size", apart, 256);
+  CHECK(spread.pool_bytes == 7 * 256);
+  CHECK(std::all_of(spread.offsets.begin(), spread.offsets.end(),
+                    [](size_t offset) { return offset == 0; }));
 }
 
 }  // namespace onepool

@@ -1,0 +1,173 @@
+// The multi-order algorithms: `auto` (the default), `portfolio` and `exact`.
+//
+//   auto      : greedy by size; unless that reaches the lower bound, greedy by lifetime (the
+//               second order of XLA's "best of two") on instances of up to
+//               kAutoSecondOrderMaxRecords records, and the other greedy orders (conflicts,
+//               breadth, area) on instances of up to kAutoAllOrdersMaxRecords. Keeps the smallest
+//               pool, so it is never worse than greedy-by-size. The record-count limits (not a
+//               clock) keep it deterministic and within the default mode's speed target: at most
+//               two greedy placements on 1,000 records, one on 100,000.
+//   portfolio : every greedy order, then the exact search on instances of up to
+//               kPortfolioExactMaxRecords records (half the time left), then, unless that proved
+//               optimality, a local search on the best order (TVM USMP's hill climb, with a fixed
+//               move count and seed), all under options.budget_ms.
+//   exact     : the best greedy order as incumbent, then the exact search (exact.cc) for the
+//               whole budget.
+// Every stage stops as soon as the pool equals the lower bound (provably optimal). Results are
+// deterministic unless the budget runs out: the budget is a safety cap, and when it cuts a search
+// short the result depends on the machine's speed.
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <vector>
+
+#include "planner/algo/algorithms.h"
+#include "planner/algo/orders.h"
+
+namespace onepool {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using OrderFn = std::vector<int32_t> (*)(std::span<const UsageRecord>);
+
+constexpr size_t kAutoSecondOrderMaxRecords = 20000;
+constexpr size_t kAutoAllOrdersMaxRecords = 512;
+constexpr size_t kLocalSearchMaxRecords = 5000;
+constexpr size_t kLocalSearchWork = 200000;  // moves x records: ~200 moves on 1,000 records
+constexpr size_t kPortfolioExactMaxRecords = 400;
+constexpr size_t kExactMaxRecords = 2000;  // the exact search keeps an n x n overlap table
+
+constexpr OrderFn kOtherOrders[] = {&lifetime_order, &conflicts_order, &breadth_order, &area_order};
+
+struct Best {
+  Placement placement;
+  std::vector<int32_t> order;
+  size_t lower_bound = 0;
+  bool optimal() const { return placement.pool_bytes <= lower_bound; }
+};
+
+double elapsed_ms(Clock::time_point start) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+}
+
+size_t placed_count(std::span<const UsageRecord> records) {
+  return static_cast<size_t>(std::count_if(records.begin(), records.end(),
+                                           [](const UsageRecord& r) { return r.bytes > 0; }));
+}
+
+Best greedy_by_size_best(std::span<const UsageRecord> records) {
+  Best best;
+  best.lower_bound = lower_bound_bytes(records);
+  best.order = size_order(records);
+  best.placement = place_greedy_in_order(records, best.order);
+  return best;
+}
+
+void try_order(std::span<const UsageRecord> records, std::vector<int32_t> order, Best& best) {
+  Placement candidate = place_greedy_in_order(records, order);
+  if (candidate.pool_bytes >= best.placement.pool_bytes) return;
+  best.placement = std::move(candidate);
+  best.order = std::move(order);
+}
+
+// Tries the other greedy orders while the pool is above the lower bound and time is left.
+void try_other_orders(std::span<const UsageRecord> records, Best& best, Clock::time_point start,
+                      double budget_ms) {
+  for (OrderFn order_fn : kOtherOrders) {
+    if (best.optimal() || elapsed_ms(start) >= budget_ms) return;
+    try_order(records, order_fn(records), best);
+  }
+}
+
+// Hill climb on the placement order: move one record a few places earlier or swap two records,
+// keep the change when the pool shrinks. A fixed seed and move count keep it reproducible.
+void improve_by_local_search(std::span<const UsageRecord> records, Best& best,
+                             Clock::time_point start, double budget_ms) {
+  const size_t count = best.order.size();
+  if (count < 3 || count > kLocalSearchMaxRecords) return;
+  const size_t moves = std::min<size_t>(1000, kLocalSearchWork / count);
+  uint64_t state = 0x9E3779B97F4A7C15ull;
+  auto next = [&state]() {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    return state;
+  };
+  for (size_t move = 0; move < moves && !best.optimal() && !best.placement.proven_optimal; ++move) {
+    if (elapsed_ms(start) >= budget_ms) return;
+    std::vector<int32_t> order = best.order;
+    const size_t from = 1 + next() % (count - 1);
+    if (move % 2 == 0) {
+      const size_t distance = 1 + next() % std::min<size_t>(from, 8);
+      std::rotate(order.begin() + static_cast<std::ptrdiff_t>(from - distance),
+                  order.begin() + static_cast<std::ptrdiff_t>(from),
+                  order.begin() + static_cast<std::ptrdiff_t>(from + 1));
+    } else {
+      std::swap(order[from], order[next() % from]);
+    }
+    try_order(records, std::move(order), best);
+  }
+}
+
+Placement finish(Best best) {
+  best.placement.proven_optimal = best.placement.proven_optimal || best.optimal();
+  return std::move(best.placement);
+}
+
+// Runs the exact search below the incumbent with `share` of the time left.
+void improve_by_exact_search(std::span<const UsageRecord> records, Best& best,
+                             Clock::time_point start, double budget_ms, double share) {
+  if (best.optimal()) return;
+  const double left_ms = (budget_ms - elapsed_ms(start)) * share;
+  if (left_ms <= 0) return;
+  ExactOutcome outcome = search_exact(records, best.placement.pool_bytes, left_ms);
+  if (outcome.improved) best.placement = std::move(outcome.placement);
+  best.placement.proven_optimal = outcome.proven_optimal;
+}
+
+}  // namespace
+
+Expected<Placement> place_auto(std::span<const UsageRecord> records,
+                               const AlgorithmOptions& options) {
+  ONEPOOL_RETURN_IF_ERROR(check_records(records, options.alignment));
+  Best best = greedy_by_size_best(records);
+  const size_t count = placed_count(records);
+  for (OrderFn order_fn : kOtherOrders) {
+    const size_t max_records =
+        order_fn == &lifetime_order ? kAutoSecondOrderMaxRecords : kAutoAllOrdersMaxRecords;
+    if (best.optimal() || count > max_records) continue;
+    try_order(records, order_fn(records), best);
+  }
+  return finish(std::move(best));
+}
+
+Expected<Placement> place_portfolio(std::span<const UsageRecord> records,
+                                    const AlgorithmOptions& options) {
+  ONEPOOL_RETURN_IF_ERROR(check_records(records, options.alignment));
+  const Clock::time_point start = Clock::now();
+  // Step 1. Greedy by size (often optimal already), then the other orders.
+  Best best = greedy_by_size_best(records);
+  try_other_orders(records, best, start, options.budget_ms);
+  // Step 2. The exact search on small instances, with half the time left.
+  if (placed_count(records) <= kPortfolioExactMaxRecords) {
+    improve_by_exact_search(records, best, start, options.budget_ms, 0.5);
+  }
+  // Step 3. Local search around the best order found (the exact search may have placed records
+  // in no greedy order; the order kept is the best greedy one).
+  improve_by_local_search(records, best, start, options.budget_ms);
+  return finish(std::move(best));
+}
+
+Expected<Placement> place_exact(std::span<const UsageRecord> records,
+                                const AlgorithmOptions& options) {
+  ONEPOOL_RETURN_IF_ERROR(check_records(records, options.alignment));
+  const Clock::time_point start = Clock::now();
+  Best best = greedy_by_size_best(records);
+  try_other_orders(records, best, start, options.budget_ms);
+  if (placed_count(records) <= kExactMaxRecords) {
+    improve_by_exact_search(records, best, start, options.budget_ms, 1.0);
+  }
+  return finish(std::move(best));
+}
+
+}  // namespace onepool
