@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/synthetic_records.h"
 #include "planner/algo/algorithms.h"
 
 namespace onepool::bench {
@@ -27,45 +28,6 @@ double thread_cpu_ms() {
   timespec now{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
   return static_cast<double>(now.tv_sec) * 1e3 + static_cast<double>(now.tv_nsec) / 1e6;
-}
-
-size_t log_uniform_bytes(std::mt19937_64& rng) {
-  std::uniform_real_distribution<double> exponent(std::log(256.0), std::log(16.0 * 1024 * 1024));
-  const auto bytes = static_cast<size_t>(std::exp(exponent(rng)));
-  return (bytes + kAlignment - 1) / kAlignment * kAlignment;
-}
-
-// One record per step; 85% die within 3 steps, 13% within 30, 2% are skip connections.
-std::vector<UsageRecord> dnn_like(size_t count, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<UsageRecord> records(count);
-  for (size_t i = 0; i < count; ++i) {
-    const uint64_t roll = rng() % 100;
-    const uint64_t length = roll < 85   ? 1 + rng() % 3
-                            : roll < 98 ? rng() % 30
-                                        : rng() % (count / 10 + 1);
-    records[i] = {static_cast<int64_t>(i), static_cast<int64_t>(i + length),
-                  log_uniform_bytes(rng)};
-  }
-  return records;
-}
-
-std::vector<UsageRecord> all_live(size_t count, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<UsageRecord> records(count);
-  for (auto& record : records) record = {0, static_cast<int64_t>(count), log_uniform_bytes(rng)};
-  return records;
-}
-
-std::vector<UsageRecord> uniform_long(size_t count, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<UsageRecord> records(count);
-  for (auto& record : records) {
-    const auto a = static_cast<int64_t>(rng() % count);
-    const auto b = static_cast<int64_t>(rng() % count);
-    record = {std::min(a, b), std::max(a, b), log_uniform_bytes(rng)};
-  }
-  return records;
 }
 
 struct Instance {

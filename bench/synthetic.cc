@@ -8,6 +8,7 @@
 #include <random>
 
 #include "bench/baselines/baselines.h"
+#include "bench/synthetic_records.h"
 #include "planner/algo/algorithms.h"
 #include "planner/build_plan.h"
 
@@ -16,44 +17,6 @@ namespace {
 
 constexpr double kBytesPerMB = 1e6;
 constexpr size_t kAlignment = 256;
-
-size_t log_uniform_bytes(std::mt19937_64& rng) {
-  std::uniform_real_distribution<double> exponent(std::log(256.0), std::log(16.0 * 1024 * 1024));
-  const auto bytes = static_cast<size_t>(std::exp(exponent(rng)));
-  return (bytes + kAlignment - 1) / kAlignment * kAlignment;
-}
-
-std::vector<UsageRecord> dnn_like(size_t count, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<UsageRecord> records(count);
-  for (size_t i = 0; i < count; ++i) {
-    const uint64_t roll = rng() % 100;
-    const uint64_t length = roll < 85   ? 1 + rng() % 3
-                            : roll < 98 ? rng() % 30
-                                        : rng() % (count / 10 + 1);
-    records[i] = {static_cast<int64_t>(i), static_cast<int64_t>(i + length),
-                  log_uniform_bytes(rng)};
-  }
-  return records;
-}
-
-std::vector<UsageRecord> all_live(size_t count, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<UsageRecord> records(count);
-  for (auto& record : records) record = {0, static_cast<int64_t>(count), log_uniform_bytes(rng)};
-  return records;
-}
-
-std::vector<UsageRecord> uniform_long(size_t count, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<UsageRecord> records(count);
-  for (auto& record : records) {
-    const auto a = static_cast<int64_t>(rng() % count);
-    const auto b = static_cast<int64_t>(rng() % count);
-    record = {std::min(a, b), std::max(a, b), log_uniform_bytes(rng)};
-  }
-  return records;
-}
 
 void bench_algorithms(const std::string& name, const std::vector<UsageRecord>& records,
                       std::vector<SyntheticRow>& rows) {
