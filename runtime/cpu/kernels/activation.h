@@ -15,6 +15,7 @@
 #include <string>
 
 #include "planner/graph.h"
+#include "runtime/cpu/kernels/fast_math.h"
 
 namespace onepool::cpu {
 
@@ -33,7 +34,7 @@ struct Activation {
       case ActivationKind::kRelu: return x > 0.0f ? x : 0.0f;
       case ActivationKind::kClip: return std::min(std::max(x, alpha), beta);
       case ActivationKind::kLeakyRelu: return x >= 0.0f ? x : alpha * x;
-      case ActivationKind::kSigmoid: return 1.0f / (1.0f + std::exp(-x));
+      case ActivationKind::kSigmoid: return fast_sigmoid(x);
       case ActivationKind::kHardSigmoid: return std::max(0.0f, std::min(1.0f, alpha * x + beta));
       case ActivationKind::kHardSwish:
         return x * std::max(0.0f, std::min(1.0f, x / 6.0f + 0.5f));
@@ -60,14 +61,38 @@ inline Activation parse_activation(const AttributeMap& attributes) {
   return activation;
 }
 
-/// Applies the activation in place over data[0, count).
+template <class Fn>
+void map_in_place(float* data, int64_t count, const Fn& fn) {
+  for (int64_t i = 0; i < count; ++i) data[i] = fn(data[i]);
+}
+
+/// Applies the activation in place over data[0, count). One loop per kind (the same formulas as
+/// Activation::apply) so that the loops vectorize.
 inline void apply_activation(const Activation& activation, float* data, int64_t count) {
-  if (activation.kind == ActivationKind::kNone) return;
-  if (activation.kind == ActivationKind::kRelu) {
-    for (int64_t i = 0; i < count; ++i) data[i] = data[i] > 0.0f ? data[i] : 0.0f;
-    return;
+  const float alpha = activation.alpha;
+  const float beta = activation.beta;
+  switch (activation.kind) {
+    case ActivationKind::kNone:
+      return;
+    case ActivationKind::kRelu:
+      return map_in_place(data, count, [](float x) { return x > 0.0f ? x : 0.0f; });
+    case ActivationKind::kClip:
+      return map_in_place(data, count, [=](float x) { return std::min(std::max(x, alpha), beta); });
+    case ActivationKind::kLeakyRelu:
+      return map_in_place(data, count, [=](float x) { return x >= 0.0f ? x : alpha * x; });
+    case ActivationKind::kHardSigmoid:
+      return map_in_place(
+          data, count, [=](float x) { return std::max(0.0f, std::min(1.0f, alpha * x + beta)); });
+    case ActivationKind::kHardSwish:
+      return map_in_place(
+          data, count, [](float x) { return x * std::max(0.0f, std::min(1.0f, x / 6.0f + 0.5f)); });
+    case ActivationKind::kHardSigmoidMul:
+      return map_in_place(data, count, [=](float x) {
+        return x * std::max(0.0f, std::min(1.0f, alpha * x + beta));
+      });
+    case ActivationKind::kSigmoid:
+      return map_in_place(data, count, [](float x) { return fast_sigmoid(x); });
   }
-  for (int64_t i = 0; i < count; ++i) data[i] = activation.apply(data[i]);
 }
 
 }  // namespace onepool::cpu

@@ -23,58 +23,83 @@ void accumulate_row(const WindowGeometry& g, const float* x_row, const float* w_
   }
 }
 
-// One output position with bounds checks on W (the edges of a 3x3 row).
-float edge_3x3(const WindowGeometry& g, const float* const rows[3], const float* w, float bias,
+// One output position of a K x K window with bounds checks on W (the edges of a row).
+template <int K>
+float edge_kxk(const WindowGeometry& g, const float* const rows[K], const float* w, float bias,
                int64_t ow) {
   float sum = bias;
-  for (int64_t kh = 0; kh < 3; ++kh) {
-    for (int64_t kw = 0; kw < 3; ++kw) {
+  for (int kh = 0; kh < K; ++kh) {
+    for (int kw = 0; kw < K; ++kw) {
       const int64_t iw = ow * g.stride[2] - g.pad_begin[2] + kw;
-      if (iw >= 0 && iw < g.input[2]) sum += w[kh * 3 + kw] * rows[kh][iw];
+      if (iw >= 0 && iw < g.input[2]) sum += w[kh * K + kw] * rows[kh][iw];
     }
   }
   return sum;
 }
 
-// 2-D 3x3 with dilation 1 when all three input rows exist (MobileNet's case): one pass over the
-// output row with the nine taps in registers instead of nine passes. Returns false otherwise.
-bool row_3x3(const WindowGeometry& g, const float* x, const float* w, float bias, int64_t oh,
-             float* y_row) {
-  if (g.input[0] != 1 || g.kernel[1] != 3 || g.kernel[2] != 3 || g.dilation[1] != 1 ||
-      g.dilation[2] != 1) {
-    return false;
-  }
-  const int64_t ih = oh * g.stride[1] - g.pad_begin[1];
-  if (ih < 0 || ih + 2 >= g.input[1]) return false;
-  const float* const rows[3] = {x + ih * g.input[2], x + (ih + 1) * g.input[2],
-                                x + (ih + 2) * g.input[2]};
-  const int64_t stride = g.stride[2];
-  const int64_t pad = g.pad_begin[2];
-  const int64_t first = valid_output_range(-pad, stride, g.input[2], g.output[2]).first;
-  const int64_t last =
-      std::max(first, valid_output_range(2 - pad, stride, g.input[2], g.output[2]).last);
-  for (int64_t ow = 0; ow < first; ++ow) y_row[ow] = edge_3x3(g, rows, w, bias, ow);
-  const float w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3], w4 = w[4], w5 = w[5], w6 = w[6],
-              w7 = w[7], w8 = w[8];
+// Output columns [first, last) whose K taps all lie inside the input row: the taps stay in
+// registers and the loop over `ow` vectorizes (K and S are compile-time constants). The sum
+// order (bias, then taps row by row) is the same as the generic path's.
+template <int K, int S>
+void interior_kxk(const float* const rows[K], const float* w, float bias, int64_t pad,
+                  int64_t first, int64_t last, float* __restrict y_row) {
+  float taps[K * K];
+  for (int i = 0; i < K * K; ++i) taps[i] = w[i];
+  const float* r[K];
+  for (int kh = 0; kh < K; ++kh) r[kh] = rows[kh] - pad;
   for (int64_t ow = first; ow < last; ++ow) {
-    const int64_t iw = ow * stride - pad;
-    const float* r0 = rows[0] + iw;
-    const float* r1 = rows[1] + iw;
-    const float* r2 = rows[2] + iw;
-    y_row[ow] = bias + w0 * r0[0] + w1 * r0[1] + w2 * r0[2] + w3 * r1[0] + w4 * r1[1] + w5 * r1[2] +
-                w6 * r2[0] + w7 * r2[1] + w8 * r2[2];
+    float sum = bias;
+    for (int kh = 0; kh < K; ++kh) {
+      for (int kw = 0; kw < K; ++kw) sum += taps[kh * K + kw] * r[kh][ow * S + kw];
+    }
+    y_row[ow] = sum;
   }
-  for (int64_t ow = last; ow < g.output[2]; ++ow) y_row[ow] = edge_3x3(g, rows, w, bias, ow);
+}
+
+// 2-D K x K with stride S along W (any stride along H) and dilation 1 when all K input rows
+// exist (MobileNet's 3x3, BlazeFace's 5x5, PaddleOCR's (2, 1) strides): one pass over the output
+// row instead of K * K. Returns false otherwise.
+template <int K, int S>
+bool row_kxk(const WindowGeometry& g, const float* x, const float* w, float bias, int64_t oh,
+             float* y_row) {
+  const int64_t ih = oh * g.stride[1] - g.pad_begin[1];
+  if (ih < 0 || ih + K - 1 >= g.input[1]) return false;
+  const float* rows[K];
+  for (int kh = 0; kh < K; ++kh) rows[kh] = x + (ih + kh) * g.input[2];
+  const int64_t pad = g.pad_begin[2];
+  const int64_t first = valid_output_range(-pad, S, g.input[2], g.output[2]).first;
+  const int64_t last =
+      std::max(first, valid_output_range(K - 1 - pad, S, g.input[2], g.output[2]).last);
+  for (int64_t ow = 0; ow < first; ++ow) y_row[ow] = edge_kxk<K>(g, rows, w, bias, ow);
+  interior_kxk<K, S>(rows, w, bias, pad, first, last, y_row);
+  for (int64_t ow = last; ow < g.output[2]; ++ow) y_row[ow] = edge_kxk<K>(g, rows, w, bias, ow);
   return true;
+}
+
+using RowFn = bool (*)(const WindowGeometry&, const float*, const float*, float, int64_t, float*);
+
+// The specialized row function for this geometry, or nullptr (generic path only).
+RowFn choose_row_fn(const WindowGeometry& g) {
+  const bool square_2d = g.input[0] == 1 && g.kernel[0] == 1 && g.kernel[1] == g.kernel[2] &&
+                         g.dilation[1] == 1 && g.dilation[2] == 1;
+  if (!square_2d) return nullptr;
+  const int64_t k = g.kernel[1];
+  const int64_t s = g.stride[2];
+  if (k == 3 && s == 1) return &row_kxk<3, 1>;
+  if (k == 3 && s == 2) return &row_kxk<3, 2>;
+  if (k == 5 && s == 1) return &row_kxk<5, 1>;
+  if (k == 5 && s == 2) return &row_kxk<5, 2>;
+  return nullptr;
 }
 
 // One output plane: y = conv(x plane, w taps) + bias.
 void depthwise_plane(const WindowGeometry& g, const float* x, const float* w, float bias,
                      float* y) {
+  const RowFn row_fn = choose_row_fn(g);
   for (int64_t od = 0; od < g.output[0]; ++od) {
     for (int64_t oh = 0; oh < g.output[1]; ++oh) {
       float* y_row = y + (od * g.output[1] + oh) * g.output[2];
-      if (row_3x3(g, x, w, bias, oh, y_row)) continue;
+      if (row_fn != nullptr && row_fn(g, x, w, bias, oh, y_row)) continue;
       std::fill(y_row, y_row + g.output[2], bias);
       for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
         const int64_t id = od * g.stride[0] - g.pad_begin[0] + kd * g.dilation[0];

@@ -7,6 +7,7 @@
 #include "runtime/cpu/kernel_registry.h"
 #include "runtime/cpu/kernels/elementwise_kernel.h"
 #include "runtime/cpu/kernels/elementwise_registry.h"
+#include "runtime/cpu/kernels/fast_math.h"
 
 namespace onepool::cpu {
 namespace {
@@ -26,7 +27,10 @@ struct LogOp {
 };
 template <class T>
 struct ExpOp {
-  T operator()(T x) const { return std::exp(x); }
+  T operator()(T x) const {
+    if constexpr (std::is_same_v<T, float>) return fast_exp(x);  // vectorizes; fast_math.h
+    return std::exp(x);
+  }
 };
 template <class T>
 struct ErfOp {
@@ -64,7 +68,10 @@ struct ReciprocalOp {
 
 template <class T>
 struct SigmoidOp {
-  T operator()(T x) const { return T(1) / (T(1) + std::exp(-x)); }
+  T operator()(T x) const {
+    if constexpr (std::is_same_v<T, float>) return fast_sigmoid(x);
+    return T(1) / (T(1) + std::exp(-x));
+  }
 };
 
 // log(1 + exp(x)) without overflow for large x.

@@ -20,7 +20,18 @@ struct PoolPlan {
   int64_t planes = 0;  // N * C
   bool count_include_pad = false;
   bool column_major_indices = false;  // storage_order = 1
+  bool windows_inside = false;        // no window reaches into padding or past the input
 };
+
+// True when every window of every axis lies inside the input (no padding taps to skip).
+bool all_windows_inside(const WindowGeometry& g) {
+  for (int axis = 0; axis < kMaxSpatialRank; ++axis) {
+    const int64_t last_tap = (g.output[axis] - 1) * g.stride[axis] - g.pad_begin[axis] +
+                             (g.kernel[axis] - 1) * g.dilation[axis];
+    if (g.pad_begin[axis] != 0 || last_tap >= g.input[axis]) return false;
+  }
+  return true;
+}
 
 // Start and [first, last) taps of the window at output position o on one axis.
 struct AxisWindow {
@@ -42,6 +53,11 @@ AxisWindow axis_window(const WindowGeometry& g, int axis, int64_t o) {
 // Divisor with padding counted: the window clipped to [-pad_begin, input + pad_end).
 int64_t padded_count(const WindowGeometry& g, int axis, const AxisWindow& w) {
   return std::min(w.start + g.kernel[axis], g.input[axis] + g.pad_end[axis]) - w.start;
+}
+
+bool is_2x2_stride_2(const WindowGeometry& g) {
+  return g.input[0] == 1 && g.kernel[0] == 1 && g.kernel[1] == 2 && g.kernel[2] == 2 &&
+         g.stride[1] == 2 && g.stride[2] == 2 && g.dilation[1] == 1 && g.dilation[2] == 1;
 }
 
 class PoolKernel final : public Kernel {
@@ -78,6 +94,10 @@ class PoolKernel final : public Kernel {
 
   void max_plane(const float* x, float* y, int64_t* indices, int64_t plane_offset) const {
     const WindowGeometry& g = plan_.geometry;
+    if (indices == nullptr && plan_.windows_inside) {
+      max_plane_inside(x, y);
+      return;
+    }
     for (int64_t od = 0; od < g.output[0]; ++od) {
       const AxisWindow wd = axis_window(g, 0, od);
       for (int64_t oh = 0; oh < g.output[1]; ++oh) {
@@ -104,6 +124,53 @@ class PoolKernel final : public Kernel {
           y[out] = best;
           if (indices) indices[out] = plane_offset + best_index;
         }
+      }
+    }
+  }
+
+  // Every window lies inside the input (no padding taps): no per-position clipping. The first
+  // tap seeds the max and `best < v` keeps the generic path's NaN behaviour (std::max).
+  void max_plane_inside(const float* x, float* y) const {
+    const WindowGeometry& g = plan_.geometry;
+    if (is_2x2_stride_2(g)) {
+      max_plane_2x2(x, y);
+      return;
+    }
+    for (int64_t oh = 0; oh < g.output[0] * g.output[1]; ++oh) {
+      const int64_t od = oh / g.output[1];
+      const int64_t ih = (oh % g.output[1]) * g.stride[1];
+      float* y_row = y + oh * g.output[2];
+      for (int64_t ow = 0; ow < g.output[2]; ++ow) {
+        const int64_t iw = ow * g.stride[2];
+        float best = x[(od * g.stride[0] * g.input[1] + ih) * g.input[2] + iw];
+        for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+          for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+            const float* row =
+                x +
+                ((od * g.stride[0] + kd * g.dilation[0]) * g.input[1] + ih + kh * g.dilation[1]) *
+                    g.input[2] +
+                iw;
+            for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+              best = std::max(best, row[kw * g.dilation[2]]);
+            }
+          }
+        }
+        y_row[ow] = best;
+      }
+    }
+  }
+
+  // The common 2x2 / stride 2 pool, taps in the same order and std::max as max_plane_inside.
+  void max_plane_2x2(const float* x, float* __restrict y) const {
+    const WindowGeometry& g = plan_.geometry;
+    for (int64_t oh = 0; oh < g.output[1]; ++oh) {
+      const float* r0 = x + 2 * oh * g.input[2];
+      const float* r1 = r0 + g.input[2];
+      float* y_row = y + oh * g.output[2];
+      for (int64_t ow = 0; ow < g.output[2]; ++ow) {
+        float best = std::max(r0[2 * ow], r0[2 * ow + 1]);
+        best = std::max(best, r1[2 * ow]);
+        y_row[ow] = std::max(best, r1[2 * ow + 1]);
       }
     }
   }
@@ -181,6 +248,7 @@ Expected<PreparedKernel> make_pool_kernel(const NodeContext& node, PoolKind kind
       plan.geometry, make_forward_geometry(node, x, attributes.get_ints("kernel_shape"), options));
   ONEPOOL_RETURN_IF_ERROR(resolve_output(node, x, options.ceil_mode, plan.geometry));
   plan.planes = x[0] * x[1];  // import guarantees the element count fits in int64
+  plan.windows_inside = all_windows_inside(plan.geometry);
   plan.count_include_pad = attributes.get_int("count_include_pad", 0) != 0;
   plan.column_major_indices = attributes.get_int("storage_order", 0) != 0;
   // Step 2. The optional Indices output must match Y's shape and be int64.
