@@ -16,14 +16,16 @@ inline void cpu_relax() {
   std::this_thread::yield();
 #endif
 }
+
+uint64_t pack_ticket(uint64_t generation, int parts, int next) {
+  return (generation << 32) | (static_cast<uint64_t>(parts) << 16) | static_cast<uint64_t>(next);
+}
 }  // namespace
 
 ThreadPool::ThreadPool(int threads) {
   const int workers = std::max(0, threads - 1);
   workers_.reserve(static_cast<size_t>(workers));
-  for (int i = 0; i < workers; ++i) {
-    workers_.emplace_back([this, i] { worker_loop(i + 1); });
-  }
+  for (int i = 0; i < workers; ++i) workers_.emplace_back([this] { worker_loop(); });
 }
 
 ThreadPool::~ThreadPool() {
@@ -35,33 +37,51 @@ ThreadPool::~ThreadPool() {
   for (auto& worker : workers_) worker.join();
 }
 
-void ThreadPool::run_part(int part) {
-  if (part >= parts_) return;
-  const int64_t begin = count_ * part / parts_;
-  const int64_t end = count_ * (part + 1) / parts_;
-  if (begin < end) range_fn_(fn_, begin, end);
+void ThreadPool::run_claimed_parts(uint64_t generation) {
+  uint64_t ticket = ticket_.load(std::memory_order_acquire);
+  for (;;) {
+    if ((ticket >> 32) != (generation & 0xffffffffu)) return;  // a newer generation
+    const auto parts = static_cast<int>((ticket >> 16) & 0xffffu);
+    const auto next = static_cast<int>(ticket & 0xffffu);
+    if (next >= parts) return;  // every part is claimed
+    if (!ticket_.compare_exchange_weak(ticket, ticket + 1, std::memory_order_acq_rel,
+                                       std::memory_order_acquire)) {
+      continue;  // someone else claimed it: `ticket` now holds the current value
+    }
+    const int64_t begin = count_ * next / parts;
+    const int64_t end = count_ * (next + 1) / parts;
+    if (begin < end) range_fn_(fn_, begin, end);
+    if (done_parts_.fetch_add(1, std::memory_order_acq_rel) + 1 == parts) {
+      std::lock_guard<std::mutex> lock(mutex_);
+      work_done_.notify_one();
+    }
+    ticket = ticket_.load(std::memory_order_acquire);
+  }
 }
 
-void ThreadPool::run_parts(int parts, int64_t count, RangeFn range_fn, const void* fn) {
-  parts_ = parts;
-  count_ = count;
-  range_fn_ = range_fn;
-  fn_ = fn;
-  // Every worker takes part in every generation (idle ones just check in), so no worker can lag
-  // a generation behind and read the next generation's parameters.
-  pending_.store(static_cast<int>(workers_.size()), std::memory_order_relaxed);
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    generation_.fetch_add(1, std::memory_order_release);
-  }
-  work_ready_.notify_all();
-  run_part(0);  // the caller takes part 0
+void ThreadPool::wait_until_done(int parts) {
   for (int spin = 0; spin < kSpinIterations; ++spin) {
-    if (pending_.load(std::memory_order_acquire) == 0) return;
+    if (done_parts_.load(std::memory_order_acquire) == parts) return;
     cpu_relax();
   }
   std::unique_lock<std::mutex> lock(mutex_);
-  work_done_.wait(lock, [this] { return pending_.load(std::memory_order_acquire) == 0; });
+  work_done_.wait(lock, [&] { return done_parts_.load(std::memory_order_acquire) == parts; });
+}
+
+void ThreadPool::run_parts(int parts, int64_t count, RangeFn range_fn, const void* fn) {
+  count_ = count;
+  range_fn_ = range_fn;
+  fn_ = fn;
+  done_parts_.store(0, std::memory_order_relaxed);
+  const uint64_t generation = (generation_.load(std::memory_order_relaxed) + 1) & 0xffffffffu;
+  ticket_.store(pack_ticket(generation, parts, 0), std::memory_order_release);
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    generation_.store(generation, std::memory_order_release);
+  }
+  work_ready_.notify_all();
+  run_claimed_parts(generation);  // the caller works too, then waits for parts still running
+  wait_until_done(parts);
 }
 
 uint64_t ThreadPool::wait_for_work(uint64_t seen) {
@@ -78,17 +98,12 @@ uint64_t ThreadPool::wait_for_work(uint64_t seen) {
   return generation_.load(std::memory_order_acquire);
 }
 
-void ThreadPool::worker_loop(int worker_index) {
+void ThreadPool::worker_loop() {
   uint64_t seen = 0;
   for (;;) {
-    const uint64_t generation = wait_for_work(seen);
+    seen = wait_for_work(seen);
     if (stopping_.load(std::memory_order_acquire)) return;
-    seen = generation;
-    run_part(worker_index);
-    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      work_done_.notify_one();
-    }
+    run_claimed_parts(seen);
   }
 }
 

@@ -3,7 +3,10 @@
 //
 // Kernels call parallel_for once per node, so the hand-off latency matters as much as the work:
 // workers and the caller spin briefly (about 50 µs) on atomics before they block on a condition
-// variable, which keeps small models from paying a futex wake-up per node.
+// variable, which keeps small models from paying a futex wake-up per node. Parts are claimed, not
+// assigned: the caller and whichever workers are awake take the next unclaimed part until none
+// is left, so a worker the OS has descheduled (a busy machine) never stalls a node — its parts
+// are run by the others.
 #pragma once
 
 #include <algorithm>
@@ -25,6 +28,7 @@ class ThreadPool {
   ThreadPool& operator=(const ThreadPool&) = delete;
 
   int thread_count() const { return static_cast<int>(workers_.size()) + 1; }
+  static constexpr int64_t kMaxParts = 0xffff;  // what the claim counter holds
 
   /// Calls fn(begin, end) over [0, count) split into contiguous chunks, one per thread, and
   /// waits. `fn` must be callable as fn(int64_t, int64_t). Chunks below `min_chunk` items are
@@ -33,7 +37,7 @@ class ThreadPool {
   void parallel_for(int64_t count, int64_t min_chunk, const Fn& fn) {
     if (count <= 0) return;
     const int64_t max_parts = min_chunk > 0 ? (count + min_chunk - 1) / min_chunk : count;
-    const int parts = static_cast<int>(std::min<int64_t>(thread_count(), max_parts));
+    const int parts = static_cast<int>(std::min<int64_t>({thread_count(), max_parts, kMaxParts}));
     if (parts <= 1) {
       fn(int64_t{0}, count);
       return;
@@ -48,8 +52,10 @@ class ThreadPool {
     (*static_cast<const Fn*>(fn))(begin, end);
   }
   void run_parts(int parts, int64_t count, RangeFn range_fn, const void* fn);
-  void worker_loop(int worker_index);
-  void run_part(int part);
+  void worker_loop();
+  /// Claims and runs parts of `generation` until none is left (or a newer generation started).
+  void run_claimed_parts(uint64_t generation);
+  void wait_until_done(int parts);
   uint64_t wait_for_work(uint64_t seen);
 
   std::vector<std::thread> workers_;
@@ -57,10 +63,13 @@ class ThreadPool {
   std::condition_variable work_ready_;
   std::condition_variable work_done_;
   std::atomic<uint64_t> generation_{0};
-  std::atomic<int> pending_{0};
+  /// The claim counter: generation (high 32 bits) | part count (16 bits) | next part (16 bits).
+  /// A claim is one compare-exchange, so a worker still holding an old generation can never
+  /// claim a part of the next one.
+  std::atomic<uint64_t> ticket_{0};
+  std::atomic<int> done_parts_{0};
   std::atomic<bool> stopping_{false};
-  // Written by the caller before generation_ is published; read by workers after they see it.
-  int parts_ = 0;
+  // Written by the caller before ticket_ is published; read by whoever claims a part.
   int64_t count_ = 0;
   RangeFn range_fn_ = nullptr;
   const void* fn_ = nullptr;

@@ -1,0 +1,61 @@
+// ThreadPool: every index of every parallel_for runs exactly once, over many back-to-back calls,
+// with more threads than cores, and when one part is slow (the others must not run it twice or
+// skip it, and the next call must not start before it ends).
+#include "runtime/cpu/thread_pool.h"
+
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+namespace onepool::cpu {
+namespace {
+
+// Runs `calls` parallel_for calls of `count` items; returns false on any index not hit once.
+bool every_index_once(ThreadPool& pool, int calls, int64_t count) {
+  std::vector<std::atomic<int>> hits(static_cast<size_t>(count));
+  for (int call = 0; call < calls; ++call) {
+    for (auto& hit : hits) hit.store(0, std::memory_order_relaxed);
+    pool.parallel_for(count, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) hits[static_cast<size_t>(i)].fetch_add(1);
+    });
+    for (const auto& hit : hits) {
+      if (hit.load() != 1) return false;
+    }
+  }
+  return true;
+}
+
+TEST_CASE("every index runs exactly once, for 1 to 8 threads") {
+  for (int threads : {1, 2, 3, 4, 8}) {
+    CAPTURE(threads);
+    ThreadPool pool(threads);
+    CHECK(every_index_once(pool, 2000, 37));
+    CHECK(every_index_once(pool, 200, 1000));
+    CHECK(every_index_once(pool, 500, 2));  // fewer items than threads
+  }
+}
+
+TEST_CASE("a slow part delays the call's return, not its correctness") {
+  ThreadPool pool(4);
+  for (int call = 0; call < 20; ++call) {
+    std::atomic<int> finished{0};
+    pool.parallel_for(4, 1, [&](int64_t begin, int64_t) {
+      if (begin == 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      finished.fetch_add(1);
+    });
+    CHECK(finished.load() == 4);  // parallel_for returned only after every part ended
+  }
+}
+
+TEST_CASE("min_chunk limits the split") {
+  ThreadPool pool(4);
+  std::atomic<int> ranges{0};
+  pool.parallel_for(10, 8, [&](int64_t, int64_t) { ranges.fetch_add(1); });
+  CHECK(ranges.load() == 2);  // ceil(10 / 8)
+}
+
+}  // namespace
+}  // namespace onepool::cpu
