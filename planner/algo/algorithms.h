@@ -108,9 +108,11 @@ struct ExactOutcome {
   bool proven_optimal = false;
   Placement placement;  // set when improved
 };
-/// The exact search itself, below `incumbent_pool`, for at most `budget_ms` of wall clock.
-/// Records must have passed check_records(); O(n^2) memory, exponential time in the worst case.
+/// The exact search itself, below `incumbent_pool`, for at most `budget_ms` of wall clock and,
+/// when `max_nodes` > 0, at most that many search nodes (a limit that keeps the result
+/// independent of the machine's speed). Records must have passed check_records(); O(n^2)
+/// memory, exponential time in the worst case.
 ExactOutcome search_exact(std::span<const UsageRecord> records, size_t incumbent_pool,
-                          double budget_ms);
+                          double budget_ms, uint64_t max_nodes = 0);
 
 }  // namespace onepool

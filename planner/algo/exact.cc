@@ -38,7 +38,8 @@ struct Item {
 
 class ExactSearch {
  public:
-  ExactSearch(std::span<const UsageRecord> records, Clock::time_point deadline);
+  ExactSearch(std::span<const UsageRecord> records, Clock::time_point deadline,
+              uint64_t max_nodes);
 
   // Searches for a pool below `best_pool` (the incumbent). Returns true when it found one;
   // `proven` says whether the search finished before the deadline.
@@ -56,6 +57,7 @@ class ExactSearch {
 
   std::span<const UsageRecord> records_;
   Clock::time_point deadline_;
+  uint64_t max_nodes_ = 0;  // 0: no limit
   std::vector<Item> items_;
   std::vector<std::vector<int32_t>> overlaps_;  // items sharing a step
   std::vector<size_t> skyline_;                 // per item: top of the placed overlapping items
@@ -72,8 +74,9 @@ class ExactSearch {
   uint64_t nodes_ = 0;
 };
 
-ExactSearch::ExactSearch(std::span<const UsageRecord> records, Clock::time_point deadline)
-    : records_(records), deadline_(deadline) {
+ExactSearch::ExactSearch(std::span<const UsageRecord> records, Clock::time_point deadline,
+                         uint64_t max_nodes)
+    : records_(records), deadline_(deadline), max_nodes_(max_nodes) {
   // Step 1. Items in a fixed order (largest first) with sections from the distinct steps.
   std::vector<int64_t> steps;
   for (const UsageRecord& record : records) {
@@ -115,7 +118,9 @@ ExactSearch::ExactSearch(std::span<const UsageRecord> records, Clock::time_point
 
 bool ExactSearch::out_of_time() {
   if (!proven_) return true;
-  if (++nodes_ % 256 == 0 && Clock::now() >= deadline_) proven_ = false;
+  ++nodes_;
+  if (max_nodes_ != 0 && nodes_ > max_nodes_) proven_ = false;
+  if (nodes_ % 256 == 0 && Clock::now() >= deadline_) proven_ = false;
   return !proven_;
 }
 
@@ -212,10 +217,10 @@ bool ExactSearch::run(size_t best_pool) {
 }  // namespace
 
 ExactOutcome search_exact(std::span<const UsageRecord> records, size_t incumbent_pool,
-                          double budget_ms) {
+                          double budget_ms, uint64_t max_nodes) {
   const auto budget = std::chrono::duration<double, std::milli>(std::max(0.0, budget_ms));
   const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(budget);
-  ExactSearch search(records, deadline);
+  ExactSearch search(records, deadline, max_nodes);
   ExactOutcome outcome;
   outcome.improved = search.run(incumbent_pool);
   outcome.proven_optimal = search.proven();

@@ -4,9 +4,11 @@
 //               second order of XLA's "best of two") on instances of up to
 //               kAutoSecondOrderMaxRecords records, and the other greedy orders (conflicts,
 //               breadth, area) on instances of up to kAutoAllOrdersMaxRecords. Keeps the smallest
-//               pool, so it is never worse than greedy-by-size. The record-count limits (not a
-//               clock) keep it deterministic and within the default mode's speed target: at most
-//               two greedy placements on 1,000 records, one on 100,000.
+//               pool, so it is never worse than greedy-by-size. Then, on instances of up to
+//               kAutoExactMaxRecords still above the lower bound, the exact search limited to
+//               kAutoExactMaxNodes search nodes. The record-count and node limits (not a clock)
+//               keep it deterministic and within the default mode's speed target: at most two
+//               greedy placements on 1,000 records, one on 100,000.
 //   portfolio : every greedy order, then the exact search on instances of up to
 //               kPortfolioExactMaxRecords records (half the time left), then, unless that proved
 //               optimality, a local search on the best order (TVM USMP's hill climb, with a fixed
@@ -32,6 +34,8 @@ using OrderFn = std::vector<int32_t> (*)(std::span<const UsageRecord>);
 
 constexpr size_t kAutoSecondOrderMaxRecords = 20000;
 constexpr size_t kAutoAllOrdersMaxRecords = 512;
+constexpr size_t kAutoExactMaxRecords = 400;
+constexpr uint64_t kAutoExactMaxNodes = 20000;  // about a millisecond
 constexpr size_t kLocalSearchMaxRecords = 5000;
 constexpr size_t kLocalSearchWork = 200000;  // moves x records: ~200 moves on 1,000 records
 constexpr size_t kPortfolioExactMaxRecords = 400;
@@ -137,6 +141,12 @@ Expected<Placement> place_auto(std::span<const UsageRecord> records,
         order_fn == &lifetime_order ? kAutoSecondOrderMaxRecords : kAutoAllOrdersMaxRecords;
     if (best.optimal() || count > max_records) continue;
     try_order(records, order_fn(records), best);
+  }
+  if (!best.optimal() && count <= kAutoExactMaxRecords) {
+    ExactOutcome outcome = search_exact(records, best.placement.pool_bytes, options.budget_ms,
+                                        kAutoExactMaxNodes);
+    if (outcome.improved) best.placement = std::move(outcome.placement);
+    best.placement.proven_optimal = outcome.proven_optimal;
   }
   return finish(std::move(best));
 }
