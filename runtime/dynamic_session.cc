@@ -38,6 +38,7 @@ struct Specialization {
   std::unique_ptr<Backend> backend;
   Plan plan;
   bool reused_placement = false;
+  bool symbolic_placement = false;
   uint64_t bound_generation = 0;  // pool generation the views point into; 0: never bound
   uint64_t last_use = 0;
 };
@@ -54,6 +55,8 @@ class DynamicSessionImpl {
   DynamicSessionOptions options;
   std::vector<TensorInfo> inputs;  // at the top of the ranges
   Plan top_plan;                   // static mode: the plan every shape reuses
+  /// The first plan placed (static mode: the top plan), evaluated for every new shape.
+  std::unique_ptr<SymbolicSource> symbolic;
   SharedPool pool;
   std::vector<std::unique_ptr<Specialization>> cache;
   uint64_t clock = 0;
@@ -66,6 +69,10 @@ class DynamicSessionImpl {
   Expected<std::unique_ptr<Specialization>> build(const std::vector<Shape>& shapes);
   Status plan_top(PreparedSpecialization& top, std::span<const PreparedSpecialization> probes);
   Status place(Specialization& spec, const NodeMemoryNeeds& needs);
+  bool try_symbolic(Specialization& spec, const NodeMemoryNeeds& needs);
+  void keep_as_symbolic_source(const Plan& plan);
+  void record_last(const Specialization& spec, bool cache_hit, double specialize_ms,
+                   double place_ms);
   Status bind(Specialization& spec);
   void insert(std::unique_ptr<Specialization> spec);
   /// Checks the views against the profile and fills `shape_key` (no allocation once sized).
@@ -129,10 +136,60 @@ Expected<std::unique_ptr<Specialization>> DynamicSessionImpl::build(
   return std::move(prepared.spec);
 }
 
+// Evaluates the symbolic plan at this shape; false (the reason counted and noted) when the
+// structure differs or, in static mode, the layout would not fit the preallocated pool.
+bool DynamicSessionImpl::try_symbolic(Specialization& spec, const NodeMemoryNeeds& needs) {
+  if (!symbolic) return false;
+  Expected<Plan> evaluated = place_symbolically(*symbolic, spec.model->graph(), needs);
+  Status why = evaluated.has_value() ? Status::ok() : evaluated.status();
+  if (why.is_ok() && stats.mode == PoolMode::kStatic && evaluated->pool_bytes > pool.capacity()) {
+    why = make_status(StatusCode::kFailedPrecondition, "its layout needs ", evaluated->pool_bytes,
+                      " bytes, more than the static pool of ", pool.capacity());
+  }
+  if (!why.is_ok()) {
+    ++stats.symbolic_fallbacks;
+    if (stats.symbolic_note.empty()) {
+      stats.symbolic_note = str_cat("shape ", shapes_text(inputs, spec.shapes),
+                                    " was not placed symbolically: ", why.message());
+    }
+    return false;
+  }
+  spec.plan = std::move(evaluated).value();
+  spec.symbolic_placement = true;
+  ++stats.symbolic_placements;
+  return true;
+}
+
+// A plan placed by the algorithms becomes the symbolic source when there is none yet (a plan
+// too large for a symbolic plan leaves every shape to be placed on its own).
+void DynamicSessionImpl::keep_as_symbolic_source(const Plan& plan) {
+  if (symbolic) return;
+  Expected<SymbolicSource> source = SymbolicSource::create(plan);
+  if (!source) {
+    stats.symbolic_note = str_cat("no symbolic plan: ", source.status().message());
+    return;
+  }
+  symbolic = std::make_unique<SymbolicSource>(std::move(source).value());
+}
+
+void DynamicSessionImpl::record_last(const Specialization& spec, bool cache_hit,
+                                     double specialize_ms, double place_ms) {
+  last = SpecializationInfo{};
+  last.cache_hit = cache_hit;
+  last.reused_placement = spec.reused_placement;
+  last.symbolic_placement = spec.symbolic_placement;
+  last.specialize_ms = specialize_ms;
+  last.place_ms = place_ms;
+  last.plan_pool_bytes = spec.plan.pool_bytes;
+  last.plan_lower_bound_bytes = spec.plan.lower_bound_bytes;
+}
+
+// Order: the symbolic plan, then (static mode) the top plan's offsets, then a fresh placement.
 Status DynamicSessionImpl::place(Specialization& spec, const NodeMemoryNeeds& needs) {
   const auto start = Clock::now();
   const Graph& graph = spec.model->graph();
-  if (stats.mode == PoolMode::kStatic && !top_plan.tensors.empty()) {
+  const bool symbolic_placed = try_symbolic(spec, needs);
+  if (!symbolic_placed && stats.mode == PoolMode::kStatic && !top_plan.tensors.empty()) {
     Expected<Plan> reused = reuse_top_plan(top_plan, graph, needs);
     if (reused) {
       spec.plan = std::move(reused).value();
@@ -143,15 +200,16 @@ Status DynamicSessionImpl::place(Specialization& spec, const NodeMemoryNeeds& ne
                   reused.status().message(), "); it was planned on its own");
     }
   }
-  if (!spec.reused_placement) {
+  if (!symbolic_placed && !spec.reused_placement) {
     ONEPOOL_ASSIGN_OR_RETURN(spec.plan, build_plan(graph, options.session.plan, needs));
+    keep_as_symbolic_source(spec.plan);
+    ++stats.fresh_placements;
   }
+  const double place_ms = elapsed_ms(start);  // placement only: the pool growth is not in it
   ONEPOOL_RETURN_IF_ERROR(
       pool.reserve(spec.plan.pool_bytes, estimate_top_pool(spec.plan.pool_bytes, spec.shapes)));
-  spec.reused_placement ? ++stats.reused_placements : ++stats.fresh_placements;
-  last.reused_placement = spec.reused_placement;
-  last.place_ms = elapsed_ms(start);
-  last.plan_pool_bytes = spec.plan.pool_bytes;
+  if (spec.reused_placement) ++stats.reused_placements;
+  record_last(spec, false, 0.0, place_ms);
   sync_pool_stats();
   return Status::ok();
 }
@@ -184,7 +242,7 @@ Expected<Specialization*> DynamicSessionImpl::specialization_for(
     if (spec->shapes != shapes) continue;
     ++stats.cache_hits;
     spec->last_use = ++clock;
-    last = SpecializationInfo{true, spec->reused_placement, 0.0, 0.0, spec->plan.pool_bytes};
+    record_last(*spec, true, 0.0, 0.0);
     ONEPOOL_RETURN_IF_ERROR(bind(*spec));  // the pool may have moved since it was built
     return spec.get();
   }
@@ -239,7 +297,8 @@ Status DynamicSessionImpl::plan_top(PreparedSpecialization& top,
   ONEPOOL_RETURN_IF_ERROR(pool.reserve(top_plan.pool_bytes));
   ONEPOOL_RETURN_IF_ERROR(bind(*top.spec));
   ++stats.fresh_placements;
-  last = SpecializationInfo{false, false, 0.0, elapsed_ms(start), top_plan.pool_bytes};
+  keep_as_symbolic_source(top_plan);
+  record_last(*top.spec, false, 0.0, elapsed_ms(start));
   sync_pool_stats();
   return Status::ok();
 }
@@ -270,7 +329,7 @@ Status DynamicSessionImpl::start_static_mode() {
   for (PreparedSpecialization& probe : probes) {
     ONEPOOL_RETURN_IF_ERROR(place(*probe.spec, probe.needs));
     ONEPOOL_RETURN_IF_ERROR(bind(*probe.spec));
-    const bool reused = probe.spec->reused_placement;
+    const bool reused = probe.spec->reused_placement || probe.spec->symbolic_placement;
     insert(std::move(probe.spec));
     if (!reused) {
       stats.mode = PoolMode::kDynamic;

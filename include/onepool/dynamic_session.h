@@ -7,16 +7,24 @@
 // DynamicSession:
 //
 //   - static mode: the model is planned once at the top of every range and the pool is sized
-//     for that plan at creation. A smaller shape reuses the top plan's offsets (no placement is
-//     run; every tensor must fit the slot it had at the top). This is sound only when every
-//     tensor's bytes are non-decreasing in each dim; create() checks that at the bottom (and the
-//     middle) of the ranges and, where it fails, says why in stats().mode_note and runs the
-//     model in dynamic mode instead.
-//   - dynamic mode: each new shape is planned on first use; the pool is one allocation sized to
+//     for that plan at creation. A smaller shape is placed by the symbolic plan (below) when
+//     its layout fits that pool, else reuses the top plan's offsets (every tensor must fit the
+//     slot it had at the top: sound only when every tensor's bytes are non-decreasing in each
+//     dim). create() tries the bottom (and the middle) of the ranges and, where neither fits,
+//     says why in stats().mode_note and runs the model in dynamic mode instead.
+//   - dynamic mode: each new shape is placed on first use; the pool is one allocation sized to
 //     the largest plan seen and grows (each growth counted) only when a larger plan arrives: to
 //     twice its size, or to an estimate of the top of the ranges' need when that is smaller
 //     (pool bytes scaled by input elements); trim() shrinks it to what the cached
 //     specializations need.
+//
+// Symbolic placement (both modes): the first plan placed (static mode: the top of the ranges)
+// becomes a symbolic plan (planner/symbolic_plan.h). A new shape with the same structure (same
+// nodes, tensors and lifetimes) takes its sizes from shape inference of the concrete shape and
+// its offsets from evaluating that plan's max/+ expressions over those sizes (microseconds; no
+// placement algorithm runs), and the result is verified. In static mode the evaluated layout is
+// used when it fits the preallocated pool (else the top plan's offsets are reused); shapes whose
+// structure differs are placed as before (stats().symbolic_fallbacks).
 //
 // Usage:
 //   ONEPOOL_ASSIGN_OR_RETURN(ShapeProfile profile,
@@ -121,15 +129,23 @@ struct DynamicSessionStats {
   int64_t cache_evictions = 0;
   int64_t reused_placements = 0;  ///< plans that reused the top plan's offsets (static)
   int64_t fresh_placements = 0;   ///< plans placed from scratch
+  /// Plans placed by evaluating the symbolic plan (no placement algorithm run; see below).
+  int64_t symbolic_placements = 0;
+  /// Shapes the symbolic plan could not place (other structure, or in static mode a pool over
+  /// the preallocated one): they were placed as before. The first reason is in symbolic_note.
+  int64_t symbolic_fallbacks = 0;
+  std::string symbolic_note;
 };
 
 /// What the last output_infos() / run() needed for its shapes.
 struct SpecializationInfo {
   bool cache_hit = false;
-  bool reused_placement = false;  ///< the top plan's offsets (static mode)
-  double specialize_ms = 0.0;     ///< load + prepare + place + bind; 0 on a cache hit
-  double place_ms = 0.0;          ///< placement (or offset reuse) and verification
-  size_t plan_pool_bytes = 0;     ///< bytes this shape's plan uses in the pool
+  bool reused_placement = false;      ///< the top plan's offsets (static mode)
+  double specialize_ms = 0.0;         ///< load + prepare + place + bind; 0 on a cache hit
+  double place_ms = 0.0;              ///< placement (or offset reuse) and verification
+  size_t plan_pool_bytes = 0;         ///< bytes this shape's plan uses in the pool
+  bool symbolic_placement = false;    ///< placed by evaluating the symbolic plan
+  size_t plan_lower_bound_bytes = 0;  ///< max bytes live at one step at this shape
 };
 
 class DynamicSessionImpl;

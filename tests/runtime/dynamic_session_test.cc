@@ -1,6 +1,8 @@
 // DynamicSession: shape profiles, static pool at the top of the range, dynamic pool growth,
 // the specialization cache, trim, and out-of-range errors. Models: dyn_fpn (symbolic height and
 // width: Conv, MaxPool, Resize, Add) and mlp (symbolic batch) from models/generate.py.
+#include "onepool/dynamic_session.h"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -9,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "onepool/dynamic_session.h"
 #include "onepool/onepool.h"
+#include "planner/symbolic_plan.h"
 #include "runtime/backend.h"
 #include "runtime/dynamic_session_plan.h"
 
@@ -138,8 +140,9 @@ TEST_CASE("a shape outside the declared range is an error naming the range") {
   CHECK(session->stats().cache_misses == 0);
 }
 
-// Static mode: planned once at 64x64; every smaller shape reuses the top plan's offsets in the
-// one pool allocated at creation, and its outputs equal a Session built for that shape exactly.
+// Static mode: planned once at 64x64; every smaller shape is placed by evaluating the top plan's
+// symbolic plan (or reuses its offsets) in the one pool allocated at creation, and its outputs
+// equal a Session built for that shape exactly.
 TEST_CASE("static mode: smaller shapes run in the top-of-range pool, outputs exact") {
   auto session = create("dyn_fpn", options_for(kFpnRange, PoolMode::kStatic));
   const DynamicSessionStats& stats = session->stats();
@@ -156,8 +159,33 @@ TEST_CASE("static mode: smaller shapes run in the top-of-range pool, outputs exa
   CHECK(stats.pool_growth_events == 0);
   CHECK(stats.pool_bytes == pool_at_creation);
   CHECK(stats.fresh_placements == 1);  // only the top of the range was placed
-  CHECK(stats.reused_placements >= 4);
-  CHECK(stats.cache_hits >= 2);  // 64x64 (built at creation) and the repeated 16x24
+  CHECK(stats.symbolic_placements + stats.reused_placements >= 4);
+  CHECK(stats.symbolic_placements >= 4);  // sizes shrink: every layout fits the top pool
+  CHECK(stats.cache_hits >= 2);           // 64x64 (built at creation) and the repeated 16x24
+}
+
+// Dynamic mode: the first shape (16x16) is placed by the algorithms and becomes the symbolic
+// plan; 32x32, 48x48 and 64x64 are placed by evaluating it (3 symbolic placements, 1 fresh, no
+// fallback), each plan verified, with outputs bitwise equal to a Session built for the shape.
+// The evaluated pools stay within 1.5x of each shape's lower bound (printed).
+TEST_CASE("dynamic mode places new shapes with the symbolic plan, outputs exact") {
+  auto session = create("dyn_fpn", options_for(kFpnRange, PoolMode::kDynamic));
+  const DynamicSessionStats& stats = session->stats();
+  for (int64_t side : {16, 32, 48, 64}) {
+    const Shape shape{1, 3, side, side};
+    CAPTURE(shape.to_string());
+    CHECK(run_dynamic(*session, shape) == run_fresh("dyn_fpn", "input", shape));
+    const SpecializationInfo& info = session->last_specialization();
+    CHECK(info.symbolic_placement == (side != 16));
+    CHECK(info.plan_pool_bytes >= info.plan_lower_bound_bytes);
+    CHECK(info.plan_pool_bytes <= info.plan_lower_bound_bytes * 3 / 2);
+    MESSAGE(side, "x", side, ": pool ", info.plan_pool_bytes, " B, lower bound ",
+            info.plan_lower_bound_bytes, " B");
+  }
+  CHECK(stats.fresh_placements == 1);
+  CHECK(stats.symbolic_placements == 3);
+  CHECK(stats.symbolic_fallbacks == 0);
+  CHECK(stats.symbolic_note.empty());
 }
 
 // Same with a batch range on the MLP (Gemm chain).
@@ -260,4 +288,43 @@ TEST_CASE("reuse_top_plan rejects a tensor larger than its slot") {
     CHECK(tensor.offset == large.plan.tensors[static_cast<size_t>(top)].offset);
     CHECK(tensor.bytes <= large.plan.tensors[static_cast<size_t>(top)].bytes);
   }
+}
+
+// place_symbolically at the source's own shape gives back the source's offsets (best-fit
+// placement: exact at the source sizes); at 32x32 from a 64x64 source every tensor shrinks and
+// the plan verifies with a pool no larger; a graph of another model is refused, naming why.
+TEST_CASE("place_symbolically: exact at the source shape, refuses another structure") {
+  auto load = [](const char* model, const char* input, std::vector<int64_t> dims) {
+    LoadOptions options;
+    options.input_shapes.emplace_back(input, dims);
+    auto loaded = Model::load(model_path(model), options);
+    REQUIRE(loaded.has_value());
+    auto backend = create_backend(SessionOptions{});
+    REQUIRE(backend.has_value());
+    NodeMemoryNeeds needs;
+    REQUIRE((*backend)->prepare(**loaded, needs).is_ok());
+    return std::make_pair(*loaded, needs);
+  };
+  const auto [top_model, top_needs] = load("dyn_fpn", "input", {1, 3, 64, 64});
+  auto top_plan = build_plan(top_model->graph(), PlanOptions{}, top_needs);
+  REQUIRE(top_plan.has_value());
+  auto source = SymbolicSource::create(*top_plan);
+  REQUIRE(source.has_value());
+  CHECK(source->symbolic.exact_at_source());
+  auto same = place_symbolically(*source, top_model->graph(), top_needs);
+  REQUIRE_MESSAGE(same.has_value(), same.status().message());
+  CHECK(same->pool_bytes == top_plan->pool_bytes);
+  for (size_t i = 0; i < same->tensors.size(); ++i) {
+    CHECK(same->tensors[i].offset == top_plan->tensors[i].offset);
+  }
+  const auto [small_model, small_needs] = load("dyn_fpn", "input", {1, 3, 32, 32});
+  auto small = place_symbolically(*source, small_model->graph(), small_needs);
+  REQUIRE_MESSAGE(small.has_value(), small.status().message());
+  CHECK(small->verify().is_ok());
+  CHECK(small->pool_bytes <= top_plan->pool_bytes);
+  CHECK(small->algorithm.rfind("symbolic:", 0) == 0);
+  const auto [mlp_model, mlp_needs] = load("mlp", "x", {2, 784});
+  auto other = place_symbolically(*source, mlp_model->graph(), mlp_needs);
+  REQUIRE_FALSE(other.has_value());
+  CHECK(other.status().message().find("nodes") != std::string::npos);
 }

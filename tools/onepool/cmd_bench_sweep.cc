@@ -111,11 +111,19 @@ struct LineResult {
   std::string shapes;
   bool cache_hit = false;
   bool reused_placement = false;
+  bool symbolic_placement = false;
   double specialize_ms = 0;
   double place_ms = 0;
   size_t plan_pool_bytes = 0;
+  size_t plan_lower_bound_bytes = 0;
   size_t pool_bytes = 0;
   double run_ms = 0;
+
+  const char* placement() const {
+    if (cache_hit) return "-";
+    if (symbolic_placement) return "sym";
+    return reused_placement ? "reuse" : "plan";
+  }
 };
 
 Expected<LineResult> run_line(DynamicSession& session, const SweepLine& line, uint64_t seed,
@@ -129,6 +137,8 @@ Expected<LineResult> run_line(DynamicSession& session, const SweepLine& line, ui
   const SpecializationInfo& info = session.last_specialization();
   result.cache_hit = info.cache_hit;
   result.reused_placement = info.reused_placement;
+  result.symbolic_placement = info.symbolic_placement;
+  result.plan_lower_bound_bytes = info.plan_lower_bound_bytes;
   result.specialize_ms = info.specialize_ms;
   result.place_ms = info.place_ms;
   result.plan_pool_bytes = info.plan_pool_bytes;
@@ -163,6 +173,8 @@ Status write_sweep_report(const std::string& path, const ModelFlags& model,
     lines.push_back({{"shapes", r.shapes},
                      {"cache_hit", r.cache_hit},
                      {"reused_placement", r.reused_placement},
+                     {"symbolic_placement", r.symbolic_placement},
+                     {"plan_lower_bound_bytes", r.plan_lower_bound_bytes},
                      {"specialize_ms", r.specialize_ms},
                      {"place_ms", r.place_ms},
                      {"plan_pool_bytes", r.plan_pool_bytes},
@@ -180,6 +192,9 @@ Status write_sweep_report(const std::string& path, const ModelFlags& model,
                            {"cache_hits", stats.cache_hits},
                            {"cache_misses", stats.cache_misses},
                            {"cache_evictions", stats.cache_evictions},
+                           {"symbolic_placements", stats.symbolic_placements},
+                           {"symbolic_fallbacks", stats.symbolic_fallbacks},
+                           {"symbolic_note", stats.symbolic_note},
                            {"pool_allocations", stats.pool_allocations},
                            {"pool_growth_events", stats.pool_growth_events},
                            {"pool_bytes", stats.pool_bytes},
@@ -194,7 +209,7 @@ Status write_sweep_report(const std::string& path, const ModelFlags& model,
 void print_summary(const DynamicSession& session, const std::vector<LineResult>& results) {
   const DynamicSessionStats& stats = session.stats();
   std::set<std::string> distinct;
-  std::vector<double> specialize_ms, place_ms, run_ms;
+  std::vector<double> specialize_ms, place_ms, run_ms, symbolic_us, planned_us;
   int64_t hits = 0;
   for (const LineResult& r : results) {
     distinct.insert(r.shapes);
@@ -205,6 +220,8 @@ void print_summary(const DynamicSession& session, const std::vector<LineResult>&
     }
     specialize_ms.push_back(r.specialize_ms);
     place_ms.push_back(r.place_ms);
+    if (r.symbolic_placement) symbolic_us.push_back(r.place_ms * 1e3);
+    if (!r.symbolic_placement && !r.reused_placement) planned_us.push_back(r.place_ms * 1e3);
   }
   std::printf(
       "summary:   %zu shapes (%zu distinct), %lld cache hits, %lld misses, %lld "
@@ -217,6 +234,11 @@ void print_summary(const DynamicSession& session, const std::vector<LineResult>&
       static_cast<long long>(stats.reused_placements),
       static_cast<long long>(stats.fresh_placements), mean(specialize_ms), mean(place_ms),
       mean(run_ms));
+  std::printf("symbolic:  %lld placed symbolically (mean %.0f us), %lld fallbacks",
+              static_cast<long long>(stats.symbolic_placements), mean(symbolic_us),
+              static_cast<long long>(stats.symbolic_fallbacks));
+  if (!planned_us.empty()) std::printf(" | planned: mean %.0f us", mean(planned_us));
+  std::printf(" (placement only, lines of this sweep)\n");
   std::printf(
       "pool:      %s mode | final %s | peak %s | %lld allocations, %lld growth events "
       "(log2 of the element range: %.2f)\n",
@@ -225,6 +247,7 @@ void print_summary(const DynamicSession& session, const std::vector<LineResult>&
       static_cast<long long>(stats.pool_growth_events),
       std::log2(session.profile().element_ratio()));
   if (!stats.mode_note.empty()) std::printf("note:      %s\n", stats.mode_note.c_str());
+  if (!stats.symbolic_note.empty()) std::printf("note:      %s\n", stats.symbolic_note.c_str());
   if (!stats.placement_note.empty() && stats.mode == PoolMode::kStatic) {
     std::printf("note:      %s\n", stats.placement_note.c_str());
   }
@@ -268,8 +291,8 @@ Status run_shape_sweep(const ModelFlags& model, const SweepFlags& sweep, uint64_
   std::printf("created:   %.1f ms | %s mode | pool %s\n", create_ms,
               pool_mode_name(session->stats().mode).c_str(),
               format_bytes(session->stats().pool_bytes).c_str());
-  std::printf("%4s  %-28s %-4s %-6s %10s %9s %14s %14s %9s\n", "#", "shapes", "hit", "place",
-              "special ms", "place ms", "plan pool B", "pool B", "run ms");
+  std::printf("%4s  %-28s %-4s %-6s %10s %9s %14s %7s %14s %9s\n", "#", "shapes", "hit", "place",
+              "special ms", "place us", "plan pool B", "pool/LB", "pool B", "run ms");
   std::vector<LineResult> results;
   for (size_t i = 0; i < lines.size(); ++i) {
     const std::string line_dir = sweep.io_dir.empty() ? "" : str_cat(sweep.io_dir, "/", i + 1);
@@ -277,10 +300,13 @@ Status run_shape_sweep(const ModelFlags& model, const SweepFlags& sweep, uint64_
         run_line(*session, lines[i], seed, sweep.runs_per_shape, line_dir);
     if (!result) return result.status().with_context(str_cat("sweep line ", lines[i].line_number));
     const LineResult& r = *result;
-    std::printf("%4zu  %-28s %-4s %-6s %10.1f %9.3f %14zu %14zu %9.1f\n", i + 1, r.shapes.c_str(),
-                r.cache_hit ? "yes" : "no",
-                r.cache_hit ? "-" : (r.reused_placement ? "reuse" : "plan"), r.specialize_ms,
-                r.place_ms, r.plan_pool_bytes, r.pool_bytes, r.run_ms);
+    const double pool_over_bound = r.plan_lower_bound_bytes == 0
+                                       ? 0.0
+                                       : static_cast<double>(r.plan_pool_bytes) /
+                                             static_cast<double>(r.plan_lower_bound_bytes);
+    std::printf("%4zu  %-28s %-4s %-6s %10.1f %9.0f %14zu %7.3f %14zu %9.1f\n", i + 1,
+                r.shapes.c_str(), r.cache_hit ? "yes" : "no", r.placement(), r.specialize_ms,
+                r.place_ms * 1e3, r.plan_pool_bytes, pool_over_bound, r.pool_bytes, r.run_ms);
     std::fflush(stdout);
     results.push_back(r);
   }
