@@ -9,12 +9,12 @@
 //               kAutoExactMaxNodes search nodes. The record-count and node limits (not a clock)
 //               keep it deterministic and within the default mode's speed target: at most two
 //               greedy placements on 1,000 records, one on 100,000.
-//   portfolio : every greedy order, then the exact search on instances of up to
+//   portfolio : auto's result, every greedy order, then the exact search on instances of up to
 //               kPortfolioExactMaxRecords records (half the time left), then, unless that proved
 //               optimality, a local search on the best order (TVM USMP's hill climb, with a fixed
 //               move count and seed), all under options.budget_ms.
-//   exact     : the best greedy order as incumbent, then the exact search (exact.cc) for the
-//               whole budget.
+//   exact     : auto's result (or a better greedy order) as incumbent, then the exact search
+//               (exact.cc) for the whole budget.
 // Every stage stops as soon as the pool equals the lower bound (provably optimal). Results are
 // deterministic unless the budget runs out: the budget is a safety cap, and when it cuts a search
 // short the result depends on the machine's speed.
@@ -36,6 +36,7 @@ constexpr size_t kAutoSecondOrderMaxRecords = 20000;
 constexpr size_t kAutoAllOrdersMaxRecords = 512;
 constexpr size_t kAutoExactMaxRecords = 400;
 constexpr uint64_t kAutoExactMaxNodes = 20000;  // about a millisecond
+constexpr double kNoTimeLimitMs = 1e12;
 constexpr size_t kLocalSearchMaxRecords = 5000;
 constexpr size_t kLocalSearchWork = 200000;  // moves x records: ~200 moves on 1,000 records
 constexpr size_t kPortfolioExactMaxRecords = 400;
@@ -121,10 +122,29 @@ Placement finish(Best best) {
 // Runs the exact search below the incumbent with `share` of the time left.
 void improve_by_exact_search(std::span<const UsageRecord> records, Best& best,
                              Clock::time_point start, double budget_ms, double share) {
-  if (best.optimal()) return;
+  if (best.optimal() || best.placement.proven_optimal) return;
   const double left_ms = (budget_ms - elapsed_ms(start)) * share;
   if (left_ms <= 0) return;
   ExactOutcome outcome = search_exact(records, best.placement.pool_bytes, left_ms);
+  if (outcome.improved) best.placement = std::move(outcome.placement);
+  best.placement.proven_optimal = outcome.proven_optimal;
+}
+
+// auto's stages after greedy by size: the other greedy orders within their record-count limits,
+// then the node-limited exact search on small instances still above the lower bound.
+void run_auto_stages(std::span<const UsageRecord> records, const AlgorithmOptions& options,
+                     Best& best) {
+  const size_t count = placed_count(records);
+  for (OrderFn order_fn : kOtherOrders) {
+    const size_t max_records =
+        order_fn == &lifetime_order ? kAutoSecondOrderMaxRecords : kAutoAllOrdersMaxRecords;
+    if (best.optimal() || count > max_records) continue;
+    try_order(records, order_fn(records), best);
+  }
+  if (best.optimal() || count > kAutoExactMaxRecords) return;
+  // The node limit alone bounds this search (no clock), so auto stays deterministic.
+  ExactOutcome outcome =
+      search_exact(records, best.placement.pool_bytes, kNoTimeLimitMs, kAutoExactMaxNodes);
   if (outcome.improved) best.placement = std::move(outcome.placement);
   best.placement.proven_optimal = outcome.proven_optimal;
 }
@@ -135,19 +155,7 @@ Expected<Placement> place_auto(std::span<const UsageRecord> records,
                                const AlgorithmOptions& options) {
   ONEPOOL_RETURN_IF_ERROR(check_records(records, options.alignment));
   Best best = greedy_by_size_best(records);
-  const size_t count = placed_count(records);
-  for (OrderFn order_fn : kOtherOrders) {
-    const size_t max_records =
-        order_fn == &lifetime_order ? kAutoSecondOrderMaxRecords : kAutoAllOrdersMaxRecords;
-    if (best.optimal() || count > max_records) continue;
-    try_order(records, order_fn(records), best);
-  }
-  if (!best.optimal() && count <= kAutoExactMaxRecords) {
-    ExactOutcome outcome = search_exact(records, best.placement.pool_bytes, options.budget_ms,
-                                        kAutoExactMaxNodes);
-    if (outcome.improved) best.placement = std::move(outcome.placement);
-    best.placement.proven_optimal = outcome.proven_optimal;
-  }
+  run_auto_stages(records, options, best);
   return finish(std::move(best));
 }
 
@@ -155,8 +163,9 @@ Expected<Placement> place_portfolio(std::span<const UsageRecord> records,
                                     const AlgorithmOptions& options) {
   ONEPOOL_RETURN_IF_ERROR(check_records(records, options.alignment));
   const Clock::time_point start = Clock::now();
-  // Step 1. Greedy by size (often optimal already), then the other orders.
+  // Step 1. What auto finds (so portfolio is never worse), then every other greedy order.
   Best best = greedy_by_size_best(records);
+  run_auto_stages(records, options, best);
   try_other_orders(records, best, start, options.budget_ms);
   // Step 2. The exact search on small instances, with half the time left.
   if (placed_count(records) <= kPortfolioExactMaxRecords) {
@@ -173,6 +182,7 @@ Expected<Placement> place_exact(std::span<const UsageRecord> records,
   ONEPOOL_RETURN_IF_ERROR(check_records(records, options.alignment));
   const Clock::time_point start = Clock::now();
   Best best = greedy_by_size_best(records);
+  run_auto_stages(records, options, best);  // auto's result is the first incumbent
   try_other_orders(records, best, start, options.budget_ms);
   if (placed_count(records) <= kExactMaxRecords) {
     improve_by_exact_search(records, best, start, options.budget_ms, 1.0);
