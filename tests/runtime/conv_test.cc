@@ -17,20 +17,11 @@ using testing::float_attr;
 using testing::int_attr;
 using testing::ints_attr;
 using testing::OutputSpec;
+using testing::random_values;
 using testing::run_single_node;
 using testing::string_attr;
 using testing::values_of;
 
-// Deterministic values in [-1, 1).
-std::vector<float> random_values(int64_t count, uint32_t seed) {
-  std::vector<float> values(static_cast<size_t>(count));
-  uint32_t state = seed * 2654435761u + 1u;
-  for (float& v : values) {
-    state = state * 1664525u + 1013904223u;
-    v = static_cast<float>(state >> 8) / static_cast<float>(1u << 24) * 2.0f - 1.0f;
-  }
-  return values;
-}
 
 Shape shape_of(int64_t a, int64_t b, const std::vector<int64_t>& spatial) {
   Shape shape{a, b};

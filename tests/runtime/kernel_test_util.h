@@ -61,6 +61,17 @@ inline Attribute string_attr(std::string v) { Attribute a; a.kind = Attribute::K
 inline Attribute ints_attr(std::vector<int64_t> v) { Attribute a; a.kind = Attribute::Kind::kInts; a.ints = std::move(v); return a; }
 inline Attribute floats_attr(std::vector<float> v) { Attribute a; a.kind = Attribute::Kind::kFloats; a.floats = std::move(v); return a; }
 
+// Deterministic values in [-1, 1) (an LCG seeded with `seed`).
+inline std::vector<float> random_values(int64_t count, uint32_t seed) {
+  std::vector<float> values(static_cast<size_t>(count));
+  uint32_t state = seed * 2654435761u + 1u;
+  for (float& v : values) {
+    state = state * 1664525u + 1013904223u;
+    v = static_cast<float>(state >> 8) / static_cast<float>(1u << 24) * 2.0f - 1.0f;
+  }
+  return values;
+}
+
 }  // namespace onepool::testing
 
 // The implementation lives in the header's companion so that each test file can include it once.
