@@ -229,16 +229,20 @@ void print_summary(const DynamicSession& session, const std::vector<LineResult>&
       results.size(), distinct.size(), static_cast<long long>(hits),
       static_cast<long long>(stats.cache_misses), static_cast<long long>(stats.cache_evictions));
   std::printf(
-      "placement: %lld reused the top plan, %lld planned | mean specialize %.1f ms, "
-      "mean place %.3f ms, mean run %.1f ms\n",
+      "placement: whole session (creation included): %lld symbolic, %lld reused the top plan, "
+      "%lld by the algorithms, %lld symbolic fallbacks\n",
+      static_cast<long long>(stats.symbolic_placements),
       static_cast<long long>(stats.reused_placements),
-      static_cast<long long>(stats.fresh_placements), mean(specialize_ms), mean(place_ms),
-      mean(run_ms));
-  std::printf("symbolic:  %lld placed symbolically (mean %.0f us), %lld fallbacks",
-              static_cast<long long>(stats.symbolic_placements), mean(symbolic_us),
-              static_cast<long long>(stats.symbolic_fallbacks));
-  if (!planned_us.empty()) std::printf(" | planned: mean %.0f us", mean(planned_us));
-  std::printf(" (placement only, lines of this sweep)\n");
+      static_cast<long long>(stats.fresh_placements),
+      static_cast<long long>(stats.symbolic_fallbacks));
+  std::printf("new shapes of this sweep: mean specialize %.1f ms, mean place %.3f ms",
+              mean(specialize_ms), mean(place_ms));
+  if (!symbolic_us.empty()) std::printf(" (symbolic %.0f us", mean(symbolic_us));
+  if (!planned_us.empty()) {
+    std::printf("%s algorithms %.0f us", symbolic_us.empty() ? " (" : ", ", mean(planned_us));
+  }
+  if (!symbolic_us.empty() || !planned_us.empty()) std::printf(")");
+  std::printf(", mean run of every line %.1f ms\n", mean(run_ms));
   std::printf(
       "pool:      %s mode | final %s | peak %s | %lld allocations, %lld growth events "
       "(log2 of the element range: %.2f)\n",
