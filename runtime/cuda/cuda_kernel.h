@@ -19,6 +19,7 @@
 #include "onepool/status.h"
 #include "onepool/tensor.h"
 #include "planner/graph.h"
+#include "runtime/node_context.h"
 
 namespace onepool::cuda {
 
@@ -30,44 +31,18 @@ struct CudaBackendOptions {
   size_t cublas_workspace_bytes = size_t{4} << 20;
 };
 
-/// What a kernel factory may look at: the node, its values' dtypes and static shapes, the host
-/// data of inputs that are weights, and the backend options.
-class CudaNodeContext {
+/// What a CUDA kernel factory may look at: the node (see runtime/node_context.h) and the backend
+/// options.
+class CudaNodeContext : public NodeContext {
  public:
   CudaNodeContext(const Graph& graph, const Node& node, const CudaBackendOptions& options)
-      : graph_(graph), node_(node), options_(options) {}
+      : NodeContext(graph, node), options_(options) {}
 
-  const Node& node() const { return node_; }
-  const Graph& graph() const { return graph_; }
   const CudaBackendOptions& options() const { return options_; }
-  size_t input_count() const { return node_.inputs.size(); }
-  size_t output_count() const { return node_.outputs.size(); }
-  bool has_input(size_t i) const { return node_.input(i) != kNoValue; }
-  bool has_output(size_t i) const {
-    return i < node_.outputs.size() && node_.outputs[i] != kNoValue;
-  }
-  /// Only valid when has_input(i) / has_output(i).
-  const Value& input(size_t i) const { return graph_.values[static_cast<size_t>(node_.inputs[i])]; }
-  const Value& output(size_t i) const {
-    return graph_.values[static_cast<size_t>(node_.outputs[i])];
-  }
-  /// Input i's host data when it is a weight, else nullptr.
-  const HostTensor* constant_input(size_t i) const {
-    if (!has_input(i)) return nullptr;
-    const Value& value = input(i);
-    return value.kind == ValueKind::kWeight ? &graph_.weight(node_.inputs[i]) : nullptr;
-  }
-  /// "node 'n' (Op): " + message.
-  template <class... Args>
-  Status error(StatusCode code, const Args&... args) const {
-    return make_status(code, describe_node(node_), ": ", args...);
-  }
   /// kUnsupported naming the node, op and the dtype of input 0 (or "none").
   Status unsupported(const std::string& why) const;
 
  private:
-  const Graph& graph_;
-  const Node& node_;
   const CudaBackendOptions& options_;
 };
 

@@ -52,7 +52,7 @@ bool binary_type_ok(BinaryOp op, ElemType type) {
 
 Status CudaNodeContext::unsupported(const std::string& why) const {
   const std::string dtype = has_input(0) ? dtype_name(input(0).dtype) : "none";
-  return make_status(StatusCode::kUnsupported, describe_node(node_), ": op '", node_.op_type,
+  return make_status(StatusCode::kUnsupported, describe_node(node()), ": op '", node().op_type,
                      "' with dtype ", dtype, " has no CUDA kernel (", why, ")");
 }
 

@@ -1,0 +1,49 @@
+// What a kernel factory of any backend may look at when it prepares a node: the node, its
+// values' dtypes and static shapes, and the host data of inputs that are weights (Reshape's
+// shape, Pad's pads, Resize's scales, ...). Backends add their own knobs by deriving.
+#pragma once
+
+#include <cstddef>
+
+#include "onepool/status.h"
+#include "planner/graph.h"
+
+namespace onepool {
+
+class NodeContext {
+ public:
+  NodeContext(const Graph& graph, const Node& node) : graph_(graph), node_(node) {}
+
+  const Node& node() const { return node_; }
+  const Graph& graph() const { return graph_; }
+  size_t input_count() const { return node_.inputs.size(); }
+  size_t output_count() const { return node_.outputs.size(); }
+  /// True when input i exists (not omitted and i < input_count()).
+  bool has_input(size_t i) const { return node_.input(i) != kNoValue; }
+  bool has_output(size_t i) const {
+    return i < node_.outputs.size() && node_.outputs[i] != kNoValue;
+  }
+  /// Input i's value; only valid when has_input(i).
+  const Value& input(size_t i) const { return graph_.values[static_cast<size_t>(node_.inputs[i])]; }
+  /// Output i's value; only valid when has_output(i).
+  const Value& output(size_t i) const {
+    return graph_.values[static_cast<size_t>(node_.outputs[i])];
+  }
+  /// Input i's host data when it is a weight (constant), else nullptr.
+  const HostTensor* constant_input(size_t i) const {
+    if (!has_input(i)) return nullptr;
+    const Value& value = input(i);
+    return value.kind == ValueKind::kWeight ? &graph_.weight(node_.inputs[i]) : nullptr;
+  }
+  /// "node 'n' (Op): " + message, as kInvalidModel / kUnsupported.
+  template <class... Args>
+  Status error(StatusCode code, const Args&... args) const {
+    return make_status(code, describe_node(node_), ": ", args...);
+  }
+
+ private:
+  const Graph& graph_;
+  const Node& node_;
+};
+
+}  // namespace onepool
