@@ -10,21 +10,13 @@
 
 #include "planner/graph.h"
 #include "runtime/cpu/kernel_registry.h"
+#include "runtime/node_bindings.h"
 
 namespace onepool::cpu {
 
 namespace {
 
 constexpr size_t kPoolAlignment = 256;
-
-struct BoundNode {
-  size_t first_input = 0;   // index into CpuBackend::views_
-  size_t input_count = 0;
-  size_t first_output = 0;
-  size_t output_count = 0;
-  std::byte* workspace = nullptr;
-  size_t workspace_bytes = 0;
-};
 
 // The node's kernel, or kUnsupported naming the node and op when the CPU has none.
 Expected<PreparedKernel> prepare_kernel(const KernelRegistry& registry, const Graph& graph,
@@ -67,7 +59,7 @@ class CpuBackend final : public Backend {
 
  private:
   Status allocate_pool(size_t bytes, void* caller_pool, size_t caller_capacity);
-  Status bind_node_views(const Model& model, const Plan& plan);
+  Status bind_node_views(const Plan& plan);
 
   int threads_;
   ThreadPool thread_pool_;
@@ -150,44 +142,16 @@ Status CpuBackend::bind(const Model& model, const Plan& plan, void* caller_pool,
       view.data = const_cast<std::byte*>(model.weights_base()) + locations[id].offset;
     }
   }
-  return bind_node_views(model, plan);
+  return bind_node_views(plan);
 }
 
-Status CpuBackend::bind_node_views(const Model& model, const Plan& plan) {
-  views_.clear();
-  bound_nodes_.assign(graph_->nodes.size(), BoundNode{});
-  for (size_t n = 0; n < graph_->nodes.size(); ++n) {
-    const Node& node = graph_->nodes[n];
-    BoundNode& bound = bound_nodes_[n];
-    bound.first_input = views_.size();
-    for (ValueId id : node.inputs) {
-      views_.push_back(id == kNoValue ? TensorView{} : value_views_[static_cast<size_t>(id)]);
-    }
-    bound.input_count = node.inputs.size();
-    bound.first_output = views_.size();
-    for (ValueId id : node.outputs) {
-      views_.push_back(id == kNoValue ? TensorView{} : value_views_[static_cast<size_t>(id)]);
-    }
-    bound.output_count = node.outputs.size();
-  }
-  for (const PlannedTensor& tensor : plan.tensors) {
-    if (tensor.workspace_node < 0) continue;
-    if (static_cast<size_t>(tensor.workspace_node) >= bound_nodes_.size()) {
-      return make_status(StatusCode::kInvalidArgument, "plan workspace '", tensor.name,
-                         "' names step ", tensor.workspace_node, " beyond the graph");
-    }
-    BoundNode& bound = bound_nodes_[static_cast<size_t>(tensor.workspace_node)];
-    bound.workspace = pool_ + tensor.offset;
-    bound.workspace_bytes = tensor.bytes;
-  }
-  for (size_t n = 0; n < kernels_.size(); ++n) {
-    if (kernels_[n].workspace_bytes > bound_nodes_[n].workspace_bytes) {
-      return make_status(StatusCode::kInvalidArgument, describe_node(graph_->nodes[n]),
-                         ": needs a workspace of ", kernels_[n].workspace_bytes,
-                         " bytes but the plan gives ", bound_nodes_[n].workspace_bytes);
-    }
-  }
-  (void)model;
+Status CpuBackend::bind_node_views(const Plan& plan) {
+  std::vector<size_t> needed(kernels_.size());
+  for (size_t n = 0; n < kernels_.size(); ++n) needed[n] = kernels_[n].workspace_bytes;
+  ONEPOOL_ASSIGN_OR_RETURN(NodeBindings bindings, bind_nodes(*graph_, value_views_, plan, pool_,
+                                                             needed, 1));
+  views_ = std::move(bindings.views);
+  bound_nodes_ = std::move(bindings.nodes);
   return Status::ok();
 }
 

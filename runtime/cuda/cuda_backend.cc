@@ -9,6 +9,7 @@
 
 #include "planner/graph.h"
 #include "runtime/cuda/cuda_check.h"
+#include "runtime/node_bindings.h"
 #include "runtime/cuda/cuda_device.h"
 
 namespace onepool::cuda {
@@ -16,15 +17,6 @@ namespace onepool::cuda {
 namespace {
 
 constexpr size_t kPoolAlignment = 256;
-
-struct BoundNode {
-  size_t first_input = 0;  // index into CudaBackend::views_
-  size_t input_count = 0;
-  size_t first_output = 0;
-  size_t output_count = 0;
-  std::byte* workspace = nullptr;
-  size_t workspace_bytes = 0;
-};
 
 class CudaBackend final : public Backend {
  public:
@@ -189,44 +181,12 @@ Status CudaBackend::bind(const Model& model, const Plan& plan, void* caller_pool
 }
 
 Status CudaBackend::bind_node_views(const Plan& plan) {
-  views_.clear();
-  bound_nodes_.assign(graph_ir_->nodes.size(), BoundNode{});
-  for (size_t n = 0; n < graph_ir_->nodes.size(); ++n) {
-    const Node& node = graph_ir_->nodes[n];
-    BoundNode& bound = bound_nodes_[n];
-    bound.first_input = views_.size();
-    for (ValueId id : node.inputs) {
-      views_.push_back(id == kNoValue ? TensorView{} : value_views_[static_cast<size_t>(id)]);
-    }
-    bound.input_count = node.inputs.size();
-    bound.first_output = views_.size();
-    for (ValueId id : node.outputs) {
-      views_.push_back(id == kNoValue ? TensorView{} : value_views_[static_cast<size_t>(id)]);
-    }
-    bound.output_count = node.outputs.size();
-  }
-  for (const PlannedTensor& tensor : plan.tensors) {
-    if (tensor.workspace_node < 0) continue;
-    if (static_cast<size_t>(tensor.workspace_node) >= bound_nodes_.size()) {
-      return make_status(StatusCode::kInvalidArgument, "plan workspace '", tensor.name,
-                         "' names step ", tensor.workspace_node, " beyond the graph");
-    }
-    if (tensor.offset % kPoolAlignment != 0) {
-      return make_status(StatusCode::kInvalidArgument, "plan workspace '", tensor.name,
-                         "' at offset ", tensor.offset, " is not ", kPoolAlignment,
-                         "-byte aligned (cuBLAS needs it)");
-    }
-    BoundNode& bound = bound_nodes_[static_cast<size_t>(tensor.workspace_node)];
-    bound.workspace = pool_ + tensor.offset;
-    bound.workspace_bytes = tensor.bytes;
-  }
-  for (size_t n = 0; n < kernels_.size(); ++n) {
-    if (kernels_[n].workspace_bytes > bound_nodes_[n].workspace_bytes) {
-      return make_status(StatusCode::kInvalidArgument, describe_node(graph_ir_->nodes[n]),
-                         ": needs a workspace of ", kernels_[n].workspace_bytes,
-                         " bytes but the plan gives ", bound_nodes_[n].workspace_bytes);
-    }
-  }
+  std::vector<size_t> needed(kernels_.size());
+  for (size_t n = 0; n < kernels_.size(); ++n) needed[n] = kernels_[n].workspace_bytes;
+  ONEPOOL_ASSIGN_OR_RETURN(NodeBindings bindings, bind_nodes(*graph_ir_, value_views_, plan, pool_,
+                                                             needed, kPoolAlignment));
+  views_ = std::move(bindings.views);
+  bound_nodes_ = std::move(bindings.nodes);
   return Status::ok();
 }
 
