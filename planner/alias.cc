@@ -2,6 +2,7 @@
 #include "planner/alias.h"
 
 #include <algorithm>
+#include <span>
 
 namespace onepool {
 namespace {
@@ -42,24 +43,18 @@ class GroupBuilder {
     move_group(group(out), group(in), offset(in));
   }
 
-  // Output 0 overwrites input k, which dies at this step.
-  void apply_in_place(const Node& node, NodeId step, int k) {
-    const ValueId in = node.input(static_cast<size_t>(k));
-    const ValueId out = output0(node);
-    if (!planned(in) || !planned(out) || bytes(in) != bytes(out)) return;
-    const Group& target = groups_[static_cast<size_t>(group(in))];
-    if (target.pinned || target.last != step) return;
-    for (size_t i = 0; i < node.inputs.size(); ++i) {
-      if (static_cast<int>(i) != k && planned(node.inputs[i]) &&
-          group(node.inputs[i]) == group(in)) {
-        return;  // the kernel would read an input it is overwriting
+  // Output 0 overwrites the first input k of `inputs` (bit k: input k) that dies at this step.
+  void apply_in_place(const Node& node, NodeId step, uint32_t inputs) {
+    for (size_t k = 0; k < node.inputs.size() && k < 32; ++k) {
+      if ((inputs >> k & 1u) != 0 && can_overwrite(node, step, k)) {
+        move_group(group(output0(node)), group(node.inputs[k]), offset(node.inputs[k]));
+        return;
       }
     }
-    move_group(group(out), group(in), offset(in));
   }
 
   // Each eligible input's group moves to its slice of the output.
-  void apply_concat(const Node& node, size_t alignment) {
+  void apply_concat(const Node& node, size_t alignment, std::span<const uint8_t> kept_out) {
     const ValueId out = output0(node);
     if (!planned(out) || offset(out) != 0) return;
     const Shape& shape = graph_.values[static_cast<size_t>(out)].shape;
@@ -72,7 +67,10 @@ class GroupBuilder {
     size_t slice = 0;
     for (ValueId in : node.inputs) {
       if (in == kNoValue) return;
-      if (concat_input_fits(in, out, slice, alignment)) move_group(group(in), group(out), slice);
+      const bool left_out = !kept_out.empty() && kept_out[static_cast<size_t>(in)] != 0;
+      if (!left_out && concat_input_fits(in, out, slice, alignment)) {
+        move_group(group(in), group(out), slice);
+      }
       slice += bytes(in);
     }
   }
@@ -115,6 +113,20 @@ class GroupBuilder {
   size_t offset(ValueId id) const { return offset_[static_cast<size_t>(id)]; }
   size_t bytes(ValueId id) const { return graph_.values[static_cast<size_t>(id)].bytes(); }
 
+  // Output 0 may take input k's bytes: same byte count, input k's group ends at this step, holds
+  // no graph input or output, and no other input of the node reads from it.
+  bool can_overwrite(const Node& node, NodeId step, size_t k) const {
+    const ValueId in = node.inputs[k];
+    const ValueId out = output0(node);
+    if (!planned(in) || !planned(out) || bytes(in) != bytes(out)) return false;
+    const Group& target = groups_[static_cast<size_t>(group(in))];
+    if (target.pinned || target.last != step) return false;
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      if (i != k && planned(node.inputs[i]) && group(node.inputs[i]) == group(in)) return false;
+    }
+    return true;
+  }
+
   bool concat_input_fits(ValueId in, ValueId out, size_t slice, size_t alignment) const {
     if (!planned(in) || group(in) == group(out) || offset(in) != 0) return false;
     if (bytes(in) == 0 || slice % alignment != 0) return false;
@@ -147,55 +159,84 @@ class GroupBuilder {
 
 }  // namespace
 
-Expected<AliasedLiveness> find_aliases(const Graph& graph, const Liveness& plain,
-                                       const NodeMemoryNeeds& needs, const AliasKinds& kinds,
-                                       size_t alignment, std::span<const uint8_t> excluded_nodes) {
+namespace {
+
+Status check_exclusions(const Graph& graph, const NodeMemoryNeeds& needs,
+                        const SharingExclusions& excluded) {
   if (!needs.aliasing.empty() && needs.aliasing.size() != graph.nodes.size()) {
     return make_status(StatusCode::kInvalidArgument, "aliasing: expected one entry per node (",
                        graph.nodes.size(), "), got ", needs.aliasing.size());
   }
-  if (!excluded_nodes.empty() && excluded_nodes.size() != graph.nodes.size()) {
+  if (!excluded.nodes.empty() && excluded.nodes.size() != graph.nodes.size()) {
     return make_status(StatusCode::kInvalidArgument, "aliasing: expected one flag per node (",
-                       graph.nodes.size(), "), got ", excluded_nodes.size());
+                       graph.nodes.size(), "), got ", excluded.nodes.size());
   }
+  if (!excluded.concat_inputs.empty() && excluded.concat_inputs.size() != graph.values.size()) {
+    return make_status(StatusCode::kInvalidArgument, "aliasing: expected one flag per value (",
+                       graph.values.size(), "), got ", excluded.concat_inputs.size());
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
+Expected<AliasedLiveness> find_aliases(const Graph& graph, const Liveness& plain,
+                                       const NodeMemoryNeeds& needs, const AliasKinds& kinds,
+                                       size_t alignment, const SharingExclusions& excluded) {
+  ONEPOOL_RETURN_IF_ERROR(check_exclusions(graph, needs, excluded));
   GroupBuilder builder(graph, plain);
   for (size_t n = 0; n < needs.aliasing.size(); ++n) {
-    if (!excluded_nodes.empty() && excluded_nodes[n] != 0) continue;
+    if (!excluded.nodes.empty() && excluded.nodes[n] != 0) continue;
     const NodeAliasing& can = needs.aliasing[n];
     const Node& node = graph.nodes[n];
     if (kinds.views && can.output_is_view) builder.apply_view(node);
-    if (kinds.in_place && !can.output_is_view && can.in_place_input >= 0) {
-      builder.apply_in_place(node, static_cast<NodeId>(n), can.in_place_input);
+    if (kinds.in_place && !can.output_is_view && can.in_place_inputs != 0) {
+      builder.apply_in_place(node, static_cast<NodeId>(n), can.in_place_inputs);
     }
-    if (kinds.concat && can.concat_in_place) builder.apply_concat(node, alignment);
+    if (kinds.concat && can.concat_in_place) {
+      builder.apply_concat(node, alignment, excluded.concat_inputs);
+    }
   }
   return builder.finish(plain, alignment);
 }
 
-Expected<std::vector<uint8_t>> exclude_costly_concats(const Graph& graph, const Liveness& plain,
-                                                      const NodeMemoryNeeds& needs,
-                                                      const AliasKinds& kinds, size_t alignment) {
+Expected<SharingExclusions> exclude_costly_concat_inputs(const Graph& graph,
+                                                         const Liveness& plain,
+                                                         const NodeMemoryNeeds& needs,
+                                                         const AliasKinds& kinds,
+                                                         size_t alignment) {
   AliasKinds with_concat = kinds;
   with_concat.concat = true;
-  std::vector<uint8_t> excluded(graph.nodes.size(), 0);
+  SharingExclusions excluded;
+  excluded.nodes.assign(graph.nodes.size(), 0);
+  excluded.concat_inputs.assign(graph.values.size(), 0);
   std::vector<size_t> concats;
   for (size_t n = 0; n < needs.aliasing.size(); ++n) {
     if (!needs.aliasing[n].concat_in_place) continue;
-    excluded[n] = 1;
+    excluded.nodes[n] = 1;
     concats.push_back(n);
   }
   ONEPOOL_ASSIGN_OR_RETURN(AliasedLiveness start,
                            find_aliases(graph, plain, needs, with_concat, alignment, excluded));
   size_t bound = lower_bound_bytes(start.liveness.records);
   for (size_t n : concats) {
-    excluded[n] = 0;
-    ONEPOOL_ASSIGN_OR_RETURN(AliasedLiveness trial,
-                             find_aliases(graph, plain, needs, with_concat, alignment, excluded));
-    const size_t trial_bound = lower_bound_bytes(trial.liveness.records);
-    if (trial_bound <= bound) {
-      bound = trial_bound;
-    } else {
-      excluded[n] = 1;
+    // The node's inputs all start out, then come in one by one, latest first.
+    excluded.nodes[n] = 0;
+    const std::vector<ValueId>& inputs = graph.nodes[n].inputs;
+    for (ValueId in : inputs) {
+      if (in != kNoValue) excluded.concat_inputs[static_cast<size_t>(in)] = 1;
+    }
+    for (auto it = inputs.rbegin(); it != inputs.rend(); ++it) {
+      if (*it == kNoValue) continue;
+      excluded.concat_inputs[static_cast<size_t>(*it)] = 0;
+      ONEPOOL_ASSIGN_OR_RETURN(AliasedLiveness trial,
+                               find_aliases(graph, plain, needs, with_concat, alignment, excluded));
+      const size_t trial_bound = lower_bound_bytes(trial.liveness.records);
+      if (trial_bound <= bound) {
+        bound = trial_bound;
+      } else {
+        excluded.concat_inputs[static_cast<size_t>(*it)] = 1;
+      }
     }
   }
   return excluded;

@@ -5,7 +5,7 @@
 // order, where `NodeAliasing` allows it and `AliasKinds` asks for it:
 // - view: output 0 of a view node (Reshape, Flatten, Squeeze, Unsqueeze, Identity) joins input
 //   0's group at input 0's offset (same byte count);
-// - in place: output 0 joins the group of input k (the kernel's in-place input) at k's offset
+// - in place: output 0 joins the group of the first input k the kernel may overwrite at k's offset
 //   when the group's last use is this step, no member is a graph input or graph output, no other
 //   input of the node is in the group, and the byte counts match;
 // - Concat in place: when the output is contiguous per input (the dims before the axis multiply
@@ -46,6 +46,14 @@ struct ValueStorage {
   bool operator==(const ValueStorage&) const = default;
 };
 
+/// What find_aliases leaves unshared. Each vector is empty (nothing left out) or holds one flag
+/// per node (`nodes`: the node shares nothing) or per graph value (`concat_inputs`: the value is
+/// never moved into a Concat output, so that Concat copies it).
+struct SharingExclusions {
+  std::vector<uint8_t> nodes;
+  std::vector<uint8_t> concat_inputs;
+};
+
 /// The outcome of find_aliases: per value storage and the records to place.
 struct AliasedLiveness {
   std::vector<ValueStorage> storage;  // per graph value
@@ -55,20 +63,23 @@ struct AliasedLiveness {
 };
 
 /// Groups the values of `plain` (compute_liveness's output for `graph`) as described above.
-/// `needs.aliasing` is empty (nothing shared) or holds one entry per node. `excluded_nodes` is
-/// empty or holds one flag per node: a node flagged non-zero shares nothing.
+/// `needs.aliasing` is empty (nothing shared) or holds one entry per node; `excluded` says what
+/// stays unshared.
 Expected<AliasedLiveness> find_aliases(const Graph& graph, const Liveness& plain,
                                        const NodeMemoryNeeds& needs, const AliasKinds& kinds,
-                                       size_t alignment,
-                                       std::span<const uint8_t> excluded_nodes = {});
+                                       size_t alignment, const SharingExclusions& excluded = {});
 
-/// The Concats to leave out so that Concat in place lowers the bound instead of raising it: a
-/// Concat that moves early producers into its output makes that output live from the first of
-/// them. Greedy, in execution order: starting with every Concat left out (and `kinds` otherwise
-/// applied), each Concat is let in when the lower bound does not rise. Returns the per-node flags
-/// for find_aliases. O(Concats x (values + records log records)).
-Expected<std::vector<uint8_t>> exclude_costly_concats(const Graph& graph, const Liveness& plain,
-                                                      const NodeMemoryNeeds& needs,
-                                                      const AliasKinds& kinds, size_t alignment);
+/// The Concat inputs to leave out so that Concat in place lowers the bound instead of raising
+/// it: an input moved into the Concat output makes that output live from the input's first step,
+/// so an early producer (a U-Net skip connection) can cost more than its copy saves. Greedy, in
+/// execution order: starting with every Concat left out (and `kinds` otherwise applied), each
+/// Concat's inputs are let in one at a time, the latest input first, when the lower bound does
+/// not rise. Returns the exclusions for find_aliases.
+/// O(Concat inputs x (values + records log records)).
+Expected<SharingExclusions> exclude_costly_concat_inputs(const Graph& graph,
+                                                         const Liveness& plain,
+                                                         const NodeMemoryNeeds& needs,
+                                                         const AliasKinds& kinds,
+                                                         size_t alignment);
 
 }  // namespace onepool

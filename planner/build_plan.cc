@@ -9,6 +9,7 @@
 
 #include "planner/alias.h"
 #include "planner/liveness.h"
+#include "planner/workspace_growth.h"
 
 namespace onepool {
 namespace {
@@ -47,11 +48,10 @@ void fill_bounds(std::span<const UsageRecord> records, const Placement& placemen
 // The records of one selection of sharing and their lower bound (not yet placed).
 Expected<Candidate> alias_candidate(const Graph& graph, const Liveness& plain,
                                     const NodeMemoryNeeds& needs, const AliasKinds& kinds,
-                                    size_t alignment,
-                                    std::span<const uint8_t> excluded_nodes = {}) {
+                                    size_t alignment, const SharingExclusions& excluded = {}) {
   Candidate candidate;
   ONEPOOL_ASSIGN_OR_RETURN(candidate.aliased,
-                           find_aliases(graph, plain, needs, kinds, alignment, excluded_nodes));
+                           find_aliases(graph, plain, needs, kinds, alignment, excluded));
   candidate.lower_bound = lower_bound_bytes(candidate.aliased.liveness.records);
   return candidate;
 }
@@ -68,7 +68,7 @@ Status consider(Candidate candidate, const PlanOptions& options, Plan& plan, Can
 }
 
 // Step 2 of build_plan: the plain records first, then each selection of sharing from the least
-// to the most, last the Concats that do not raise the bound; a later one wins when its pool is
+// to the most, last the Concat inputs that do not raise the bound; a later one wins when its pool is
 // no larger (more sharing: fewer buffers). Selections are placed, not judged by their bound,
 // because a lower bound can still fragment worse: long-lived merged buffers leave gaps that best
 // fit cannot fill.
@@ -94,8 +94,9 @@ Expected<Candidate> choose_candidate(const Graph& graph, const Liveness& plain,
     ONEPOOL_RETURN_IF_ERROR(consider(std::move(candidate), options, plan, best));
   }
   const AliasKinds all{.views = true, .in_place = true, .concat = true};
-  ONEPOOL_ASSIGN_OR_RETURN(const std::vector<uint8_t> excluded,
-                           exclude_costly_concats(graph, plain, needs, all, options.alignment));
+  ONEPOOL_ASSIGN_OR_RETURN(
+      const SharingExclusions excluded,
+      exclude_costly_concat_inputs(graph, plain, needs, all, options.alignment));
   ONEPOOL_ASSIGN_OR_RETURN(Candidate candidate,
                            alias_candidate(graph, plain, needs, all, options.alignment, excluded));
   ONEPOOL_RETURN_IF_ERROR(consider(std::move(candidate), options, plan, best));
@@ -170,7 +171,9 @@ Expected<Plan> build_plan(const Graph& graph, const PlanOptions& options,
     tensor.last = plain.records[i].last;
     plan.tensors.push_back(std::move(tensor));
   }
-  // Step 4. Check the result independently of the algorithm.
+  // Step 4. Workspaces take the free bytes of their steps, up to what their kernels prefer.
+  grow_workspaces(plan, needs.workspace_preferred_bytes);
+  // Step 5. Check the result independently of the algorithm.
   plan.verified = plan.verify().is_ok();
   return plan;
 }

@@ -15,8 +15,9 @@ namespace onepool {
 /// Which storage sharing a node's kernel honours (see planner/alias.h for when the planner
 /// uses it).
 struct NodeAliasing {
-  /// Input index whose bytes the kernel may overwrite with output 0 (same byte count), or -1.
-  int in_place_input = -1;
+  /// The inputs whose bytes the kernel may overwrite with output 0 (same byte count): bit k for
+  /// input k.
+  uint32_t in_place_inputs = 0;
   /// Output 0 may share input 0's bytes: the kernel skips its copy when the addresses match.
   bool output_is_view = false;
   /// Concat: the kernel skips every input whose data already sits at its slice of the output.
@@ -26,6 +27,10 @@ struct NodeAliasing {
 /// Per-node facts that come from the backend's kernels.
 struct NodeMemoryNeeds {
   std::vector<size_t> workspace_bytes;  // per node (empty: no workspaces)
+  /// Per node (empty: none): the scratch a kernel runs faster with. The pool is planned with
+  /// workspace_bytes; each workspace then grows towards this size into the free bytes of its
+  /// step (planner/workspace_growth.h).
+  std::vector<size_t> workspace_preferred_bytes;
   std::vector<NodeAliasing> aliasing;   // per node (empty: no sharing, the plan stays plain)
 };
 

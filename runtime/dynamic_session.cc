@@ -120,6 +120,9 @@ Expected<PreparedSpecialization> DynamicSessionImpl::load_and_prepare(
   // Step 2. Prepare kernels (workspaces depend on the shape).
   ONEPOOL_ASSIGN_OR_RETURN(spec.backend, create_backend(options.session));
   ONEPOOL_RETURN_IF_ERROR(spec.backend->prepare(*spec.model, prepared.needs));
+  // Workspaces keep their minimum: symbolic and reused placements carry each workspace slot
+  // over to other shapes, which a slot grown into one shape's free bytes would not fit.
+  prepared.needs.workspace_preferred_bytes.clear();
   ++stats.cache_misses;
   return prepared;
 }

@@ -34,8 +34,10 @@ Expected<PreparedKernel> prepare_kernel(const KernelRegistry& registry, const Gr
 // Appends one node's workspace and sharing, as the planner reads them.
 void add_memory_needs(const PreparedKernel& kernel, NodeMemoryNeeds& needs) {
   needs.workspace_bytes.push_back(kernel.workspace_bytes);
+  needs.workspace_preferred_bytes.push_back(
+      std::max(kernel.workspace_bytes, kernel.workspace_preferred_bytes));
   needs.aliasing.push_back(
-      NodeAliasing{kernel.in_place_input, kernel.output_is_view, kernel.concat_in_place});
+      NodeAliasing{kernel.in_place_inputs, kernel.output_is_view, kernel.concat_in_place});
 }
 
 struct FreeDeleter {

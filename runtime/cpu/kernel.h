@@ -38,13 +38,21 @@ class Kernel {
   virtual Status run(const RunContext& context) = 0;
 };
 
+/// PreparedKernel::in_place_inputs bits.
+inline constexpr uint32_t kInPlaceInput0 = 1u << 0;
+inline constexpr uint32_t kInPlaceInput1 = 1u << 1;
+
 /// A prepared kernel and the scratch bytes it needs at run time.
 struct PreparedKernel {
   std::unique_ptr<Kernel> kernel;
   size_t workspace_bytes = 0;
-  /// Input index the kernel may overwrite with its output 0 (same bytes), or -1. The planner
-  /// uses it only when that input dies at this step and is not a graph input or output.
-  int in_place_input = -1;
+  /// Scratch the kernel runs faster with (0: just workspace_bytes). The plan may grant any size
+  /// in [workspace_bytes, workspace_preferred_bytes]; run() reads RunContext::workspace_bytes.
+  size_t workspace_preferred_bytes = 0;
+  /// The inputs the kernel may overwrite with its output 0 (same bytes): bit k for input k
+  /// (kInPlaceInput0, kInPlaceInput1). The planner uses one only when that input dies at this
+  /// step and is not a graph input or output.
+  uint32_t in_place_inputs = 0;
   /// Output 0 may share input 0's bytes even while input 0 lives on (Reshape and friends):
   /// run() skips its copy when the two coincide.
   bool output_is_view = false;

@@ -49,8 +49,10 @@ struct Builder {
     graph.nodes.push_back(std::move(node));
     kinds.push_back(kind);
     NodeAliasing can;
-    can.in_place_input =
-        kind == Kind::kUnary || kind == Kind::kBinary || kind == Kind::kView ? 0 : -1;
+    // Binary nodes may overwrite either input, as the CPU's same-shape Add declares.
+    can.in_place_inputs = kind == Kind::kBinary                       ? 0b11u
+                          : kind == Kind::kUnary || kind == Kind::kView ? 0b01u
+                                                                        : 0u;
     can.output_is_view = kind == Kind::kView;
     can.concat_in_place = kind == Kind::kConcat;
     needs.aliasing.push_back(can);

@@ -139,6 +139,35 @@ TEST_CASE("build_plan on a 4-node chain: lifetimes, workspace, bounds") {
   CHECK(plan.alignment == 256);
 }
 
+// Workspace growth: relu0 needs 256 B of scratch and prefers 4096; add2 needs 1000 (1024) and
+// prefers 8192. The pool is planned with the minimums (LB 2048 at step 2, where x, b, c and
+// add2's workspace fill it). At step 0 only x and a (512 B) are live, so relu0's workspace grows
+// into the free bytes: more than 256, at most the 1536 left, on the alignment. Step 2 has no room:
+// add2 keeps 1024. The pool, the bounds and the other tensors do not change; the plan verifies.
+TEST_CASE("build_plan grows workspaces into the free bytes of their steps") {
+  NodeMemoryNeeds needs;
+  needs.workspace_bytes = {256, 0, 1000, 0};
+  needs.workspace_preferred_bytes = {4096, 0, 8192, 0};
+  auto grown = build_plan(chain_graph(), PlanOptions{}, needs);
+  REQUIRE_MESSAGE(grown.has_value(), grown.status().to_string());
+  needs.workspace_preferred_bytes.clear();
+  auto fixed = build_plan(chain_graph(), PlanOptions{}, needs);
+  REQUIRE_MESSAGE(fixed.has_value(), fixed.status().to_string());
+  CHECK(grown->pool_bytes == 2048);
+  CHECK(grown->lower_bound_bytes == 2048);
+  CHECK(grown->verified);
+  const PlannedTensor& relu_scratch = tensor_named(*grown, "relu0:workspace");
+  CHECK(relu_scratch.bytes > 256);
+  CHECK(relu_scratch.bytes <= 1536);
+  CHECK(relu_scratch.bytes % 256 == 0);
+  CHECK(relu_scratch.offset + relu_scratch.bytes <= grown->pool_bytes);
+  CHECK(tensor_named(*fixed, "relu0:workspace").bytes == 256);
+  CHECK(tensor_named(*grown, "add2:workspace").bytes == 1024);
+  for (const char* name : {"x", "a", "b", "c", "y"}) {
+    check_same_tensor(tensor_named(*grown, name), tensor_named(*fixed, name));
+  }
+}
+
 // linear, no workspaces: no reuse, pool == naive == 5 x 256 + 512 = 1792, verified, not optimal.
 TEST_CASE("build_plan with the linear algorithm") {
   PlanOptions options;

@@ -305,10 +305,11 @@ Expected<cpu::PreparedKernel> prepare_conv(const Shape& x, const Shape& w, const
   return registry.find("Conv")(cpu::NodeContext(graph, graph.nodes[0]));
 }
 
-// The im2col workspace is a tile of whole output rows of one group of one image, at most 2 MiB:
-// ResNet's 3x3 conv 64->64 on 56x56 (pad 1) has 64*9 = 576 rows, one output row of columns is
-// 576 x 56 x 4 = 129,024 bytes, so 16 rows fit: 2,064,384 bytes (the untiled matrix would be
-// 7,225,344), for any batch. With group 2 an output row is 64,512 bytes and 32 rows fit:
+// The im2col workspace is a tile of whole output rows of one group of one image: the kernel
+// needs rows up to 64 KiB (at least one) and prefers up to 2 MiB. ResNet's 3x3 conv 64->64 on
+// 56x56 (pad 1) has 64*9 = 576 rows, one output row of columns is 576 x 56 x 4 = 129,024 bytes:
+// it needs one row and prefers 16 rows, 2,064,384 bytes (the untiled matrix would be 7,225,344),
+// for any batch. With group 2 an output row is 64,512 bytes: it needs one and prefers 32 rows,
 // 2,064,384 again. A 1x1 stride-1 conv and a depthwise conv need none.
 TEST_CASE("Conv declares a bounded im2col workspace") {
   AttributeMap attributes;
@@ -316,13 +317,15 @@ TEST_CASE("Conv declares a bounded im2col workspace") {
   auto full =
       prepare_conv(Shape{8, 64, 56, 56}, Shape{64, 64, 3, 3}, Shape{8, 64, 56, 56}, attributes);
   REQUIRE_MESSAGE(full.has_value(), full.status().to_string());
-  CHECK(full->workspace_bytes == 2064384u);
+  CHECK(full->workspace_bytes == 129024u);
+  CHECK(full->workspace_preferred_bytes == 2064384u);
   AttributeMap grouped = attributes;
   grouped.set("group", int_attr(2));
   auto half =
       prepare_conv(Shape{8, 64, 56, 56}, Shape{64, 32, 3, 3}, Shape{8, 64, 56, 56}, grouped);
   REQUIRE_MESSAGE(half.has_value(), half.status().to_string());
-  CHECK(half->workspace_bytes == 2064384u);
+  CHECK(half->workspace_bytes == 64512u);
+  CHECK(half->workspace_preferred_bytes == 2064384u);
   auto pointwise =
       prepare_conv(Shape{1, 64, 56, 56}, Shape{128, 64, 1, 1}, Shape{1, 128, 56, 56}, {});
   REQUIRE_MESSAGE(pointwise.has_value(), pointwise.status().to_string());
@@ -332,6 +335,50 @@ TEST_CASE("Conv declares a bounded im2col workspace") {
   auto dw = prepare_conv(Shape{1, 64, 56, 56}, Shape{64, 1, 3, 3}, Shape{1, 64, 56, 56}, depthwise);
   REQUIRE_MESSAGE(dw.has_value(), dw.status().to_string());
   CHECK(dw->workspace_bytes == 0u);
+}
+
+// Runs a prepared Conv on `x` and `w` with a workspace of `workspace_bytes`.
+std::vector<float> run_conv_with_workspace(cpu::PreparedKernel& prepared, std::vector<float> x,
+                                           const Shape& x_shape, std::vector<float> w,
+                                           const Shape& w_shape, const Shape& y_shape,
+                                           size_t workspace_bytes) {
+  std::vector<float> y(static_cast<size_t>(y_shape.element_count()), -7.0f);
+  const std::vector<TensorView> inputs = {{x.data(), DType::kFloat32, x_shape, {}},
+                                          {w.data(), DType::kFloat32, w_shape, {}}};
+  const std::vector<TensorView> outputs = {{y.data(), DType::kFloat32, y_shape, {}}};
+  std::vector<std::byte> workspace(workspace_bytes);
+  cpu::ThreadPool pool(2);
+  cpu::RunContext context;
+  context.inputs = inputs;
+  context.outputs = outputs;
+  context.workspace = workspace.data();
+  context.workspace_bytes = workspace_bytes;
+  context.threads = &pool;
+  REQUIRE(prepared.kernel->run(context).is_ok());
+  return y;
+}
+
+// The tile count follows the workspace the plan grants: the preferred size (all 27 output rows
+// of 3,456 bytes in one tile), 5 rows (six tiles, the last partial) and a single row (27 tiles)
+// give the same output.
+TEST_CASE("Conv gives the same output with any granted workspace") {
+  AttributeMap attributes;
+  attributes.set("pads", ints_attr({1, 1, 1, 1}));
+  const Shape x_shape{1, 8, 27, 12};
+  const Shape w_shape{16, 8, 3, 3};
+  const Shape y_shape{1, 16, 27, 12};
+  auto prepared = prepare_conv(x_shape, w_shape, y_shape, attributes);
+  REQUIRE_MESSAGE(prepared.has_value(), prepared.status().to_string());
+  const size_t row = 8 * 9 * 12 * sizeof(float);
+  CHECK(prepared->workspace_bytes == 18 * row);  // 64 KiB holds 18 rows of 3,456 bytes
+  CHECK(prepared->workspace_preferred_bytes == 27 * row);
+  const std::vector<float> x = random_values(x_shape.element_count(), 11);
+  const std::vector<float> w = random_values(w_shape.element_count(), 12);
+  const auto whole = run_conv_with_workspace(*prepared, x, x_shape, w, w_shape, y_shape, 27 * row);
+  const auto some = run_conv_with_workspace(*prepared, x, x_shape, w, w_shape, y_shape, 5 * row);
+  const auto least = run_conv_with_workspace(*prepared, x, x_shape, w, w_shape, y_shape, row);
+  check_close(some, whole);
+  check_close(least, whole);
 }
 
 // A graph output shape that disagrees with the attributes is reported with both shapes and the

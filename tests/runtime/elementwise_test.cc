@@ -332,15 +332,15 @@ TEST_CASE("large tensors are split over threads and stay exact") {
 }
 
 struct InPlaceRun {
-  int in_place_input = -2;
+  uint32_t in_place_inputs = 0xffffffffu;
   std::vector<float> values;
 };
 
-// Prepares `op` (float32 in, float32 out of input 0's shape) with optional second input and runs
-// it with output 0 in the same memory as input 0, as the planner does when it accepts
-// PreparedKernel::in_place_input == 0.
+// Prepares `op` (float32 in, float32 out of the shape of input `target`) with optional second
+// input and runs it with output 0 in the same memory as input `target`, as the planner does when
+// it accepts bit `target` of PreparedKernel::in_place_inputs.
 InPlaceRun run_in_place(const std::string& op, const TestInput& x,
-                        const std::optional<TestInput>& other) {
+                        const std::optional<TestInput>& other, size_t target = 0) {
   Graph graph;
   graph.opset = 17;
   Node node;
@@ -357,7 +357,7 @@ InPlaceRun run_in_place(const std::string& op, const TestInput& x,
   Value output;
   output.name = "output";
   output.dtype = DType::kFloat32;
-  output.shape = x.tensor.shape;
+  output.shape = target == 0 ? x.tensor.shape : other->tensor.shape;
   node.outputs.push_back(graph.add_value(output));
   graph.nodes.push_back(node);
   graph.rebuild_edges();
@@ -368,29 +368,29 @@ InPlaceRun run_in_place(const std::string& op, const TestInput& x,
   HostTensor second = other ? other->tensor : HostTensor{};
   std::vector<TensorView> views = {{buffer.data.data(), DType::kFloat32, buffer.shape, {}}};
   if (other) views.push_back({second.data.data(), DType::kFloat32, second.shape, {}});
-  const std::vector<TensorView> outputs = {views[0]};
+  const std::vector<TensorView> outputs = {views[target]};
   cpu::ThreadPool pool(2);
   cpu::RunContext context;
   context.inputs = views;
   context.outputs = outputs;
   context.threads = &pool;
   REQUIRE(prepared->kernel->run(context).is_ok());
-  return {prepared->in_place_input, values_of<float>(buffer)};
+  return {prepared->in_place_inputs, values_of<float>(target == 0 ? buffer : second)};
 }
 
-// Unary and same-shape-input-0 binary ops declare in_place_input 0 and compute correctly in
-// place: Relu {-1,2} -> {0,2}; bias add [1,2,2] + [2,1] -> {11,12,23,24}; a broadcast input 0
-// ([2] + [2,2]) is not in place (-1). The 40000-element Sigmoid also splits over threads.
+// Unary and same-shape-input-0 binary ops declare input 0 in place and compute correctly in
+// place: Relu {-1,2} -> {0,2}; bias add [1,2,2] + [2,1] -> {11,12,23,24}. The 40000-element
+// Sigmoid also splits over threads.
 TEST_CASE("in-place runs on input 0") {
   const auto relu = run_in_place("Relu", f32({2}, {-1, 2}), std::nullopt);
-  CHECK(relu.in_place_input == 0);
+  CHECK(relu.in_place_inputs == cpu::kInPlaceInput0);
   CHECK(relu.values == std::vector<float>{0, 2});
   const auto bias = run_in_place("Add", f32({1, 2, 2}, {1, 2, 3, 4}), f32({2, 1}, {10, 20}));
-  CHECK(bias.in_place_input == 0);
+  CHECK(bias.in_place_inputs == cpu::kInPlaceInput0);
   CHECK(bias.values == std::vector<float>{11, 12, 23, 24});
   std::vector<float> big(40000, 0.0f);
   const auto sigmoid = run_in_place("Sigmoid", f32({40000}, big), std::nullopt);
-  CHECK(sigmoid.in_place_input == 0);
+  CHECK(sigmoid.in_place_inputs == cpu::kInPlaceInput0);
   CHECK(sigmoid.values == std::vector<float>(40000, 0.5f));
 
   Graph graph;
@@ -414,7 +414,21 @@ TEST_CASE("in-place runs on input 0") {
   const auto registry = cpu::KernelRegistry::with_all_kernels();
   auto prepared = registry.find("Add")(cpu::NodeContext(graph, graph.nodes[0]));
   REQUIRE(prepared.has_value());
-  CHECK(prepared->in_place_input == -1);
+  CHECK(prepared->in_place_inputs == cpu::kInPlaceInput1);
+}
+
+// Input 1 in place: a broadcast input 0 ([2] - [2,2]) leaves only input 1, which the output
+// overwrites: {1,2} - {10,20,30,40} -> {-9,-18,-29,-38}; same-shape inputs allow both (a 40000-
+// element Mul over two threads, written over input 1).
+TEST_CASE("in-place runs on input 1 when it has the output's shape") {
+  const auto sub = run_in_place("Sub", f32({2}, {1, 2}), f32({2, 2}, {10, 20, 30, 40}), 1);
+  CHECK(sub.in_place_inputs == cpu::kInPlaceInput1);
+  CHECK(sub.values == std::vector<float>{-9, -18, -29, -38});
+  std::vector<float> threes(40000, 3.0f);
+  std::vector<float> halves(40000, 0.5f);
+  const auto mul = run_in_place("Mul", f32({40000}, threes), f32({40000}, halves), 1);
+  CHECK(mul.in_place_inputs == (cpu::kInPlaceInput0 | cpu::kInPlaceInput1));
+  CHECK(mul.values == std::vector<float>(40000, 1.5f));
 }
 
 // Errors: Sqrt on int32 and Add on bool are unsupported (message names node, op, dtype);

@@ -22,15 +22,26 @@ struct ConvPlan {
   int64_t in_channels = 0;
   int64_t out_channels = 0;
   int64_t group = 1;
-  int64_t tile_rows = 0;  // output rows (od, oh pairs) per im2col tile
+  int64_t row_bytes = 0;  // im2col bytes of one output row (one od, oh pair)
   Activation activation;
 };
 
 // The im2col workspace is bounded by tiling the output rows: a 3x3 conv on a 320x320 map would
 // otherwise need a column matrix (C * 9 * 320 * 320 floats) several times the activations
-// (PaddleOCR det's pool: 101.6 MB untiled, 39.3 MB tiled). 2 MiB tiles keep the GEMMs wide and
-// small enough to fit the gaps between activations (ResNet-50: pool == lower bound).
-constexpr int64_t kMaxIm2colBytes = int64_t{2} << 20;
+// (PaddleOCR det's pool: 101.6 MB untiled, 39.3 MB tiled). The kernel needs whole rows up to
+// 64 KiB (at least one row) and prefers up to 2 MiB, which keeps the GEMMs wide; the planner
+// sizes the pool with the minimum and grants more wherever the pool has room at that step
+// (planner/workspace_growth.h), so only the convs at the peak run with narrow tiles.
+constexpr int64_t kMinIm2colBytes = int64_t{64} << 10;
+constexpr int64_t kPreferredIm2colBytes = int64_t{2} << 20;
+
+// Whole output rows whose im2col fits `bytes`: at least one (the plan grants at least the
+// declared minimum), at most the map's rows.
+int64_t im2col_rows_within(const ConvPlan& plan, int64_t bytes) {
+  const int64_t output_rows = plan.geometry.output[0] * plan.geometry.output[1];
+  return std::clamp<int64_t>(bytes / std::max<int64_t>(plan.row_bytes, 1), 1,
+                             std::max<int64_t>(output_rows, 1));
+}
 
 class ConvKernel final : public Kernel {
  public:
@@ -54,6 +65,8 @@ class ConvKernel final : public Kernel {
     const int64_t columns = g.output_size();
     float* col = reinterpret_cast<float*>(context.workspace);
     const int64_t output_rows = g.output[0] * g.output[1];
+    const int64_t tile_rows =
+        im2col_rows_within(plan_, static_cast<int64_t>(context.workspace_bytes));
     for (int64_t n = 0; n < plan_.batch; ++n) {
       for (int64_t group = 0; group < plan_.group; ++group) {
         const float* x_group = x + (n * plan_.in_channels + group * in_group) * g.input_size();
@@ -64,8 +77,8 @@ class ConvKernel final : public Kernel {
           gemm(shape, 1.0f, w_group, x_group, 0.0f, y_group, context.threads);
           continue;
         }
-        for (int64_t row = 0; row < output_rows; row += plan_.tile_rows) {
-          const int64_t rows = std::min(plan_.tile_rows, output_rows - row);
+        for (int64_t row = 0; row < output_rows; row += tile_rows) {
+          const int64_t rows = std::min(tile_rows, output_rows - row);
           const int64_t tile = rows * g.output[2];
           im2col_rows(g, x_group, in_group, row, rows, col, *context.threads);
           const GemmShape shape{false, false, out_group, tile, depth, depth, tile, columns};
@@ -120,12 +133,18 @@ Status check_channels(const NodeContext& node, ConvPlan& plan) {
   return Status::ok();
 }
 
-// Chooses the path and returns the workspace bytes it needs (im2col of one group of one image).
-Expected<size_t> choose_path(const NodeContext& node, ConvPlan& plan) {
+struct WorkspaceBytes {
+  size_t needed = 0;
+  size_t preferred = 0;
+};
+
+// Chooses the path and returns the workspace it needs and prefers (im2col tiles of one group
+// of one image).
+Expected<WorkspaceBytes> choose_path(const NodeContext& node, ConvPlan& plan) {
   const WindowGeometry& g = plan.geometry;
   if (plan.group == plan.in_channels && plan.group > 1) {
     plan.path = ConvPath::kDepthwise;
-    return size_t{0};
+    return WorkspaceBytes{};
   }
   plan.path = g.is_pointwise() ? ConvPath::kPointwise : ConvPath::kIm2col;
   ONEPOOL_ASSIGN_OR_RETURN(int64_t depth, checked_mul(plan.in_channels / plan.group,
@@ -135,16 +154,16 @@ Expected<size_t> choose_path(const NodeContext& node, ConvPlan& plan) {
     return node.error(StatusCode::kUnsupported, "GEMM dims ", plan.out_channels, " x ",
                       g.output_size(), " x ", depth, " exceed the BLAS int range");
   }
-  if (plan.path == ConvPath::kPointwise) return size_t{0};
-  // Whole output rows per tile, as many as fit kMaxIm2colBytes (at least one).
-  const int64_t output_rows = g.output[0] * g.output[1];
-  ONEPOOL_ASSIGN_OR_RETURN(int64_t row_bytes,
+  if (plan.path == ConvPath::kPointwise) return WorkspaceBytes{};
+  // Whole output rows per tile (the column matrix `col` bounds any number of them).
+  ONEPOOL_ASSIGN_OR_RETURN(plan.row_bytes,
                            checked_mul(depth * static_cast<int64_t>(sizeof(float)), g.output[2],
                                        "conv im2col row bytes"));
-  plan.tile_rows = std::clamp<int64_t>(kMaxIm2colBytes / std::max<int64_t>(row_bytes, 1), 1,
-                                       std::max<int64_t>(output_rows, 1));
-  (void)col;
-  return static_cast<size_t>(row_bytes * plan.tile_rows);
+  (void)col;  // computed for its overflow check: every tile is a part of it
+  const auto tile_bytes = [&](int64_t limit) {
+    return static_cast<size_t>(im2col_rows_within(plan, limit) * plan.row_bytes);
+  };
+  return WorkspaceBytes{tile_bytes(kMinIm2colBytes), tile_bytes(kPreferredIm2colBytes)};
 }
 
 }  // namespace
@@ -168,7 +187,9 @@ Expected<PreparedKernel> make_conv_kernel(const NodeContext& node) {
   // Step 3. Path, workspace and epilogue.
   plan.activation = parse_activation(node.node().attributes);
   PreparedKernel prepared;
-  ONEPOOL_ASSIGN_OR_RETURN(prepared.workspace_bytes, choose_path(node, plan));
+  ONEPOOL_ASSIGN_OR_RETURN(const WorkspaceBytes workspace, choose_path(node, plan));
+  prepared.workspace_bytes = workspace.needed;
+  prepared.workspace_preferred_bytes = workspace.preferred;
   prepared.kernel = std::make_unique<ConvKernel>(plan);
   return prepared;
 }

@@ -66,10 +66,10 @@ void im2col_rows(const WindowGeometry& g, const float* image, int64_t channels,
   });
 }
 
-void col2im_add(const WindowGeometry& g, const float* col, int64_t channels, float* image,
-                ThreadPool& threads) {
+void col2im_add_rows(const WindowGeometry& g, const float* col, int64_t channels,
+                     int64_t first_row, int64_t row_count, float* image, ThreadPool& threads) {
   const int64_t kernel_size = g.kernel_size();
-  const int64_t output_size = g.output_size();
+  const int64_t columns = row_count * g.output[2];
   threads.parallel_for(channels, 1, [&](int64_t begin, int64_t end) {
     for (int64_t c = begin; c < end; ++c) {
       float* plane = image + c * g.input_size();
@@ -77,22 +77,25 @@ void col2im_add(const WindowGeometry& g, const float* col, int64_t channels, flo
         const int64_t kd = tap / (g.kernel[1] * g.kernel[2]);
         const int64_t kh = tap / g.kernel[2] % g.kernel[1];
         const int64_t kw = tap % g.kernel[2];
-        const float* src_row = col + (c * kernel_size + tap) * output_size;
+        const float* src_row = col + (c * kernel_size + tap) * columns;
         const int64_t offset = kw * g.dilation[2] - g.pad_begin[2];
         const int64_t stride = g.stride[2];
         const ValidRange range = valid_output_range(offset, stride, g.input[2], g.output[2]);
-        for (int64_t od = 0; od < g.output[0]; ++od) {
-          for (int64_t oh = 0; oh < g.output[1]; ++oh) {
-            float* dst = tap_row(g, plane, od, oh, kd, kh);
-            if (dst == nullptr) continue;
-            const float* src = src_row + (od * g.output[1] + oh) * g.output[2];
-            for (int64_t ow = range.first; ow < range.last; ++ow)
-              dst[ow * stride + offset] += src[ow];
-          }
+        for (int64_t row = first_row; row < first_row + row_count; ++row) {
+          float* dst = tap_row(g, plane, row / g.output[1], row % g.output[1], kd, kh);
+          if (dst == nullptr) continue;
+          const float* src = src_row + (row - first_row) * g.output[2];
+          for (int64_t ow = range.first; ow < range.last; ++ow)
+            dst[ow * stride + offset] += src[ow];
         }
       }
     }
   });
+}
+
+void col2im_add(const WindowGeometry& g, const float* col, int64_t channels, float* image,
+                ThreadPool& threads) {
+  col2im_add_rows(g, col, channels, 0, g.output[0] * g.output[1], image, threads);
 }
 
 }  // namespace onepool::cpu::nn

@@ -28,4 +28,10 @@ void im2col_rows(const WindowGeometry& g, const float* image, int64_t channels,
 void col2im_add(const WindowGeometry& g, const float* col, int64_t channels, float* image,
                 ThreadPool& threads);
 
+/// col2im_add for the columns of output rows [first_row, first_row + row_count) only: `col` is
+/// the [channels * kernel_size, row_count * OW] matrix im2col_rows would give. Lets a transposed
+/// convolution bound its workspace by tiling its input.
+void col2im_add_rows(const WindowGeometry& g, const float* col, int64_t channels,
+                     int64_t first_row, int64_t row_count, float* image, ThreadPool& threads);
+
 }  // namespace onepool::cpu::nn

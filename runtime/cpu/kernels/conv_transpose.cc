@@ -1,6 +1,9 @@
 // The ConvTranspose kernel: per image and group, col = W_g^T * X_g (sgemm into the workspace),
-// then col2im adds each column entry into Y; bias and the fused activation come last.
+// then col2im adds each column entry into Y; bias and the fused activation come last. X_g is
+// taken a tile of whole rows at a time, as many as the granted workspace holds (at least 64 KiB
+// worth, preferably 2 MiB: see Conv's im2col tiles), so the workspace stays bounded.
 
+#include <algorithm>
 #include <climits>
 #include <cstring>
 #include <vector>
@@ -20,7 +23,18 @@ struct TransposePlan {
   int64_t out_channels = 0;
   int64_t group = 1;
   Activation activation;
+  int64_t row_bytes = 0;  // col bytes of one X row (one od, oh pair of the geometry's output)
 };
+
+constexpr int64_t kMinColBytes = int64_t{64} << 10;
+constexpr int64_t kPreferredColBytes = int64_t{2} << 20;
+
+// Whole X rows whose col fits `bytes`: at least one, at most X's rows.
+int64_t col_rows_within(const TransposePlan& plan, int64_t bytes) {
+  const int64_t x_rows = plan.geometry.output[0] * plan.geometry.output[1];
+  return std::clamp<int64_t>(bytes / std::max<int64_t>(plan.row_bytes, 1), 1,
+                             std::max<int64_t>(x_rows, 1));
+}
 
 class ConvTransposeKernel final : public Kernel {
  public:
@@ -37,15 +51,22 @@ class ConvTransposeKernel final : public Kernel {
     const int64_t rows = out_group * g.kernel_size();
     const int64_t x_size = g.output_size();
     float* col = reinterpret_cast<float*>(context.workspace);
+    const int64_t x_rows = g.output[0] * g.output[1];
+    const int64_t tile_rows =
+        col_rows_within(plan_, static_cast<int64_t>(context.workspace_bytes));
     std::memset(y, 0, context.outputs[0].bytes());
     for (int64_t n = 0; n < plan_.batch; ++n) {
       for (int64_t group = 0; group < plan_.group; ++group) {
         const float* x_group = x + (n * plan_.in_channels + group * in_group) * x_size;
-        const GemmShape shape{true, false, rows, x_size, in_group, rows, x_size, x_size};
-        gemm(shape, 1.0f, w + group * in_group * rows, x_group, 0.0f, col, context.threads);
-        col2im_add(g, col, out_group,
-                   y + (n * plan_.out_channels + group * out_group) * g.input_size(),
-                   *context.threads);
+        float* y_group = y + (n * plan_.out_channels + group * out_group) * g.input_size();
+        for (int64_t row = 0; row < x_rows; row += tile_rows) {
+          const int64_t count = std::min(tile_rows, x_rows - row);
+          const int64_t tile = count * g.output[2];
+          const GemmShape shape{true, false, rows, tile, in_group, rows, x_size, tile};
+          gemm(shape, 1.0f, w + group * in_group * rows, x_group + row * g.output[2], 0.0f, col,
+               context.threads);
+          col2im_add_rows(g, col, out_group, row, count, y_group, *context.threads);
+        }
       }
     }
     add_bias_activation(y, bias, plan_.batch, plan_.out_channels, g.input_size(), plan_.activation,
@@ -83,7 +104,13 @@ Status check_channels(const NodeContext& node, TransposePlan& plan) {
   return Status::ok();
 }
 
-Expected<size_t> workspace_bytes(const NodeContext& node, const TransposePlan& plan) {
+struct WorkspaceBytes {
+  size_t needed = 0;
+  size_t preferred = 0;
+};
+
+// Fills plan.row_bytes; returns the col tiles the kernel needs and prefers.
+Expected<WorkspaceBytes> workspace_bytes(const NodeContext& node, TransposePlan& plan) {
   const WindowGeometry& g = plan.geometry;
   ONEPOOL_ASSIGN_OR_RETURN(
       int64_t rows, checked_mul(plan.out_channels / plan.group, g.kernel_size(), "col2im rows"));
@@ -93,7 +120,12 @@ Expected<size_t> workspace_bytes(const NodeContext& node, const TransposePlan& p
   }
   ONEPOOL_ASSIGN_OR_RETURN(int64_t col, checked_mul(rows, g.output_size(), "col2im size"));
   ONEPOOL_ASSIGN_OR_RETURN(int64_t bytes, checked_mul(col, sizeof(float), "workspace bytes"));
-  return static_cast<size_t>(bytes);
+  (void)bytes;  // computed for its overflow check: every tile is a part of it
+  plan.row_bytes = rows * static_cast<int64_t>(sizeof(float)) * g.output[2];
+  const auto tile_bytes = [&](int64_t limit) {
+    return static_cast<size_t>(col_rows_within(plan, limit) * plan.row_bytes);
+  };
+  return WorkspaceBytes{tile_bytes(kMinColBytes), tile_bytes(kPreferredColBytes)};
 }
 
 }  // namespace
@@ -122,7 +154,9 @@ Expected<PreparedKernel> make_conv_transpose_kernel(const NodeContext& node) {
   // Step 3. Workspace and epilogue.
   plan.activation = parse_activation(node.node().attributes);
   PreparedKernel prepared;
-  ONEPOOL_ASSIGN_OR_RETURN(prepared.workspace_bytes, workspace_bytes(node, plan));
+  ONEPOOL_ASSIGN_OR_RETURN(const WorkspaceBytes workspace, workspace_bytes(node, plan));
+  prepared.workspace_bytes = workspace.needed;
+  prepared.workspace_preferred_bytes = workspace.preferred;
   prepared.kernel = std::make_unique<ConvTransposeKernel>(plan);
   return prepared;
 }

@@ -71,7 +71,7 @@ Expected<PreparedKernel> make_clip_kernel(const NodeContext& node) {
   PreparedKernel prepared;
   prepared.kernel =
       std::make_unique<ClipKernel<T>>(node.output(0).shape.element_count(), low, high);
-  prepared.in_place_input = 0;
+  prepared.in_place_inputs = kInPlaceInput0;
   return prepared;
 }
 

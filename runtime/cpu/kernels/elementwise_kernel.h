@@ -2,9 +2,11 @@
 // `out = op(a, b)`), the kernel owns the prepared broadcast plan and runs contiguous rows split
 // over the thread pool.
 //
-// Aliasing: the output may be the same memory as input 0 (PreparedKernel::in_place_input = 0),
-// so output and input 0 are not __restrict; every loop writes element i only from element i of
-// its inputs, and `#pragma GCC ivdep` tells the vectorizer there is no loop-carried dependence.
+// Aliasing: the output may be the same memory as input 0, or as input 1 of a binary op, when
+// that input has the output's shape and type (PreparedKernel::in_place_inputs), so neither
+// input is __restrict; every loop writes element i only from element i of its inputs (or from a
+// broadcast scalar read before the loop), and `#pragma GCC ivdep` tells the vectorizer there is
+// no loop-carried dependence.
 #pragma once
 
 #include <cstdint>
@@ -26,7 +28,7 @@ void unary_row(const Op& op, Out* out, const In* in, int64_t n) {
 
 /// out[i] = op(a[i * sa], b[i * sb]) for i < n, where sa and sb are 0 or 1.
 template <class Op, class A, class B, class Out>
-void binary_row(const Op& op, Out* out, const A* a, int64_t sa, const B* __restrict b, int64_t sb,
+void binary_row(const Op& op, Out* out, const A* a, int64_t sa, const B* b, int64_t sb,
                 int64_t n) {
   if (sa == 1 && sb == 1) {
 #pragma GCC ivdep
@@ -122,12 +124,13 @@ Expected<PreparedKernel> make_unary_kernel(const NodeContext& node, Op op) {
   PreparedKernel prepared;
   prepared.kernel = std::make_unique<UnaryKernel<Op, In, Out>>(node.output(0).shape.element_count(),
                                                                std::move(op));
-  if constexpr (std::is_same_v<In, Out>) prepared.in_place_input = 0;
+  if constexpr (std::is_same_v<In, Out>) prepared.in_place_inputs = kInPlaceInput0;
   return prepared;
 }
 
 /// A BinaryKernel for `op` over inputs 0 and 1 broadcast to output 0 (validated); in place on
-/// input 0 when it has the output's shape and type.
+/// either input that has the output's shape and type (GELU's `x + 0.044715 x^3` overwrites the
+/// dying cube, not x, which lives on).
 template <class A, class B, class Op>
 Expected<PreparedKernel> make_binary_kernel(const NodeContext& node, Op op) {
   using Out = std::decay_t<decltype(op(A{}, B{}))>;
@@ -138,7 +141,10 @@ Expected<PreparedKernel> make_binary_kernel(const NodeContext& node, Op op) {
   PreparedKernel prepared;
   prepared.kernel = std::make_unique<BinaryKernel<Op, A, B, Out>>(plan, std::move(op));
   if (std::is_same_v<A, Out> && node.input(0).shape == node.output(0).shape) {
-    prepared.in_place_input = 0;
+    prepared.in_place_inputs |= kInPlaceInput0;
+  }
+  if (std::is_same_v<B, Out> && node.input(1).shape == node.output(0).shape) {
+    prepared.in_place_inputs |= kInPlaceInput1;
   }
   return prepared;
 }

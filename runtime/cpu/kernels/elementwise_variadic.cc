@@ -99,7 +99,7 @@ Expected<PreparedKernel> make_variadic_kernel(const NodeContext& node, bool mean
   }
   PreparedKernel prepared;
   prepared.kernel = std::make_unique<VariadicKernel<Op<T>, T>>(std::move(plans), mean);
-  if (node.input(0).shape == node.output(0).shape) prepared.in_place_input = 0;
+  if (node.input(0).shape == node.output(0).shape) prepared.in_place_inputs = kInPlaceInput0;
   return prepared;
 }
 

@@ -123,7 +123,7 @@ Expected<PreparedKernel> make_batch_norm_kernel(const NodeContext& node) {
   }
   prepared.kernel =
       std::make_unique<BatchNormKernel>(x[0], channels, plane_size, epsilon, std::move(folded));
-  prepared.in_place_input = 0;
+  prepared.in_place_inputs = kInPlaceInput0;
   return prepared;
 }
 

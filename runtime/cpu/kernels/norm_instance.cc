@@ -64,7 +64,7 @@ Expected<PreparedKernel> make_instance_norm_kernel(const NodeContext& node) {
   const float epsilon = node.node().attributes.get_float("epsilon", 1e-5f);
   PreparedKernel prepared;
   prepared.kernel = std::make_unique<InstanceNormKernel>(x[0] * x[1], x[1], plane_size, epsilon);
-  prepared.in_place_input = 0;
+  prepared.in_place_inputs = kInPlaceInput0;
   return prepared;
 }
 

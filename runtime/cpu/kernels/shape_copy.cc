@@ -61,7 +61,7 @@ Expected<PreparedKernel> make_copy_kernel(const NodeContext& node) {
   }
   PreparedKernel prepared;
   prepared.kernel = std::make_unique<CopyKernel>(input.bytes(), mask_bytes);
-  prepared.in_place_input = 0;
+  prepared.in_place_inputs = kInPlaceInput0;
   prepared.output_is_view = true;  // parallel_copy skips a copy onto itself
   return prepared;
 }

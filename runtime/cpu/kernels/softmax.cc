@@ -104,7 +104,7 @@ Expected<PreparedKernel> make_softmax_kernel(const NodeContext& node) {
   ONEPOOL_ASSIGN_OR_RETURN(const int axis, normalize_axis(node, axis_attribute, rank));
   ONEPOOL_ASSIGN_OR_RETURN(const AxisSplit split, split_at_axis(node, axis, flatten));
   PreparedKernel result;
-  result.in_place_input = 0;  // softmax_row reads each element before writing it
+  result.in_place_inputs = kInPlaceInput0;  // softmax_row reads each element before writing it
   if (node.input(0).dtype == DType::kFloat32) {
     result.kernel = std::make_unique<SoftmaxKernel<float, kKind>>(split);
   } else if (node.input(0).dtype == DType::kFloat64) {
