@@ -53,6 +53,19 @@ class GroupBuilder {
     }
   }
 
+  // Output 0 takes over input 0's bytes and extends past them: input 0's group dies at this
+  // step, is pinned to nothing, holds nothing beyond input 0's bytes (which start it), and no
+  // other input of the node reads from it.
+  void apply_growing_in_place(const Node& node, NodeId step) {
+    if (node.inputs.empty()) return;
+    const ValueId in = node.inputs[0];
+    const ValueId out = output0(node);
+    if (!planned(in) || !planned(out) || bytes(out) < bytes(in) || offset(in) != 0) return;
+    const Group& target = groups_[static_cast<size_t>(group(in))];
+    if (target.extent > bytes(in) || !can_overwrite_group(node, step, 0)) return;
+    move_group(group(out), group(in), 0);
+  }
+
   // Each eligible input's group moves to its slice of the output.
   void apply_concat(const Node& node, size_t alignment, std::span<const uint8_t> kept_out) {
     const ValueId out = output0(node);
@@ -119,6 +132,13 @@ class GroupBuilder {
     const ValueId in = node.inputs[k];
     const ValueId out = output0(node);
     if (!planned(in) || !planned(out) || bytes(in) != bytes(out)) return false;
+    return can_overwrite_group(node, step, k);
+  }
+
+  // Input k's group ends at this step, holds no graph input or output, and no other input of
+  // the node reads from it.
+  bool can_overwrite_group(const Node& node, NodeId step, size_t k) const {
+    const ValueId in = node.inputs[k];
     const Group& target = groups_[static_cast<size_t>(group(in))];
     if (target.pinned || target.last != step) return false;
     for (size_t i = 0; i < node.inputs.size(); ++i) {
@@ -192,6 +212,9 @@ Expected<AliasedLiveness> find_aliases(const Graph& graph, const Liveness& plain
     if (kinds.views && can.output_is_view) builder.apply_view(node);
     if (kinds.in_place && !can.output_is_view && can.in_place_inputs != 0) {
       builder.apply_in_place(node, static_cast<NodeId>(n), can.in_place_inputs);
+    }
+    if (kinds.growing && can.in_place_grows) {
+      builder.apply_growing_in_place(node, static_cast<NodeId>(n));
     }
     if (kinds.concat && can.concat_in_place) {
       builder.apply_concat(node, alignment, excluded.concat_inputs);

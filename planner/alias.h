@@ -8,14 +8,18 @@
 // - in place: output 0 joins the group of the first input k the kernel may overwrite at k's offset
 //   when the group's last use is this step, no member is a graph input or graph output, no other
 //   input of the node is in the group, and the byte counts match;
+// - growing in place: output 0, larger than input 0, joins input 0's group at offset 0 when
+//   input 0 starts its group and nothing in it extends past input 0's bytes, under the same
+//   conditions as in place; the group (input 0's whole lifetime) then takes the larger size;
 // - Concat in place: when the output is contiguous per input (the dims before the axis multiply
 //   to 1), each input whose whole group sits inside it (offset 0), holds no graph input or graph
 //   output, and whose slice offset is a multiple of the alignment moves, group and all, into the
 //   output's group at that slice: its producer writes straight into the Concat output.
 // A group then plans as one usage record: from its members' first step to their last, sized by
 // the furthest member end. Views and in-place sharing never raise the lower bound (the merged
-// lifetimes meet at the node's step); Concat in place may, which is why build_plan places several
-// selections and keeps the smallest pool. O(values + nodes + moved members).
+// lifetimes meet at the node's step); growing in place (the input lives its whole life at the
+// output's size) and Concat in place may, which is why build_plan places several selections and
+// keeps the smallest pool. O(values + nodes + moved members).
 #pragma once
 
 #include <cstddef>
@@ -35,6 +39,7 @@ struct AliasKinds {
   bool views = false;
   bool in_place = false;
   bool concat = false;
+  bool growing = false;  // in place with a larger output (constant Pad)
 };
 
 /// Where a planned value's bytes live: inside `root`'s storage at byte `offset`.

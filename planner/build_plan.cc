@@ -85,15 +85,17 @@ Expected<Candidate> choose_candidate(const Graph& graph, const Liveness& plain,
   constexpr AliasKinds kSelections[] = {
       {.views = true},
       {.views = true, .in_place = true},
+      {.views = true, .in_place = true, .growing = true},
       {.views = true, .concat = true},
       {.views = true, .in_place = true, .concat = true},
+      {.views = true, .in_place = true, .concat = true, .growing = true},
   };
   for (const AliasKinds& kinds : kSelections) {
     ONEPOOL_ASSIGN_OR_RETURN(Candidate candidate,
                              alias_candidate(graph, plain, needs, kinds, options.alignment));
     ONEPOOL_RETURN_IF_ERROR(consider(std::move(candidate), options, plan, best));
   }
-  const AliasKinds all{.views = true, .in_place = true, .concat = true};
+  const AliasKinds all{.views = true, .in_place = true, .concat = true, .growing = true};
   ONEPOOL_ASSIGN_OR_RETURN(
       const SharingExclusions excluded,
       exclude_costly_concat_inputs(graph, plain, needs, all, options.alignment));

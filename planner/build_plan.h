@@ -18,6 +18,9 @@ struct NodeAliasing {
   /// The inputs whose bytes the kernel may overwrite with output 0 (same byte count): bit k for
   /// input k.
   uint32_t in_place_inputs = 0;
+  /// Output 0, larger than input 0, may take over input 0's bytes from their start and extend
+  /// past them (constant Pad written in place).
+  bool in_place_grows = false;
   /// Output 0 may share input 0's bytes: the kernel skips its copy when the addresses match.
   bool output_is_view = false;
   /// Concat: the kernel skips every input whose data already sits at its slice of the output.

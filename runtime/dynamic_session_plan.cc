@@ -94,7 +94,7 @@ Expected<std::vector<ValueStorage>> storage_at_this_shape(const Plan& top, const
     ONEPOOL_ASSIGN_OR_RETURN(computed, compute_liveness(graph, needs, top.alignment));
     liveness = &computed;
   }
-  const AliasKinds every_kind{true, true, true};
+  const AliasKinds every_kind{true, true, true, true};
   ONEPOOL_ASSIGN_OR_RETURN(AliasedLiveness aliased,
                            find_aliases(graph, *liveness, needs, every_kind, top.alignment));
   return std::move(aliased.storage);

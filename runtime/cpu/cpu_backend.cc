@@ -37,7 +37,8 @@ void add_memory_needs(const PreparedKernel& kernel, NodeMemoryNeeds& needs) {
   needs.workspace_preferred_bytes.push_back(
       std::max(kernel.workspace_bytes, kernel.workspace_preferred_bytes));
   needs.aliasing.push_back(
-      NodeAliasing{kernel.in_place_inputs, kernel.output_is_view, kernel.concat_in_place});
+      NodeAliasing{kernel.in_place_inputs, kernel.in_place_grows, kernel.output_is_view,
+                   kernel.concat_in_place});
 }
 
 struct FreeDeleter {

@@ -53,6 +53,10 @@ struct PreparedKernel {
   /// (kInPlaceInput0, kInPlaceInput1). The planner uses one only when that input dies at this
   /// step and is not a graph input or output.
   uint32_t in_place_inputs = 0;
+  /// Output 0 (larger than input 0) may take over input 0's bytes from their start and extend
+  /// past them, when input 0 dies at this step (constant Pad): run() works in place when the
+  /// two addresses coincide.
+  bool in_place_grows = false;
   /// Output 0 may share input 0's bytes even while input 0 lives on (Reshape and friends):
   /// run() skips its copy when the two coincide.
   bool output_is_view = false;

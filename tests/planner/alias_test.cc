@@ -18,7 +18,10 @@
 namespace onepool {
 namespace {
 
-enum class Kind : uint8_t { kUnary, kBinary, kView, kConcat };
+// kPad: pads its input with kPadFront zero words in front and kPadBack behind.
+enum class Kind : uint8_t { kUnary, kBinary, kView, kConcat, kPad };
+constexpr int64_t kPadFront = 16;
+constexpr int64_t kPadBack = 48;
 
 // A graph of 1-D float32 values built node by node, with the sharing each node's kernel allows.
 struct Builder {
@@ -28,7 +31,7 @@ struct Builder {
 
   ValueId value(int64_t length, ValueKind kind = ValueKind::kActivation) {
     Value value;
-    value.name = "v" + std::to_string(graph.values.size());
+    value.name = str_cat("v", graph.values.size());
     value.dtype = DType::kFloat32;
     value.shape = {length};
     value.kind = kind;
@@ -39,10 +42,11 @@ struct Builder {
   ValueId node(Kind kind, std::vector<ValueId> inputs, int64_t length) {
     const ValueId out = value(length);
     Node node;
-    node.name = "n" + std::to_string(graph.nodes.size());
+    node.name = str_cat("n", graph.nodes.size());
     node.op_type = kind == Kind::kUnary    ? "Relu"
                    : kind == Kind::kBinary ? "Add"
                    : kind == Kind::kView   ? "Reshape"
+                   : kind == Kind::kPad    ? "Pad"
                                            : "Concat";
     node.inputs = std::move(inputs);
     node.outputs = {out};
@@ -55,6 +59,7 @@ struct Builder {
                                                                         : 0u;
     can.output_is_view = kind == Kind::kView;
     can.concat_in_place = kind == Kind::kConcat;
+    can.in_place_grows = kind == Kind::kPad;
     needs.aliasing.push_back(can);
     return out;
   }
@@ -78,7 +83,7 @@ Attribute axis_attribute(int64_t axis) {
   return attribute;
 }
 
-constexpr AliasKinds kAll{.views = true, .in_place = true, .concat = true};
+constexpr AliasKinds kAll{.views = true, .in_place = true, .concat = true, .growing = true};
 
 ValueStorage storage_of(const AliasedLiveness& aliased, ValueId id) {
   return aliased.storage[static_cast<size_t>(id)];
@@ -192,6 +197,38 @@ TEST_CASE("concat in place refused: strided output, input already inside another
   CHECK(storage_of(flat, second).offset == 1024);
 }
 
+// pad(a) takes over a's bytes and extends past them (a dies there): one group holding a, the
+// pad output and c (in place over it), from a's first step. Refused: pad(x) of a graph input,
+// pad(c) of a value read again later, and pad(b) of a value at byte 256 of a Concat output.
+TEST_CASE("growing in place: the larger output takes over a dying input from its start") {
+  Builder g;
+  const ValueId x = g.value(64, ValueKind::kGraphInput);
+  const ValueId a = g.node(Kind::kUnary, {x}, 64);            // 0
+  const ValueId padded = g.node(Kind::kPad, {a}, 128);        // 1: a dies here
+  const ValueId from_input = g.node(Kind::kPad, {x}, 128);    // 2: x is a graph input
+  const ValueId c = g.node(Kind::kUnary, {padded}, 128);      // 3: in place over padded
+  const ValueId read_later = g.node(Kind::kPad, {c}, 192);    // 4: c is read at 9
+  const ValueId b = g.node(Kind::kUnary, {read_later}, 64);   // 5
+  const ValueId e = g.node(Kind::kUnary, {x}, 64);            // 6
+  const ValueId joined = g.node(Kind::kConcat, {e, b}, 128);  // 7: b moves to byte 256
+  const ValueId b_padded = g.node(Kind::kPad, {b}, 128);      // 8
+  const ValueId sum = g.node(Kind::kBinary, {c, b_padded}, 128);          // 9
+  g.output(g.node(Kind::kBinary, {from_input, sum}, 128));                // 10
+  g.output(joined);
+  const AliasedLiveness all = g.aliases(kAll);
+  CHECK(storage_of(all, padded).root == a);
+  CHECK(storage_of(all, padded).offset == 0);
+  CHECK(storage_of(all, c).root == a);
+  CHECK(storage_of(all, from_input).root == from_input);
+  CHECK(storage_of(all, read_later).root == read_later);
+  CHECK(storage_of(all, b).root == joined);
+  CHECK(storage_of(all, b).offset == 256);
+  CHECK(storage_of(all, b_padded).root == b_padded);
+  const AliasedLiveness no_growing =
+      g.aliases({.views = true, .in_place = true, .concat = true});
+  CHECK(storage_of(no_growing, padded).root == padded);
+}
+
 // --- Random graphs, executed on the plan. ---
 
 // Word i of every value: inputs from a seed, unary 3v+1, binary a+7b, view and concat copy.
@@ -199,6 +236,12 @@ using Words = std::vector<uint32_t>;
 
 Words reference_output(Kind kind, const std::vector<const Words*>& in) {
   Words out;
+  if (kind == Kind::kPad) {
+    out.assign(static_cast<size_t>(kPadFront), 0);
+    out.insert(out.end(), in[0]->begin(), in[0]->end());
+    out.resize(out.size() + static_cast<size_t>(kPadBack), 0);
+    return out;
+  }
   if (kind == Kind::kConcat) {
     for (const Words* part : in) out.insert(out.end(), part->begin(), part->end());
     return out;
@@ -215,6 +258,14 @@ Words reference_output(Kind kind, const std::vector<const Words*>& in) {
 // bytes are already in place.
 void run_on_pool(Kind kind, std::vector<uint32_t*> in, const std::vector<size_t>& lengths,
                  uint32_t* out) {
+  if (kind == Kind::kPad) {  // from the last element down, as the in-place Pad does
+    const size_t length = lengths[0] + static_cast<size_t>(kPadFront + kPadBack);
+    for (size_t o = length; o-- > 0;) {
+      const size_t i = o - static_cast<size_t>(kPadFront);
+      out[o] = o >= static_cast<size_t>(kPadFront) && i < lengths[0] ? in[0][i] : 0;
+    }
+    return;
+  }
   if (kind == Kind::kConcat) {
     for (size_t p = 0; p < in.size(); ++p) {
       if (in[p] != out) std::memcpy(out, in[p], lengths[p] * 4);
@@ -242,7 +293,7 @@ Builder random_graph(std::mt19937& rng) {
   for (int n = 0; n < nodes; ++n) {
     const ValueId a = pick();
     const int64_t length = g.graph.values[static_cast<size_t>(a)].shape[0];
-    const auto kind = static_cast<Kind>(rng() % 4);
+    const auto kind = static_cast<Kind>(rng() % 5);
     if (kind == Kind::kBinary) {
       ValueId b = pick();
       if (g.graph.values[static_cast<size_t>(b)].shape[0] != length) b = a;
@@ -251,6 +302,8 @@ Builder random_graph(std::mt19937& rng) {
       const ValueId b = pick();
       pool.push_back(
           g.node(Kind::kConcat, {a, b}, length + g.graph.values[static_cast<size_t>(b)].shape[0]));
+    } else if (kind == Kind::kPad) {
+      pool.push_back(g.node(Kind::kPad, {a}, length + kPadFront + kPadBack));
     } else {
       pool.push_back(g.node(kind, {a}, length));
     }

@@ -48,6 +48,19 @@ Expected<std::vector<HostTensor>> run_single_node(const std::string& op_type,
                                                   const AttributeMap& attributes = {},
                                                   int threads = 2);
 
+/// What run_single_node_in_place returns: output 0 and the sharing the kernel declared.
+struct InPlaceResult {
+  HostTensor output;
+  uint32_t in_place_inputs = 0;
+  bool in_place_grows = false;
+};
+
+/// Like run_single_node, with output 0 in the same buffer as input 0 (from its start; the buffer
+/// holds the larger of the two), as the planner lays out an in-place or growing in-place node.
+Expected<InPlaceResult> run_single_node_in_place(
+    const std::string& op_type, const std::vector<std::optional<TestInput>>& inputs,
+    const OutputSpec& output, const AttributeMap& attributes = {}, int threads = 2);
+
 template <class T>
 std::vector<T> values_of(const HostTensor& tensor) {
   std::vector<T> values(tensor.data.size() / sizeof(T));

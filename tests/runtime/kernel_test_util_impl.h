@@ -5,9 +5,12 @@
 
 namespace onepool::testing {
 
-inline Expected<std::vector<HostTensor>> run_single_node(
-    const std::string& op_type, const std::vector<std::optional<TestInput>>& inputs,
-    const std::vector<OutputSpec>& outputs, const AttributeMap& attributes, int threads) {
+// A graph of one node: non-constant inputs are graph inputs, constants weights, outputs graph
+// outputs.
+inline Graph single_node_graph(const std::string& op_type,
+                               const std::vector<std::optional<TestInput>>& inputs,
+                               const std::vector<OutputSpec>& outputs,
+                               const AttributeMap& attributes) {
   Graph graph;
   graph.opset = 17;
   Node node;
@@ -42,7 +45,13 @@ inline Expected<std::vector<HostTensor>> run_single_node(
   }
   graph.nodes.push_back(node);
   graph.rebuild_edges();
+  return graph;
+}
 
+inline Expected<std::vector<HostTensor>> run_single_node(
+    const std::string& op_type, const std::vector<std::optional<TestInput>>& inputs,
+    const std::vector<OutputSpec>& outputs, const AttributeMap& attributes, int threads) {
+  const Graph graph = single_node_graph(op_type, inputs, outputs, attributes);
   const auto registry = cpu::KernelRegistry::with_all_kernels();
   const cpu::KernelFactory factory = registry.find(op_type);
   if (factory == nullptr) {
@@ -85,6 +94,51 @@ inline Expected<std::vector<HostTensor>> run_single_node(
   context.threads = &pool;
   ONEPOOL_RETURN_IF_ERROR(prepared.kernel->run(context));
   return results;
+}
+
+inline Expected<InPlaceResult> run_single_node_in_place(
+    const std::string& op_type, const std::vector<std::optional<TestInput>>& inputs,
+    const OutputSpec& output, const AttributeMap& attributes, int threads) {
+  const Graph graph = single_node_graph(op_type, inputs, {output}, attributes);
+  const auto registry = cpu::KernelRegistry::with_all_kernels();
+  const cpu::KernelFactory factory = registry.find(op_type);
+  if (factory == nullptr) {
+    return make_status(StatusCode::kUnsupported, "no CPU kernel for ", op_type);
+  }
+  ONEPOOL_ASSIGN_OR_RETURN(cpu::PreparedKernel prepared,
+                           factory(cpu::NodeContext(graph, graph.nodes[0])));
+  // One buffer: input 0 at its start, room for the output; the other inputs apart.
+  const HostTensor& first = inputs[0]->tensor;
+  ONEPOOL_ASSIGN_OR_RETURN(size_t output_bytes, tensor_bytes(output.shape, output.dtype));
+  std::vector<std::byte> shared(std::max(first.data.size(), output_bytes), std::byte{0xCD});
+  std::copy(first.data.begin(), first.data.end(), shared.begin());
+  std::vector<HostTensor> others;
+  std::vector<TensorView> views = {{shared.data(), first.dtype, first.shape, Device{}}};
+  for (size_t i = 1; i < inputs.size(); ++i) {
+    if (!inputs[i]) {
+      views.emplace_back();
+      continue;
+    }
+    others.push_back(inputs[i]->tensor);
+    views.push_back({others.back().data.data(), others.back().dtype, others.back().shape, {}});
+  }
+  const std::vector<TensorView> outputs = {{shared.data(), output.dtype, output.shape, {}}};
+  std::vector<std::byte> workspace(prepared.workspace_bytes + 1);
+  cpu::ThreadPool pool(threads);
+  cpu::RunContext context;
+  context.inputs = views;
+  context.outputs = outputs;
+  context.workspace = workspace.data();
+  context.workspace_bytes = prepared.workspace_bytes;
+  context.threads = &pool;
+  ONEPOOL_RETURN_IF_ERROR(prepared.kernel->run(context));
+  InPlaceResult result;
+  result.output.dtype = output.dtype;
+  result.output.shape = output.shape;
+  result.output.data.assign(shared.begin(), shared.begin() + static_cast<std::ptrdiff_t>(output_bytes));
+  result.in_place_inputs = prepared.in_place_inputs;
+  result.in_place_grows = prepared.in_place_grows;
+  return result;
 }
 
 }  // namespace onepool::testing

@@ -256,6 +256,36 @@ TEST_CASE("Pad constant, reflect and edge") {
   }
 }
 
+// A constant Pad that only grows may run over its own input (the planner's growing in place):
+// [2,3,4] = 0..23 padded by [0,1,1] in front and [1,0,2] behind with 7 gives [3,4,7], the same
+// bytes in place as copied. Reflect mode and negative pads never declare it.
+TEST_CASE("Pad grows in place over its input") {
+  AttributeMap attributes;
+  const auto in = f32({2, 3, 4}, iota_floats(24));
+  const auto pads = i64({6}, {0, 1, 1, 1, 0, 2}, true);
+  const auto fill = f32({}, {7.0f}, true);
+  const OutputSpec spec{DType::kFloat32, {3, 4, 7}};
+  auto copied = run_single_node("Pad", {in, pads, fill}, {spec}, attributes);
+  REQUIRE_MESSAGE(copied.has_value(), copied.status().to_string());
+  auto in_place = run_single_node_in_place("Pad", {in, pads, fill}, spec, attributes);
+  REQUIRE_MESSAGE(in_place.has_value(), in_place.status().to_string());
+  CHECK(in_place->in_place_grows);
+  const auto expected = values_of<float>((*copied)[0]);
+  CHECK(values_of<float>(in_place->output) == expected);
+  CHECK(expected[0] == 7.0f);                 // [0,0,0] lies in the added row
+  CHECK(expected[7 + 1] == 0.0f);             // [0,1,1] reads input [0,0,0]
+  CHECK(expected[3 * 28 - 1] == 7.0f);        // the added plane
+  attributes.set("mode", string_attr("reflect"));
+  auto reflect = run_single_node_in_place("Pad", {in, pads}, spec, attributes);
+  REQUIRE(reflect.has_value());
+  CHECK_FALSE(reflect->in_place_grows);
+  AttributeMap constant;
+  auto crop = run_single_node_in_place("Pad", {in, i64({6}, {0, -1, 0, 0, 0, 1}, true)},
+                                       {DType::kFloat32, {2, 2, 5}}, constant);
+  REQUIRE(crop.has_value());
+  CHECK_FALSE(crop->in_place_grows);
+}
+
 // Negative pads crop: [2,3] = 0..5 with pads [0,-1, 1,0] (begin rows 0, begin cols -1, end rows
 // 1, end cols 0) -> [[1,2],[4,5],[7,7]] with constant 7 in the added row. The constant comes
 // from a runtime input; the opset-2 attribute form (pads, value 7) gives the same.

@@ -1,9 +1,14 @@
 // Pad (modes constant, reflect, edge, wrap): pads from the attribute (opset < 11) or a constant
 // input, optional axes (opset 18); negative pads crop. Each output axis gets a table mapping the
-// output index to an input offset (or kFill for the constant), then one AxisMapCopy.
+// output index to an input offset (or kFill for the constant), then one AxisMapCopy. A constant
+// Pad that only grows (pads >= 0, fill known when prepared) may also run over its own input
+// (pad_in_place.h) when the planner lets the output take over the input's bytes.
 #include <algorithm>
 #include <cstring>
+#include <optional>
+#include <utility>
 
+#include "runtime/cpu/kernels/pad_in_place.h"
 #include "runtime/cpu/kernels/shape_axis_map.h"
 #include "runtime/cpu/kernels/shape_ops.h"
 #include "runtime/cpu/kernels/shape_util.h"
@@ -81,6 +86,44 @@ Expected<uint64_t> read_fill(const NodeContext& node, DType dtype) {
   return element_bits(dtype, node.node().attributes.get_float("value", 0.0f));
 }
 
+// The table copy, or the in-place walk when the planner put the output over the input.
+class GrowingPadKernel final : public Kernel {
+ public:
+  GrowingPadKernel(AxisMapCopy copy, GrowingPad pad) : copy_(std::move(copy)), pad_(std::move(pad)) {}
+
+  Status run(const RunContext& context) override {
+    auto* out = static_cast<std::byte*>(context.outputs[0].data);
+    if (out == context.inputs[0].data) {
+      pad_in_place(pad_, out);
+    } else {
+      copy_.run(static_cast<const std::byte*>(context.inputs[0].data), out, *context.threads);
+    }
+    return Status::ok();
+  }
+
+ private:
+  AxisMapCopy copy_;
+  GrowingPad pad_;
+};
+
+// The in-place geometry when the Pad only grows with a fill known now, else nothing.
+std::optional<GrowingPad> growing_pad(const Shape& input, const std::vector<int64_t>& pads,
+                                      PadMode mode, bool runtime_fill, size_t element_size,
+                                      uint64_t fill) {
+  if (mode != PadMode::kConstant || runtime_fill || input.rank() == 0) return std::nullopt;
+  if (std::any_of(pads.begin(), pads.end(), [](int64_t pad) { return pad < 0; })) {
+    return std::nullopt;
+  }
+  const auto rank = static_cast<size_t>(input.rank());
+  GrowingPad pad;
+  pad.input = input;
+  pad.begin.assign(pads.begin(), pads.begin() + static_cast<std::ptrdiff_t>(rank));
+  pad.end.assign(pads.begin() + static_cast<std::ptrdiff_t>(rank), pads.end());
+  pad.element_size = element_size;
+  pad.fill_bits = fill;
+  return pad;
+}
+
 }  // namespace
 
 Expected<PreparedKernel> make_pad_kernel(const NodeContext& node) {
@@ -115,9 +158,14 @@ Expected<PreparedKernel> make_pad_kernel(const NodeContext& node) {
     }
   }
   const bool runtime_fill = node.has_input(2) && node.constant_input(2) == nullptr;
+  AxisMapCopy copy(std::move(tables), element_size, fill);
   PreparedKernel prepared;
-  prepared.kernel = std::make_unique<AxisMapKernel>(
-      AxisMapCopy(std::move(tables), element_size, fill), runtime_fill ? 2 : -1);
+  if (auto growing = growing_pad(input.shape, pads, mode, runtime_fill, element_size, fill)) {
+    prepared.kernel = std::make_unique<GrowingPadKernel>(std::move(copy), std::move(*growing));
+    prepared.in_place_grows = true;
+    return prepared;
+  }
+  prepared.kernel = std::make_unique<AxisMapKernel>(std::move(copy), runtime_fill ? 2 : -1);
   return prepared;
 }
 
