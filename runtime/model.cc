@@ -32,7 +32,7 @@ std::string describe_report(const OptimizeReport& report) {
   return str_cat("nodes ", report.nodes_before, " -> ", report.nodes_after, " (removed ",
                  report.removed_nodes, " Identity/Dropout, folded ", report.folded_batchnorms,
                  " BatchNormalization, fused ", report.fused_biases, " bias Add, fused ",
-                 report.fused_activations, " activations)");
+                 report.fused_activations, " activations, fused ", report.fused_gelus, " GELU)");
 }
 
 Status check_schedule_name(const std::string& schedule) {

@@ -2,7 +2,8 @@
 //   none  : the graph as imported
 //   basic : Identity and Dropout removed; BatchNormalization folded into the preceding Conv
 //   all   : basic + bias and activation epilogues fused into Conv / ConvTranspose / Gemm /
-//           MatMul (see runtime/cpu/kernels/activation.h for the attribute contract)
+//           MatMul (see runtime/cpu/kernels/activation.h for the attribute contract); the
+//           decomposed GELU (erf or tanh form) fused into one Gelu node
 // Outputs must not change beyond float rounding. Fewer tensors also means a smaller plan.
 #pragma once
 
@@ -23,6 +24,7 @@ struct OptimizeReport {
   int folded_batchnorms = 0;  // BatchNormalization folded into Conv
   int fused_biases = 0;       // Add of a constant folded into a producer's bias
   int fused_activations = 0;  // activation nodes turned into epilogues
+  int fused_gelus = 0;        // decomposed GELU chains turned into one Gelu node
   int nodes_before = 0;
   int nodes_after = 0;
 };

@@ -25,6 +25,9 @@ Status fold_batchnorms(Graph& graph, OptimizeReport& report);
 Status fuse_conv_bias(Graph& graph, OptimizeReport& report);
 /// all: MatMul(A 2-D, W constant [K,N]) + Add(constant [N] or [1,N]) becomes Gemm(A, W, bias).
 Status fuse_matmul_add(Graph& graph, OptimizeReport& report);
+/// all: the decomposed GELU (erf or tanh form, 5–9 elementwise nodes) becomes one Gelu node
+/// with attribute approximate "none" or "tanh".
+Status fuse_gelus(Graph& graph, OptimizeReport& report);
 /// all: a following activation becomes an epilogue of Conv / ConvTranspose / Gemm / MatMul
 /// (attributes documented in runtime/cpu/kernels/activation.h).
 Status fuse_activations(Graph& graph, OptimizeReport& report);

@@ -32,6 +32,7 @@ constexpr Entry kKernels[] = {
     {"Ceil", &make_unary_kernel}, {"Softplus", &make_unary_kernel}, {"Elu", &make_unary_kernel},
     {"Sin", &make_unary_kernel}, {"Cos", &make_unary_kernel}, {"Round", &make_unary_kernel},
     {"Sign", &make_unary_kernel}, {"Selu", &make_unary_kernel}, {"Not", &make_unary_kernel},
+    {"Gelu", &make_unary_kernel},
     {"Cast", &make_cast_kernel},
     // data movement
     {"Reshape", &make_copy_kernel}, {"Flatten", &make_copy_kernel},

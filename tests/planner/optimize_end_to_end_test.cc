@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <cstring>
@@ -183,6 +184,35 @@ TEST_CASE("end to end: MatMul + Add + LeakyRelu + Identity gives the same output
   const Graph graph = b.finish();
 
   CHECK(max_difference_after_optimizing(graph, {random_tensor({4, 6}, 23)}, 1) < 1e-4);
+}
+
+// x = 3 · input ([4,16], values in [-3, 3)) feeds BERT's erf GELU (Div √2, Erf, Add 1, Mul x,
+// Mul 0.5 → "y_erf") and GPT-2's tanh GELU (Pow 3, Mul 0.044715, Add x, Mul √(2/π), Tanh, Add 1,
+// Mul x, Mul 0.5 → "y_tanh"): 14 nodes → Mul + 2 Gelu, outputs within 1e-5 (float rounding of
+// the chains; the Gelu kernel computes the same formulas).
+TEST_CASE("end to end: the erf and tanh GELU chains give the same outputs as one Gelu each") {
+  GraphBuilder b;
+  const Shape shape{4, 16};
+  int count = 0;
+  auto node = [&](const char* op, std::vector<ValueId> inputs) {
+    const ValueId out = b.value(str_cat("v", count++), shape);
+    b.node(op, std::move(inputs), {out});
+    return out;
+  };
+  const ValueId input = b.input("input", shape);
+  const ValueId half = b.weight("half", {}, {0.5f});
+  const ValueId one = b.weight("one", {}, {1.0f});
+  const ValueId x = node("Mul", {input, b.weight("three", {}, {3.0f})});
+  const ValueId erf = node("Erf", {node("Div", {x, b.weight("sqrt2", {}, {1.41421356f})})});
+  b.output(node("Mul", {node("Mul", {x, node("Add", {erf, one})}), half}));
+  const ValueId cube = node("Pow", {x, b.weight("three_exp", {}, {3.0f})});
+  const ValueId inner = node("Add", {x, node("Mul", {cube, b.weight("cubic", {}, {0.044715f})})});
+  const ValueId t = node("Tanh", {node("Mul", {inner, b.weight("root", {}, {0.7978845608f})})});
+  b.output(node("Mul", {node("Mul", {node("Add", {t, one}), x}), half}));
+  const Graph graph = b.finish();
+  REQUIRE(graph.nodes.size() == 14);
+
+  CHECK(max_difference_after_optimizing(graph, {random_tensor(shape, 31)}, 3) < 1e-5);
 }
 
 }  // namespace

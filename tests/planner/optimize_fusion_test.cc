@@ -1,9 +1,10 @@
-// Graph optimizer: bias folding, MatMul + Add -> Gemm, activation epilogues.
+// Graph optimizer: bias folding, MatMul + Add -> Gemm, activation epilogues, GELU chains -> Gelu.
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "planner/optimize_test_util.h"
@@ -250,6 +251,170 @@ TEST_CASE("Conv + BatchNormalization + Relu collapse into one Conv at level all"
   // Values left: x, y, W', B' (the original W and the BN parameters are dropped).
   CHECK(graph.values.size() == 4);
   CHECK(graph.weights.size() == 2);
+}
+
+// --- GELU: the decomposed erf and tanh chains become one Gelu node -----------------------------
+
+// How a test GELU chain over x [2,3] is spelled (the exporters' variants).
+struct GeluSpelling {
+  bool tanh = false;          // GPT-2's tanh form instead of BERT's erf form
+  bool scale_by_mul = false;  // erf: Mul(x, 0.70710678) instead of Div(x, 1.41421356)
+  bool cube_by_muls = false;  // tanh: x · (x · x) instead of Pow(x, 3)
+  bool swap = false;          // every Add and Mul with its operands in the other order
+  int product = 0;            // 0: (x · a) · 0.5, 1: (x · 0.5) · a, 2: x · (a · 0.5)
+  float half = 0.5f;
+  bool second_reader = false;  // a = 1 + Erf/Tanh(...) also feeds a Relu writing output "z"
+};
+
+// Builds y = GELU(x) as spelled; the constants are rank-0 weights except 1 (shape [1]).
+class GeluChainBuilder {
+ public:
+  explicit GeluChainBuilder(const GeluSpelling& spelling) : s_(spelling) {}
+
+  Graph build() {
+    x_ = b_.input("x", {2, 3});
+    const ValueId e = s_.tanh ? tanh_of_inner() : erf_of_scaled();
+    const ValueId a = binary("Add", e, b_.weight("one", {1}, {1.0f}));
+    const ValueId half = b_.weight("half", {}, {s_.half});
+    ValueId y = kNoValue;
+    if (s_.product == 0) y = binary("Mul", binary("Mul", x_, a), half);
+    if (s_.product == 1) y = binary("Mul", binary("Mul", x_, half), a);
+    if (s_.product == 2) y = binary("Mul", x_, binary("Mul", a, half));
+    b_.output(y);
+    if (s_.second_reader) {
+      const ValueId z = b_.value("z", {2, 3});
+      b_.node("Relu", {a}, {z});
+      b_.output(z);
+    }
+    Graph graph = b_.finish();
+    for (const Node& node : graph.nodes) {
+      if (node.outputs[0] == y) last_node_name_ = node.name;
+    }
+    return graph;
+  }
+  const std::string& last_node_name() const { return last_node_name_; }
+
+ private:
+  ValueId binary(const std::string& op, ValueId left, ValueId right) {
+    const ValueId out = b_.value(str_cat("v", count_++), {2, 3});
+    const bool commutative = op == "Add" || op == "Mul";
+    if (s_.swap && commutative) std::swap(left, right);
+    b_.node(op, {left, right}, {out});
+    return out;
+  }
+  ValueId unary(const std::string& op, ValueId in) {
+    const ValueId out = b_.value(str_cat("v", count_++), {2, 3});
+    b_.node(op, {in}, {out});
+    return out;
+  }
+  ValueId erf_of_scaled() {
+    const ValueId d = s_.scale_by_mul ? binary("Mul", x_, b_.weight("inv_sqrt2", {}, {0.70710678f}))
+                                      : binary("Div", x_, b_.weight("sqrt2", {}, {1.41421356f}));
+    return unary("Erf", d);
+  }
+  ValueId tanh_of_inner() {
+    const ValueId cube = s_.cube_by_muls ? binary("Mul", x_, binary("Mul", x_, x_))
+                                         : binary("Pow", x_, b_.weight("three", {}, {3.0f}));
+    const ValueId cubic = binary("Mul", cube, b_.weight("cubic", {}, {0.044715f}));
+    const ValueId inner = binary("Add", x_, cubic);
+    return unary("Tanh", binary("Mul", inner, b_.weight("root", {}, {0.7978845608f})));
+  }
+
+  GeluSpelling s_;
+  GraphBuilder b_;
+  ValueId x_ = kNoValue;
+  int count_ = 0;
+  std::string last_node_name_;
+};
+
+// Checks that `graph` is now the single node Gelu(x) -> y with `approximate`, named `name`; only
+// x and y are left (the constants are dropped).
+void check_single_gelu(const Graph& graph, const std::string& approximate,
+                       const std::string& name) {
+  REQUIRE(graph.nodes.size() == 1);
+  const Node& gelu = graph.nodes[0];
+  CHECK(gelu.op_type == "Gelu");
+  CHECK(gelu.domain.empty());
+  CHECK(gelu.name == name);
+  CHECK(gelu.attributes.get_string("approximate", "") == approximate);
+  REQUIRE(gelu.inputs.size() == 1);
+  CHECK(name_of(graph, gelu.inputs[0]) == "x");
+  REQUIRE(gelu.outputs.size() == 1);
+  CHECK(gelu.outputs[0] == graph.outputs[0]);
+  CHECK(graph.values.size() == 2);
+  CHECK(graph.weights.empty());
+}
+
+// BERT's chain Div(x, √2) → Erf → Add 1 → Mul x → Mul 0.5 (5 nodes) becomes Gelu(x) with
+// approximate "none", named after the last Mul; at level basic the 5 nodes stay.
+TEST_CASE("the erf GELU chain fuses into one Gelu node at level all") {
+  GeluChainBuilder builder({});
+  Graph graph = builder.build();
+  Graph basic = graph;
+  CHECK(optimize_ok(basic, OptimizeLevel::kBasic).fused_gelus == 0);
+  CHECK(basic.nodes.size() == 5);
+
+  const OptimizeReport report = optimize_ok(graph, OptimizeLevel::kAll);
+  CHECK(report.fused_gelus == 1);
+  CHECK(report.nodes_before == 5);
+  CHECK(report.nodes_after == 1);
+  check_single_gelu(graph, "none", builder.last_node_name());
+}
+
+// GPT-2's chain Pow(x, 3) → Mul 0.044715 → Add x → Mul √(2/π) → Tanh → Add 1 → Mul x → Mul 0.5
+// (8 nodes) becomes Gelu(x) with approximate "tanh"; so does the x · (x · x) cube (9 nodes).
+TEST_CASE("the tanh GELU chain fuses into one Gelu node with approximate tanh") {
+  for (const bool cube_by_muls : {false, true}) {
+    CAPTURE(cube_by_muls);
+    GeluChainBuilder builder({.tanh = true, .cube_by_muls = cube_by_muls});
+    Graph graph = builder.build();
+    const OptimizeReport report = optimize_ok(graph, OptimizeLevel::kAll);
+    CHECK(report.fused_gelus == 1);
+    CHECK(report.nodes_before == (cube_by_muls ? 9 : 8));
+    check_single_gelu(graph, "tanh", builder.last_node_name());
+  }
+}
+
+// Every spelling fuses: both forms × Div or Mul by 1/√2 (erf) or Pow or Mul cube (tanh) × the
+// three ways of multiplying by x and 0.5 × Add/Mul operands in either order (24 graphs).
+TEST_CASE("every operand order and product spelling of GELU fuses") {
+  for (const bool tanh : {false, true}) {
+    for (const bool variant : {false, true}) {
+      for (const bool swap : {false, true}) {
+        for (const int product : {0, 1, 2}) {
+          CAPTURE(tanh);
+          CAPTURE(variant);
+          CAPTURE(swap);
+          CAPTURE(product);
+          GeluChainBuilder builder({.tanh = tanh,
+                                    .scale_by_mul = variant,
+                                    .cube_by_muls = variant,
+                                    .swap = swap,
+                                    .product = product});
+          Graph graph = builder.build();
+          CHECK(optimize_ok(graph, OptimizeLevel::kAll).fused_gelus == 1);
+          check_single_gelu(graph, tanh ? "tanh" : "none", builder.last_node_name());
+        }
+      }
+    }
+  }
+}
+
+// Left alone: 0.6 instead of 0.5 (not GELU), and 1 + Erf/Tanh(...) also read by a Relu (the
+// intermediate must survive, so folding the chain would compute it twice). Both forms; every
+// node stays (5 erf, 8 tanh; +1 for the Relu).
+TEST_CASE("a GELU chain with a wrong constant or a second reader is left alone") {
+  for (const bool tanh : {false, true}) {
+    CAPTURE(tanh);
+    const int chain_nodes = tanh ? 8 : 5;
+    Graph wrong_half = GeluChainBuilder({.tanh = tanh, .half = 0.6f}).build();
+    CHECK(optimize_ok(wrong_half, OptimizeLevel::kAll).fused_gelus == 0);
+    CHECK(wrong_half.nodes.size() == static_cast<size_t>(chain_nodes));
+
+    Graph shared = GeluChainBuilder({.tanh = tanh, .second_reader = true}).build();
+    CHECK(optimize_ok(shared, OptimizeLevel::kAll).fused_gelus == 0);
+    CHECK(shared.nodes.size() == static_cast<size_t>(chain_nodes + 1));
+  }
 }
 
 // A chain of 3000 Conv -> Relu blocks (plus an Identity every 10 blocks): every Relu fuses and

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <numbers>
 #include <string>
 #include <vector>
 
@@ -434,6 +435,47 @@ TEST_CASE("in-place runs on input 1 when it has the output's shape") {
 // Errors: Sqrt on int32 and Add on bool are unsupported (message names node, op, dtype);
 // [2,3] + [4] does not broadcast (message names the input and axis); a wrong output shape
 // is rejected.
+// Gelu against its formulas in double at -3, -1, 0, 0.5, 2: approximate "none" is
+// 0.5·x·(1 + erf(x/√2)) (e.g. Gelu(-3) = -0.0040496, Gelu(2) = 1.9544997), "tanh" is
+// 0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³))) (Gelu(-3) = -0.0036374, Gelu(2) = 1.9545977). The
+// default is "none"; the node runs in place on input 0 like every unary op.
+TEST_CASE("Gelu erf and tanh forms match the formulas") {
+  const std::vector<float> points = {-3.0f, -1.0f, 0.0f, 0.5f, 2.0f};
+  std::vector<float> exact;
+  std::vector<float> tanh_form;
+  for (float point : points) {
+    const double x = point;
+    exact.push_back(static_cast<float>(0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0)))));
+    const double inner = std::sqrt(2.0 / std::numbers::pi) * (x + 0.044715 * x * x * x);
+    tanh_form.push_back(static_cast<float>(0.5 * x * (1.0 + std::tanh(inner))));
+  }
+  CHECK(std::fabs(exact[0] - -0.0040496f) < 1e-6f);
+  CHECK(std::fabs(tanh_form[4] - 1.9545977f) < 1e-6f);
+  const OutputSpec out{DType::kFloat32, {5}};
+  check_floats(run_one("Gelu", {f32({5}, points)}, out), exact);
+  check_floats(run_one("Gelu", {f32({5}, points)}, out,
+                       attributes_of({{"approximate", string_attr("none")}})),
+               exact);
+  check_floats(run_one("Gelu", {f32({5}, points)}, out,
+                       attributes_of({{"approximate", string_attr("tanh")}})),
+               tanh_form);
+  const auto in_place = run_in_place("Gelu", f32({5}, points), std::nullopt);
+  CHECK(in_place.in_place_inputs == cpu::kInPlaceInput0);
+  check_floats(make_host_tensor(DType::kFloat32, {5}, in_place.values), exact);
+}
+
+// approximate = "fast" is not an ONNX value: the model is rejected with the node, op, attribute
+// and value in the message, not silently run as erf.
+TEST_CASE("Gelu rejects an unknown approximate") {
+  const Status error = run_error("Gelu", {f32({2}, {1, 2})}, {DType::kFloat32, {2}},
+                                 attributes_of({{"approximate", string_attr("fast")}}));
+  CHECK(error.code() == StatusCode::kInvalidModel);
+  CHECK(error.message().find("test_node") != std::string::npos);
+  CHECK(error.message().find("Gelu") != std::string::npos);
+  CHECK(error.message().find("approximate") != std::string::npos);
+  CHECK(error.message().find("'fast'") != std::string::npos);
+}
+
 TEST_CASE("errors name node, op, tensor, dtype and axis") {
   const Status sqrt_error = run_error("Sqrt", {i32({2}, {1, 4})}, {DType::kInt32, {2}});
   CHECK(sqrt_error.code() == StatusCode::kUnsupported);

@@ -2,6 +2,7 @@
 // (comparisons are written so that a NaN input fails them and is returned unchanged).
 #include <cmath>
 #include <limits>
+#include <string>
 #include <type_traits>
 
 #include "runtime/cpu/kernel_registry.h"
@@ -128,6 +129,23 @@ struct HardSwishOp {
   T operator()(T x) const { return x * clamp01(x * T(1.0 / 6.0) + T(0.5)); }
 };
 
+// Gelu (opset 20): x · Φ(x) exactly with erf, or the tanh approximation GPT-2 trains with. The
+// graph optimizer (planner/optimize/fuse_gelu.cc) produces it from the decomposed chains.
+template <class T>
+struct GeluOp {
+  explicit GeluOp(const AttributeMap& attributes)
+      : tanh_form(attributes.get_string("approximate", "none") == "tanh") {}
+  T operator()(T x) const {
+    if (tanh_form) {
+      const T inner = T(0.7978845608028654) * (x + T(0.044715) * x * x * x);
+      return T(0.5) * x * (T(1) + std::tanh(inner));
+    }
+    // 1 + erf(z) = erfc(-z), without the cancellation for large negative x.
+    return T(0.5) * x * std::erfc(x * T(-0.7071067811865476));
+  }
+  bool tanh_form;
+};
+
 template <class T>
 struct NegOp {
   T operator()(T x) const {
@@ -180,6 +198,17 @@ struct IsInfOp {
   bool positive;
 };
 
+// Gelu's attribute names the formula; anything but "none" or "tanh" is a bad model, not a
+// silent fallback to erf.
+Expected<PreparedKernel> make_gelu(const NodeContext& node) {
+  const std::string approximate = node.node().attributes.get_string("approximate", "none");
+  if (approximate != "none" && approximate != "tanh") {
+    return node.error(StatusCode::kInvalidModel, "attribute 'approximate' must be 'none' or ",
+                      "'tanh', got '", approximate, "'");
+  }
+  return make_unary_op<GeluOp, kFloatTypes>(node);
+}
+
 }  // namespace
 
 void register_unary_kernels(KernelRegistry& registry) {
@@ -202,6 +231,7 @@ void register_unary_kernels(KernelRegistry& registry) {
   registry.add("Selu", &make_unary_op<SeluOp, kFloatTypes>);
   registry.add("HardSigmoid", &make_unary_op<HardSigmoidOp, kFloatTypes>);
   registry.add("HardSwish", &make_unary_op<HardSwishOp, kFloatTypes>);
+  registry.add("Gelu", &make_gelu);
   registry.add("Neg", &make_unary_op<NegOp, kSignedTypes>);
   registry.add("Abs", &make_unary_op<AbsOp, kNumericTypes>);
   registry.add("Sign", &make_unary_op<SignOp, kNumericTypes>);

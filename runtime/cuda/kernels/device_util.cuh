@@ -49,6 +49,10 @@ __device__ inline float apply_unary(const UnaryParams& p, float x) {
     case UnaryOp::kSign: return x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : 0.0f);
     case UnaryOp::kSelu: return x > 0.0f ? p.beta * x : p.beta * p.alpha * (expf(x) - 1.0f);
     case UnaryOp::kScale: return p.alpha * x;
+    // 1 + erf(z) = erfc(-z), without the cancellation for large negative x (as the CPU kernel).
+    case UnaryOp::kGelu: return 0.5f * x * erfcf(-0.70710678118654752f * x);
+    case UnaryOp::kGeluTanh:
+      return 0.5f * x * (1.0f + tanhf(0.79788456080286536f * (x + 0.044715f * x * x * x)));
   }
   return x;
 }

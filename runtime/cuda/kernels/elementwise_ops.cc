@@ -1,5 +1,5 @@
 // Node preparation for the elementwise family: broadcasting binary ops, variadic Sum / Mean /
-// Max / Min, Where, unary ops (float32; a few on int64 and bool), Clip and Cast.
+// Max / Min, Where, unary ops (float32; a few on int64 and bool), Clip, Gelu and Cast.
 #include <limits>
 #include <string>
 #include <utility>
@@ -185,6 +185,16 @@ Expected<float> clip_bound(const CudaNodeContext& node, size_t i, const char* at
   return node.node().attributes.get_float(attribute, fallback);
 }
 
+// Gelu's formula from its attribute; anything but "none" or "tanh" is a bad model, not a silent
+// fallback to erf.
+Expected<UnaryOp> gelu_op(const CudaNodeContext& node) {
+  const std::string approximate = node.node().attributes.get_string("approximate", "none");
+  if (approximate == "none") return UnaryOp::kGelu;
+  if (approximate == "tanh") return UnaryOp::kGeluTanh;
+  return node.error(StatusCode::kInvalidModel, "attribute 'approximate' must be 'none' or ",
+                    "'tanh', got '", approximate, "'");
+}
+
 }  // namespace
 
 Expected<CudaPreparedKernel> make_unary_kernel(const CudaNodeContext& node) {
@@ -204,6 +214,8 @@ Expected<CudaPreparedKernel> make_unary_kernel(const CudaNodeContext& node) {
     const float inf = std::numeric_limits<float>::infinity();
     ONEPOOL_ASSIGN_OR_RETURN(params.alpha, clip_bound(node, 1, "min", -inf));
     ONEPOOL_ASSIGN_OR_RETURN(params.beta, clip_bound(node, 2, "max", inf));
+  } else if (op == "Gelu") {
+    ONEPOOL_ASSIGN_OR_RETURN(params.op, gelu_op(node));
   } else {
     const UnaryEntry* entry = find_unary(op);
     if (entry == nullptr) return node.unsupported("unknown unary op");

@@ -38,11 +38,12 @@ enum class BinaryOp : int32_t {
 enum class UnaryOp : int32_t {
   kIdentity, kRelu, kSigmoid, kTanh, kExp, kLog, kSqrt, kNeg, kAbs, kErf, kLeakyRelu,
   kHardSigmoid, kHardSwish, kHardSigmoidMul, kClip, kReciprocal, kFloor, kCeil, kSoftplus, kElu,
-  kSin, kCos, kRound, kSign, kSelu, kScale,
+  kSin, kCos, kRound, kSign, kSelu, kScale, kGelu, kGeluTanh,
 };
 
 /// A unary op with its parameters (LeakyRelu/Elu alpha; HardSigmoid alpha, beta; Clip min =
-/// alpha, max = beta; Selu alpha, gamma = beta; Scale multiplies by alpha).
+/// alpha, max = beta; Selu alpha, gamma = beta; Scale multiplies by alpha; Gelu is approximate
+/// "none", GeluTanh approximate "tanh").
 struct UnaryParams {
   UnaryOp op = UnaryOp::kIdentity;
   float alpha = 0.0f;
