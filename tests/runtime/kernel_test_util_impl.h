@@ -48,6 +48,20 @@ inline Graph single_node_graph(const std::string& op_type,
   return graph;
 }
 
+// Runs a prepared kernel once with a workspace of the size it declared.
+inline Status run_prepared(cpu::PreparedKernel& prepared, const std::vector<TensorView>& inputs,
+                           const std::vector<TensorView>& outputs, int threads) {
+  std::vector<std::byte> workspace(prepared.workspace_bytes + 1);
+  cpu::ThreadPool pool(threads);
+  cpu::RunContext context;
+  context.inputs = inputs;
+  context.outputs = outputs;
+  context.workspace = workspace.data();
+  context.workspace_bytes = prepared.workspace_bytes;
+  context.threads = &pool;
+  return prepared.kernel->run(context);
+}
+
 inline Expected<std::vector<HostTensor>> run_single_node(
     const std::string& op_type, const std::vector<std::optional<TestInput>>& inputs,
     const std::vector<OutputSpec>& outputs, const AttributeMap& attributes, int threads) {
@@ -84,15 +98,7 @@ inline Expected<std::vector<HostTensor>> run_single_node(
     output_views.push_back(
         TensorView{results[i].data.data(), outputs[i].dtype, outputs[i].shape, Device{}});
   }
-  std::vector<std::byte> workspace(prepared.workspace_bytes + 1);
-  cpu::ThreadPool pool(threads);
-  cpu::RunContext context;
-  context.inputs = ordered;
-  context.outputs = output_views;
-  context.workspace = workspace.data();
-  context.workspace_bytes = prepared.workspace_bytes;
-  context.threads = &pool;
-  ONEPOOL_RETURN_IF_ERROR(prepared.kernel->run(context));
+  ONEPOOL_RETURN_IF_ERROR(run_prepared(prepared, ordered, output_views, threads));
   return results;
 }
 
@@ -113,6 +119,7 @@ inline Expected<InPlaceResult> run_single_node_in_place(
   std::vector<std::byte> shared(std::max(first.data.size(), output_bytes), std::byte{0xCD});
   std::copy(first.data.begin(), first.data.end(), shared.begin());
   std::vector<HostTensor> others;
+  others.reserve(inputs.size());
   std::vector<TensorView> views = {{shared.data(), first.dtype, first.shape, Device{}}};
   for (size_t i = 1; i < inputs.size(); ++i) {
     if (!inputs[i]) {
@@ -123,15 +130,7 @@ inline Expected<InPlaceResult> run_single_node_in_place(
     views.push_back({others.back().data.data(), others.back().dtype, others.back().shape, {}});
   }
   const std::vector<TensorView> outputs = {{shared.data(), output.dtype, output.shape, {}}};
-  std::vector<std::byte> workspace(prepared.workspace_bytes + 1);
-  cpu::ThreadPool pool(threads);
-  cpu::RunContext context;
-  context.inputs = views;
-  context.outputs = outputs;
-  context.workspace = workspace.data();
-  context.workspace_bytes = prepared.workspace_bytes;
-  context.threads = &pool;
-  ONEPOOL_RETURN_IF_ERROR(prepared.kernel->run(context));
+  ONEPOOL_RETURN_IF_ERROR(run_prepared(prepared, views, outputs, threads));
   InPlaceResult result;
   result.output.dtype = output.dtype;
   result.output.shape = output.shape;

@@ -35,12 +35,9 @@ struct ConvPlan {
 constexpr int64_t kMinIm2colBytes = int64_t{64} << 10;
 constexpr int64_t kPreferredIm2colBytes = int64_t{2} << 20;
 
-// Whole output rows whose im2col fits `bytes`: at least one (the plan grants at least the
-// declared minimum), at most the map's rows.
+// Whole output rows whose im2col fits `bytes`.
 int64_t im2col_rows_within(const ConvPlan& plan, int64_t bytes) {
-  const int64_t output_rows = plan.geometry.output[0] * plan.geometry.output[1];
-  return std::clamp<int64_t>(bytes / std::max<int64_t>(plan.row_bytes, 1), 1,
-                             std::max<int64_t>(output_rows, 1));
+  return whole_rows_within(bytes, plan.row_bytes, plan.geometry.output[0] * plan.geometry.output[1]);
 }
 
 class ConvKernel final : public Kernel {

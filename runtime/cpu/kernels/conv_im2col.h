@@ -6,12 +6,20 @@
 // the padding. Its size is channels * kernel_size * output_size floats.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "runtime/cpu/kernels/conv_geometry.h"
 #include "runtime/cpu/thread_pool.h"
 
 namespace onepool::cpu::nn {
+
+/// Whole rows of `row_bytes` each that fit `bytes`: at least one (a kernel's plan grants at least
+/// the one-row minimum it declared), at most `rows`. Sizes the tiles of im2col and col2im.
+inline int64_t whole_rows_within(int64_t bytes, int64_t row_bytes, int64_t rows) {
+  return std::clamp<int64_t>(bytes / std::max<int64_t>(row_bytes, 1), 1,
+                             std::max<int64_t>(rows, 1));
+}
 
 /// Fills `col` from `image` ([channels, D, H, W] as in g.input). Parallel over rows.
 void im2col(const WindowGeometry& g, const float* image, int64_t channels, float* col,

@@ -29,11 +29,9 @@ struct TransposePlan {
 constexpr int64_t kMinColBytes = int64_t{64} << 10;
 constexpr int64_t kPreferredColBytes = int64_t{2} << 20;
 
-// Whole X rows whose col fits `bytes`: at least one, at most X's rows.
+// Whole X rows whose col fits `bytes`.
 int64_t col_rows_within(const TransposePlan& plan, int64_t bytes) {
-  const int64_t x_rows = plan.geometry.output[0] * plan.geometry.output[1];
-  return std::clamp<int64_t>(bytes / std::max<int64_t>(plan.row_bytes, 1), 1,
-                             std::max<int64_t>(x_rows, 1));
+  return whole_rows_within(bytes, plan.row_bytes, plan.geometry.output[0] * plan.geometry.output[1]);
 }
 
 class ConvTransposeKernel final : public Kernel {
