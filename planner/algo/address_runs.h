@@ -1,29 +1,38 @@
-// Address runs: the union of some records' byte ranges, as sorted disjoint [begin, end) runs,
-// and a collector that merges several sorted run lists. Internal to the best-fit engine.
+// Address runs: the union of some records' byte ranges, as sorted disjoint [begin, end) runs; a
+// collector that merges several sorted run lists; and the best-fit scan over merged runs.
+// Internal to the best-fit engine. `Word` is the address type: uint32_t when every address fits
+// in 32 bits (in units of a common divisor of the sizes), else size_t; see best_fit.cc.
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <span>
 #include <vector>
 
 namespace onepool {
 
+template <class Word>
 struct AddressRun {
-  size_t begin;
-  size_t end;
+  Word begin;
+  Word end;
 };
 
 // Sorted, disjoint address runs with touching runs merged: the union of some records' bytes.
+template <class Word>
 class AddressRuns {
  public:
+  using Run = AddressRun<Word>;
+
   bool empty() const { return runs_.empty(); }
-  const std::vector<AddressRun>& runs() const { return runs_; }
+  const std::vector<Run>& runs() const { return runs_; }
   void clear() { runs_.clear(); }
 
-  void add(size_t begin, size_t end) {
-    auto first =
-        std::lower_bound(runs_.begin(), runs_.end(), begin,
-                         [](const AddressRun& run, size_t value) { return run.end < value; });
+  void add(Word begin, Word end) {
+    auto first = std::lower_bound(runs_.begin(), runs_.end(), begin,
+                                  [](const Run& run, Word value) { return run.end < value; });
     auto last = first;
     while (last != runs_.end() && last->begin <= end) {
       begin = std::min(begin, last->begin);
@@ -31,15 +40,15 @@ class AddressRuns {
       ++last;
     }
     if (first == last) {
-      runs_.insert(first, AddressRun{begin, end});
+      runs_.insert(first, Run{begin, end});
       return;
     }
-    *first = AddressRun{begin, end};
+    *first = Run{begin, end};
     runs_.erase(first + 1, last);
   }
 
   // Replaces the contents with the union of two sorted run lists.
-  void assign_union(const std::vector<AddressRun>& a, const std::vector<AddressRun>& b) {
+  void assign_union(std::span<const Run> a, std::span<const Run> b) {
     runs_.clear();
     runs_.reserve(a.size() + b.size());
     size_t i = 0;
@@ -51,7 +60,7 @@ class AddressRuns {
   }
 
   // Appends a run that begins at or after the last run's begin.
-  void append_merging(const AddressRun& run) {
+  void append_merging(const Run& run) {
     if (!runs_.empty() && run.begin <= runs_.back().end) {
       runs_.back().end = std::max(runs_.back().end, run.end);
       return;
@@ -60,61 +69,195 @@ class AddressRuns {
   }
 
  private:
-  std::vector<AddressRun> runs_;
+  std::vector<Run> runs_;
 };
 
-// Runs gathered from several lists, each sorted by begin. Merging the lists pairwise costs
-// O(n log lists), much less than sorting when a few long sorted lists dominate.
+// `pick ? a : b` by masks: compilers turn the plain conditional into a branch, which mispredicts
+// about half the time when the choice depends on the data (merging, scanning gaps).
+template <class Word>
+Word select(bool pick, Word a, Word b) {
+  const Word mask = Word{0} - static_cast<Word>(pick);
+  return (a & mask) | (b & ~mask);
+}
+template <class Word>
+AddressRun<Word> select(bool pick, const AddressRun<Word>& a, const AddressRun<Word>& b) {
+  return {select(pick, a.begin, b.begin), select(pick, a.end, b.end)};
+}
+// A 32-bit run fits in one register: one selection instead of two.
+inline AddressRun<uint32_t> select(bool pick, const AddressRun<uint32_t>& a,
+                                   const AddressRun<uint32_t>& b) {
+  return std::bit_cast<AddressRun<uint32_t>>(
+      select(pick, std::bit_cast<uint64_t>(a), std::bit_cast<uint64_t>(b)));
+}
+
+// Merges two lists sorted by begin (ties: `a` first), handing each run to `emit` until it
+// returns false; returns false when it stopped early.
+template <class Run, class Emit>
+bool merge_runs(std::span<const Run> a, std::span<const Run> b, Emit&& emit) {
+  const Run* next_a = a.data();
+  const Run* next_b = b.data();
+  const Run* const end_a = next_a + a.size();
+  const Run* const end_b = next_b + b.size();
+  while (next_a != end_a && next_b != end_b) {
+    const bool take_b = next_b->begin < next_a->begin;
+    const Run run = select(take_b, *next_b, *next_a);
+    next_b += take_b;
+    next_a += !take_b;
+    if (!emit(run)) return false;
+  }
+  for (; next_a != end_a; ++next_a) {
+    if (!emit(*next_a)) return false;
+  }
+  for (; next_b != end_b; ++next_b) {
+    if (!emit(*next_b)) return false;
+  }
+  return true;
+}
+
+// Merges two lists sorted by begin (ties: `a` first) into `out`. The first min(|a|, |b|) runs
+// are taken from the front and as many from the back in the same loop: two independent chains
+// of loads and comparisons, where one chain waits on each load. No read passes a list's end:
+// after i steps each side has taken at most i runs of each list.
+template <class Run>
+void merge_runs_into(std::span<const Run> a, std::span<const Run> b, Run* out) {
+  // Signed indices: a back index ends at -1 once its list is used up.
+  std::ptrdiff_t front_a = 0;
+  std::ptrdiff_t front_b = 0;
+  std::ptrdiff_t back_a = std::ssize(a) - 1;
+  std::ptrdiff_t back_b = std::ssize(b) - 1;
+  Run* front_out = out;
+  Run* back_out = out + a.size() + b.size();
+  for (size_t steps = std::min(a.size(), b.size()); steps > 0; --steps) {
+    const Run& next_a = a[static_cast<size_t>(front_a)];
+    const Run& next_b = b[static_cast<size_t>(front_b)];
+    const bool front_takes_b = next_b.begin < next_a.begin;
+    *front_out++ = select(front_takes_b, next_b, next_a);
+    front_b += front_takes_b;
+    front_a += !front_takes_b;
+    const Run& last_a = a[static_cast<size_t>(back_a)];
+    const Run& last_b = b[static_cast<size_t>(back_b)];
+    const bool back_takes_a = last_a.begin > last_b.begin;
+    *--back_out = select(back_takes_a, last_a, last_b);
+    back_a -= back_takes_a;
+    back_b -= !back_takes_a;
+  }
+  const auto rest = [](std::span<const Run> list, std::ptrdiff_t front, std::ptrdiff_t back) {
+    return list.subspan(static_cast<size_t>(front), static_cast<size_t>(back + 1 - front));
+  };
+  merge_runs(rest(a, front_a, back_a), rest(b, front_b, back_b), [&front_out](const Run& run) {
+    *front_out++ = run;
+    return true;
+  });
+}
+
+// Runs gathered from several lists, each sorted by begin, read in place (the lists must stay
+// unchanged until the runs are visited). The lists are merged smallest first (two at a time,
+// from both ends) into one of two buffers, and the last merge feeds the visitor directly: the
+// longest list is read once, and the merged runs are never stored whole.
+template <class Word>
 class RunCollector {
  public:
+  using Run = AddressRun<Word>;
+
   void clear() {
-    runs_.clear();
-    ends_.clear();
+    lists_.clear();
     singles_.clear();
+    ordered_singles_.clear();
   }
-  // Single runs (most lists hold one) wait apart and are sorted as one more list.
-  void append_one(const AddressRun& run) { singles_.push_back(run); }
-  void append(const std::vector<AddressRun>& list) {
-    if (list.empty()) return;
-    runs_.insert(runs_.end(), list.begin(), list.end());
-    ends_.push_back(runs_.size());
+  // Single runs (most lists hold one) wait apart and are sorted as one more list. The run is
+  // written either way and kept only if `keep`: callers filter without a branch (see select()).
+  void append_one_if(bool keep, const Run& run) { singles_.append_if(keep, run); }
+  void append_one(const Run& run) { singles_.append_if(true, run); }
+  // The same for single runs that come in order of begin: they form one more list as they are.
+  void append_ordered_one_if(bool keep, const Run& run) { ordered_singles_.append_if(keep, run); }
+  void append(std::span<const Run> list) {
+    if (!list.empty()) lists_.push_back(list);
   }
-  // Every run appended so far, sorted by begin.
-  const std::vector<AddressRun>& sorted() {
-    const auto by_begin = [](const AddressRun& a, const AddressRun& b) {
-      return a.begin < b.begin;
-    };
+
+  // Calls visit(run) for every run appended so far, in order of begin, until it returns false.
+  template <class Visit>
+  void visit_sorted(Visit&& visit) {
     if (!singles_.empty()) {
-      std::sort(singles_.begin(), singles_.end(), by_begin);
-      append(singles_);
-      singles_.clear();
+      const std::span<Run> singles = singles_.runs();
+      std::sort(singles.begin(), singles.end(),
+                [](const Run& a, const Run& b) { return a.begin < b.begin; });
+      lists_.emplace_back(singles);
     }
-    while (ends_.size() > 1) {
-      scratch_.resize(runs_.size());
-      size_t merged = 0;
-      size_t begin = 0;
-      for (size_t i = 0; i < ends_.size(); i += 2) {
-        const size_t middle = ends_[i];
-        const size_t end = i + 1 < ends_.size() ? ends_[i + 1] : middle;
-        std::merge(runs_.begin() + static_cast<std::ptrdiff_t>(begin),
-                   runs_.begin() + static_cast<std::ptrdiff_t>(middle),
-                   runs_.begin() + static_cast<std::ptrdiff_t>(middle),
-                   runs_.begin() + static_cast<std::ptrdiff_t>(end),
-                   scratch_.begin() + static_cast<std::ptrdiff_t>(begin), by_begin);
-        ends_[merged++] = end;
-        begin = end;
+    if (!ordered_singles_.empty()) lists_.emplace_back(ordered_singles_.runs());
+    if (lists_.empty()) return;
+    std::sort(lists_.begin(), lists_.end(),
+              [](std::span<const Run> a, std::span<const Run> b) { return a.size() < b.size(); });
+    size_t total = 0;
+    for (std::span<const Run> list : lists_) total += list.size();
+    if (merged_.size() < total) {
+      merged_.resize(total);
+      spare_.resize(total);
+    }
+    std::span<const Run> sorted = lists_[0];
+    for (size_t k = 1; k + 1 < lists_.size(); ++k) {
+      merge_runs_into(sorted, lists_[k], spare_.data());
+      sorted = std::span<const Run>(spare_.data(), sorted.size() + lists_[k].size());
+      std::swap(merged_, spare_);
+    }
+    if (lists_.size() == 1) {
+      for (const Run& run : sorted) {
+        if (!visit(run)) return;
       }
-      ends_.resize(merged);
-      runs_.swap(scratch_);
+      return;
     }
-    return runs_;
+    merge_runs(sorted, lists_.back(), visit);
   }
 
  private:
-  std::vector<AddressRun> runs_;
-  std::vector<size_t> ends_;  // one past the last run of each list
-  std::vector<AddressRun> singles_;
-  std::vector<AddressRun> scratch_;
+  // Runs appended one by one, each written unconditionally and kept only if asked.
+  class Singles {
+   public:
+    bool empty() const { return count_ == 0; }
+    void clear() { count_ = 0; }
+    std::span<Run> runs() { return {runs_.data(), count_}; }
+    void append_if(bool keep, const Run& run) {
+      if (count_ == runs_.size()) runs_.resize(2 * runs_.size() + 16);
+      runs_[count_] = run;
+      count_ += static_cast<size_t>(keep);
+    }
+
+   private:
+    std::vector<Run> runs_;  // the first count_ are kept
+    size_t count_ = 0;
+  };
+
+  std::vector<std::span<const Run>> lists_;
+  Singles singles_;
+  Singles ordered_singles_;
+  std::vector<Run> merged_;  // the last merge's output
+  std::vector<Run> spare_;   // the next merge's output
+};
+
+// The best-fit scan: fed runs in order of begin (runs may overlap), finds the smallest gap of at
+// least `bytes` (lowest offset on ties), or else the end of the highest run. Branch-free (see
+// select()); visit() returns false at a perfect fit (no smaller gap exists, and later equal
+// gaps lose the tie).
+template <class Word>
+class BestFitScan {
+ public:
+  explicit BestFitScan(Word bytes) : bytes_(bytes) {}
+
+  bool visit(const AddressRun<Word>& run) {
+    const Word gap = select(run.begin > cursor_, run.begin - cursor_, Word{0});
+    const bool better = (gap >= bytes_) & (gap < best_gap_);
+    best_gap_ = select(better, gap, best_gap_);
+    best_offset_ = select(better, cursor_, best_offset_);
+    cursor_ = select(run.end > cursor_, run.end, cursor_);
+    return best_gap_ != bytes_;
+  }
+  Word offset() const { return best_gap_ != kNoGap ? best_offset_ : cursor_; }
+
+ private:
+  static constexpr Word kNoGap = std::numeric_limits<Word>::max();
+  Word bytes_;
+  Word cursor_ = 0;
+  Word best_offset_ = 0;
+  Word best_gap_ = kNoGap;
 };
 
 }  // namespace onepool

@@ -1,4 +1,6 @@
 // Placement algorithms: golden vector, randomized invariants, verifier rejections, scale.
+#include "planner/algo/algorithms.h"
+
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -6,8 +8,8 @@
 #include <random>
 #include <vector>
 
-#include "planner/algo/algorithms.h"
 #include "planner/algo/orders.h"
+#include "planner/best_fit_reference.h"
 
 namespace onepool {
 namespace {
@@ -69,6 +71,63 @@ std::vector<UsageRecord> dnn_like_records(size_t count, uint64_t seed) {
     records[i].bytes = 256 * (1 + rng() % 65536);
   }
   return records;
+}
+
+// Shapes for the engine equivalence test. Steps and sizes vary with the seed; `unit` is the
+// size granularity (1 gives sizes that share no common divisor, 2^30 sizes near 2^40).
+enum class Shape { kDnn, kAllLive, kUniformLong, kFewLifetimes, kZeroBytes, kOddSizes, kHuge };
+
+size_t shaped_bytes(std::mt19937_64& rng, Shape shape) {
+  switch (shape) {
+    case Shape::kOddSizes:
+      return 1 + rng() % 5000;
+    case Shape::kHuge:
+      // Near 2^40, plus an odd size now and then: the offsets outgrow 32 bits.
+      return rng() % 8 == 0 ? 1 + rng() % 1000 : (1ull << 40) - rng() % (1ull << 20);
+    case Shape::kZeroBytes:
+      return rng() % 3 == 0 ? 0 : 256 * (1 + rng() % 64);
+    default:
+      return 256 * (1 + rng() % (rng() % 2 == 0 ? 16 : 65536));
+  }
+}
+
+std::vector<UsageRecord> shaped_records(std::mt19937_64& rng, Shape shape, size_t count) {
+  std::vector<UsageRecord> records(count);
+  const auto horizon = static_cast<int64_t>(1 + count);
+  for (size_t i = 0; i < count; ++i) {
+    UsageRecord& record = records[i];
+    record.bytes = shaped_bytes(rng, shape);
+    if (shape == Shape::kAllLive) {
+      record.first = 0;
+      record.last = horizon;
+    } else if (shape == Shape::kUniformLong) {
+      const auto a = static_cast<int64_t>(rng() % static_cast<uint64_t>(horizon));
+      const auto b = static_cast<int64_t>(rng() % static_cast<uint64_t>(horizon));
+      record.first = std::min(a, b);
+      record.last = std::max(a, b);
+    } else if (shape == Shape::kFewLifetimes) {
+      record.first = static_cast<int64_t>(rng() % 4) * 10;
+      record.last = record.first + static_cast<int64_t>(rng() % 3) * 7;
+    } else {
+      // DNN-like: one record per step (steps spread apart), most short, a few very long.
+      const uint64_t roll = rng() % 100;
+      const uint64_t length = roll < 85   ? 1 + rng() % 3
+                              : roll < 98 ? rng() % 30
+                                          : rng() % (count / 2 + 1);
+      record.first = static_cast<int64_t>(3 * i);
+      record.last = record.first + static_cast<int64_t>(3 * length);
+    }
+  }
+  return records;
+}
+
+std::vector<int32_t> shuffled_order(std::mt19937_64& rng, const std::vector<UsageRecord>& records) {
+  std::vector<int32_t> order;
+  for (size_t i = 0; i < records.size(); ++i) {
+    if (records[i].bytes > 0) order.push_back(static_cast<int32_t>(i));
+  }
+  std::shuffle(order.begin(), order.end(), rng);
+  return order;
 }
 
 }  // namespace
@@ -266,6 +325,44 @@ TEST_CASE("greedy-by-size: identical and disjoint lifetimes") {
   CHECK(spread.pool_bytes == 7 * 256);
   CHECK(std::all_of(spread.offsets.begin(), spread.offsets.end(),
                     [](size_t offset) { return offset == 0; }));
+}
+
+// The optimized best-fit engine against a frozen copy of the original (best_fit_reference.h):
+// 7 shapes x 24 seeds, 0 to ~3,000 records (enough to fill blocks, tree nodes and rebuild lazy
+// nodes; one set of 10,000-15,000 per shape for a deep tree), every greedy order plus a random
+// one: offsets and pool must be bit-identical. Shapes cover 32-bit addresses (sizes in units of
+// 256 or of 1) and the 64-bit fallback (sizes near 2^40). size_order (a radix sort when its key
+// fits in 64 bits) must equal the comparator sort.
+TEST_CASE("best-fit engine: identical offsets to the reference engine for every order") {
+  using OrderFn = std::vector<int32_t> (*)(std::span<const UsageRecord>);
+  const OrderFn orders[] = {&size_order, &lifetime_order, &area_order, &conflicts_order,
+                            &breadth_order};
+  const Shape shapes[] = {Shape::kDnn,          Shape::kAllLive,   Shape::kUniformLong,
+                          Shape::kFewLifetimes, Shape::kZeroBytes, Shape::kOddSizes,
+                          Shape::kHuge};
+  std::mt19937_64 rng(1234567);
+  for (const Shape shape : shapes) {
+    for (int seed = 0; seed < 24; ++seed) {
+      // One set of 10,000+ per shape (but uniform lifetimes: slow here); DNN-like ones span over
+      // 16,384 steps, so the time index has more than kMergedTopLevels (8) levels.
+      const bool large = seed == 23 && shape != Shape::kUniformLong;
+      const size_t count = large           ? 10000 + rng() % 5000
+                           : seed % 4 == 3 ? 1500 + rng() % 1500
+                                           : rng() % 300;
+      const std::vector<UsageRecord> records = shaped_records(rng, shape, count);
+      REQUIRE(size_order(records) == testing::reference_size_order(records));
+      std::vector<std::vector<int32_t>> all_orders;
+      for (const OrderFn order_fn : orders) all_orders.push_back(order_fn(records));
+      all_orders.push_back(shuffled_order(rng, records));
+      for (size_t k = 0; k < all_orders.size(); ++k) {
+        const Placement expected = testing::reference_place_greedy_in_order(records, all_orders[k]);
+        const Placement actual = place_greedy_in_order(records, all_orders[k]);
+        REQUIRE_MESSAGE(actual.offsets == expected.offsets, "shape ", static_cast<int>(shape),
+                        " seed ", seed, " order ", k, " records ", count);
+        REQUIRE(actual.pool_bytes == expected.pool_bytes);
+      }
+    }
+  }
 }
 
 }  // namespace onepool
