@@ -75,11 +75,17 @@ void try_order(std::span<const UsageRecord> records, std::vector<int32_t> order,
   best.order = std::move(order);
 }
 
+// Whether one more greedy placement, taking about `placement_ms` like the first one did, ends
+// within the budget: a search stops before it would overrun, not after.
+bool time_for_one_more(Clock::time_point start, double budget_ms, double placement_ms) {
+  return elapsed_ms(start) + placement_ms <= budget_ms;
+}
+
 // Tries the other greedy orders while the pool is above the lower bound and time is left.
 void try_other_orders(std::span<const UsageRecord> records, Best& best, Clock::time_point start,
-                      double budget_ms) {
+                      double budget_ms, double placement_ms) {
   for (OrderFn order_fn : kOtherOrders) {
-    if (best.optimal() || elapsed_ms(start) >= budget_ms) return;
+    if (best.optimal() || !time_for_one_more(start, budget_ms, placement_ms)) return;
     try_order(records, order_fn(records), best);
   }
 }
@@ -87,7 +93,7 @@ void try_other_orders(std::span<const UsageRecord> records, Best& best, Clock::t
 // Hill climb on the placement order: move one record a few places earlier or swap two records,
 // keep the change when the pool shrinks. A fixed seed and move count keep it reproducible.
 void improve_by_local_search(std::span<const UsageRecord> records, Best& best,
-                             Clock::time_point start, double budget_ms) {
+                             Clock::time_point start, double budget_ms, double placement_ms) {
   const size_t count = best.order.size();
   if (count < 3 || count > kLocalSearchMaxRecords) return;
   const size_t moves = std::min<size_t>(1000, kLocalSearchWork / count);
@@ -99,7 +105,7 @@ void improve_by_local_search(std::span<const UsageRecord> records, Best& best,
     return state;
   };
   for (size_t move = 0; move < moves && !best.optimal() && !best.placement.proven_optimal; ++move) {
-    if (elapsed_ms(start) >= budget_ms) return;
+    if (!time_for_one_more(start, budget_ms, placement_ms)) return;
     std::vector<int32_t> order = best.order;
     const size_t from = 1 + next() % (count - 1);
     if (move % 2 == 0) {
@@ -165,15 +171,16 @@ Expected<Placement> place_portfolio(std::span<const UsageRecord> records,
   const Clock::time_point start = Clock::now();
   // Step 1. What auto finds (so portfolio is never worse), then every other greedy order.
   Best best = greedy_by_size_best(records);
+  const double placement_ms = elapsed_ms(start);
   run_auto_stages(records, options, best);
-  try_other_orders(records, best, start, options.budget_ms);
+  try_other_orders(records, best, start, options.budget_ms, placement_ms);
   // Step 2. The exact search on small instances, with half the time left.
   if (placed_count(records) <= kPortfolioExactMaxRecords) {
     improve_by_exact_search(records, best, start, options.budget_ms, 0.5);
   }
   // Step 3. Local search around the best order found (the exact search may have placed records
   // in no greedy order; the order kept is the best greedy one).
-  improve_by_local_search(records, best, start, options.budget_ms);
+  improve_by_local_search(records, best, start, options.budget_ms, placement_ms);
   return finish(std::move(best));
 }
 
@@ -182,8 +189,9 @@ Expected<Placement> place_exact(std::span<const UsageRecord> records,
   ONEPOOL_RETURN_IF_ERROR(check_records(records, options.alignment));
   const Clock::time_point start = Clock::now();
   Best best = greedy_by_size_best(records);
+  const double placement_ms = elapsed_ms(start);
   run_auto_stages(records, options, best);  // auto's result is the first incumbent
-  try_other_orders(records, best, start, options.budget_ms);
+  try_other_orders(records, best, start, options.budget_ms, placement_ms);
   if (placed_count(records) <= kExactMaxRecords) {
     improve_by_exact_search(records, best, start, options.budget_ms, 1.0);
   }
