@@ -1,6 +1,7 @@
 // Graph (or bare records) → Plan: liveness, placement by the chosen algorithm, verification.
 #include "planner/build_plan.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -127,6 +128,16 @@ PlannedTensor planned_workspace(const Graph& graph, NodeId node) {
   return tensor;
 }
 
+// The needs with every workspace at the size its kernel prefers (PlanOptions::fast_workspaces).
+NodeMemoryNeeds with_preferred_workspaces(const NodeMemoryNeeds& declared) {
+  NodeMemoryNeeds needs = declared;
+  for (size_t n = 0; n < needs.workspace_bytes.size() && n < needs.workspace_preferred_bytes.size();
+       ++n) {
+    needs.workspace_bytes[n] = std::max(needs.workspace_bytes[n], needs.workspace_preferred_bytes[n]);
+  }
+  return needs;
+}
+
 void place_tensor(const UsageRecord& record, size_t offset, PlannedTensor& tensor) {
   tensor.bytes = record.bytes;
   tensor.offset = offset;
@@ -137,8 +148,10 @@ void place_tensor(const UsageRecord& record, size_t offset, PlannedTensor& tenso
 }  // namespace
 
 Expected<Plan> build_plan(const Graph& graph, const PlanOptions& options,
-                          const NodeMemoryNeeds& needs) {
+                          const NodeMemoryNeeds& declared) {
   // Step 1. Liveness: one record per planned value and workspace.
+  const NodeMemoryNeeds needs = options.fast_workspaces ? with_preferred_workspaces(declared)
+                                                        : declared;
   ONEPOOL_ASSIGN_OR_RETURN(Liveness plain, compute_liveness(graph, needs, options.alignment));
   // Step 2. Sharing and placement: the smallest pool among the selections.
   Plan plan;

@@ -48,6 +48,11 @@ struct PlanOptions {
   bool aliasing = true;
   /// Time budget of the searching algorithms (portfolio, exact), in milliseconds.
   double budget_ms = 100.0;
+  /// false ("fit", the default): the pool is planned with the workspace each kernel needs, then
+  /// every workspace grows into the free bytes of its step, so the pool never grows for speed.
+  /// true ("fast"): planned with the workspace each kernel prefers (Conv: 2 MiB im2col tiles),
+  /// which may enlarge the pool but runs no kernel with narrow tiles.
+  bool fast_workspaces = false;
 };
 
 struct Plan {

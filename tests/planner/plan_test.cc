@@ -168,6 +168,23 @@ TEST_CASE("build_plan grows workspaces into the free bytes of their steps") {
   }
 }
 
+// fast_workspaces plans every workspace at its preferred size instead: relu0 4096 B and add2
+// 8192 B, so the pool grows past the 2048 of the minimums (step 2 alone holds 8192 + x, b and c).
+TEST_CASE("build_plan with fast workspaces plans the preferred sizes") {
+  NodeMemoryNeeds needs;
+  needs.workspace_bytes = {256, 0, 1000, 0};
+  needs.workspace_preferred_bytes = {4096, 0, 8192, 0};
+  PlanOptions options;
+  options.fast_workspaces = true;
+  auto plan = build_plan(chain_graph(), options, needs);
+  REQUIRE_MESSAGE(plan.has_value(), plan.status().to_string());
+  CHECK(tensor_named(*plan, "relu0:workspace").bytes == 4096);
+  CHECK(tensor_named(*plan, "add2:workspace").bytes == 8192);
+  CHECK(plan->lower_bound_bytes == 8192 + 256 + 256 + 512);
+  CHECK(plan->pool_bytes >= plan->lower_bound_bytes);
+  CHECK(plan->verified);
+}
+
 // linear, no workspaces: no reuse, pool == naive == 5 x 256 + 512 = 1792, verified, not optimal.
 TEST_CASE("build_plan with the linear algorithm") {
   PlanOptions options;

@@ -51,6 +51,11 @@ void add_model_flags(CLI::App& command, ModelFlags& flags) {
                      "views, in-place ops and Concat in place share storage: on|off")
       ->check(CLI::IsMember({"on", "off"}))
       ->capture_default_str();
+  command.add_option("--workspaces", flags.workspaces,
+                     "kernel scratch: fit (the least, grown where the pool has room) or fast "
+                     "(what kernels prefer; the pool may grow)")
+      ->check(CLI::IsMember({"fit", "fast"}))
+      ->capture_default_str();
   command.add_option("--plan-budget", flags.plan_budget_ms,
                      "time budget of the searching planners, in ms")
       ->capture_default_str();
@@ -97,6 +102,7 @@ Expected<LoadedSession> load_session(const ModelFlags& flags) {
   session_options.plan.algorithm = flags.algorithm;
   session_options.plan.alignment = flags.alignment;
   session_options.plan.aliasing = flags.aliasing == "on";
+  session_options.plan.fast_workspaces = flags.workspaces == "fast";
   session_options.plan.budget_ms = flags.plan_budget_ms;
   session_options.cuda_graph = !flags.no_cuda_graph;
   session_options.tf32 = flags.tf32;

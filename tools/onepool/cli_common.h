@@ -22,6 +22,7 @@ struct ModelFlags {
   size_t alignment = 256;
   std::string schedule = "model";
   std::string aliasing = "on";
+  std::string workspaces = "fit";
   double plan_budget_ms = 100.0;
   int threads = 0;
   std::string load_plan;

@@ -45,6 +45,7 @@ struct PlanFlags {
   std::string optimize = "all";
   std::string schedule = "model";
   std::string aliasing = "on";
+  std::string workspaces = "fit";
   double plan_budget_ms = 100.0;
   std::string format = "table";
   std::string output_path;
@@ -88,6 +89,7 @@ PlanOptions plan_options(const PlanFlags& flags) {
   options.algorithm = flags.algorithm;
   options.alignment = flags.alignment;
   options.aliasing = flags.aliasing == "on";
+  options.fast_workspaces = flags.workspaces == "fast";
   options.budget_ms = flags.plan_budget_ms;
   return options;
 }
@@ -305,6 +307,11 @@ void register_plan_command(CLI::App& app, int& exit_code) {
   command->add_option("--aliasing", flags->aliasing,
                       "views, in-place ops and Concat in place share storage: on|off")
       ->check(CLI::IsMember({"on", "off"}))
+      ->capture_default_str();
+  command->add_option("--workspaces", flags->workspaces,
+                      "kernel scratch: fit (the least, grown where the pool has room) or fast "
+                      "(what kernels prefer; the pool may grow)")
+      ->check(CLI::IsMember({"fit", "fast"}))
       ->capture_default_str();
   command->add_option("--plan-budget", flags->plan_budget_ms,
                       "time budget of the searching planners, in ms")
