@@ -66,7 +66,7 @@ int bench_one(const Instance& instance, const AlgorithmInfo& algorithm,
   const double ratio =
       static_cast<double>(placement.pool_bytes) /
       static_cast<double>(std::max<size_t>(1, lower_bound_bytes(instance.records)));
-  std::printf("%-26s %-20s %10.3f ms  cpu %10.3f ms  pool/LB %.4f%s%s\n", instance.name.c_str(),
+  std::printf("%-26s %-24s %10.3f ms  cpu %10.3f ms  pool/LB %.4f%s%s\n", instance.name.c_str(),
               algorithm.name, best_ms, best_cpu_ms, ratio,
               placement.proven_optimal ? "  optimal" : "", verdict.is_ok() ? "" : "  INVALID");
   return verdict.is_ok() ? 0 : 1;

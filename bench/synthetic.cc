@@ -83,14 +83,14 @@ std::vector<SyntheticRow> bench_synthetic(size_t baseline_max_records) {
 
 void print_synthetic(const std::vector<SyntheticRow>& rows) {
   std::printf("\n== synthetic record sets: placement time (ms, placement alone) and pool/LB\n");
-  std::printf("%-26s %8s %-20s %10s %10s %8s %12s %s\n", "instance", "records", "method", "LB MB",
+  std::printf("%-26s %8s %-24s %10s %10s %8s %12s %s\n", "instance", "records", "method", "LB MB",
               "pool MB", "pool/LB", "placement ms", "verified");
   for (const SyntheticRow& row : rows) {
     const double ratio = row.lower_bound_bytes == 0
                              ? 1.0
                              : static_cast<double>(row.pool_bytes) / row.lower_bound_bytes;
     const std::string method = row.is_baseline ? "peer:" + row.method : row.method;
-    std::printf("%-26s %8zu %-20s %10.3f %10.3f %8.4f %12.3f %s\n", row.instance.c_str(),
+    std::printf("%-26s %8zu %-24s %10.3f %10.3f %8.4f %12.3f %s\n", row.instance.c_str(),
                 row.records, method.c_str(), row.lower_bound_bytes / kBytesPerMB,
                 row.pool_bytes / kBytesPerMB, ratio, row.placement_ms,
                 row.verified ? "ok" : "FAILED");

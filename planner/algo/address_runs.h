@@ -260,4 +260,24 @@ class BestFitScan {
   Word best_gap_ = kNoGap;
 };
 
+// The first-fit scan: the lowest gap of at least `bytes` between the runs visited in address
+// order, or the end of the highest run when none fits. Stops at the first gap that fits.
+template <class Word>
+class FirstFitScan {
+ public:
+  explicit FirstFitScan(Word bytes) : bytes_(bytes) {}
+
+  bool visit(const AddressRun<Word>& run) {
+    if (run.begin > cursor_ && run.begin - cursor_ >= bytes_) return false;
+    cursor_ = run.end > cursor_ ? run.end : cursor_;
+    return true;
+  }
+  // The gap's start when one fits, else the end of the highest run: `cursor_` either way.
+  Word offset() const { return cursor_; }
+
+ private:
+  Word bytes_;
+  Word cursor_ = 0;
+};
+
 }  // namespace onepool

@@ -70,11 +70,21 @@ Expected<Placement> place_linear(std::span<const UsageRecord> records,
 Expected<Placement> place_greedy_by_size(std::span<const UsageRecord> records,
                                          const AlgorithmOptions& options);
 
-/// Best-fit placement of the records in the given order (the engine of every greedy variant):
-/// each record goes to the smallest gap among the already placed records that overlap it in
-/// time. Records of 0 bytes keep offset 0.
+/// Which gap a greedy placement takes among those that fit: the smallest (lowest offset on ties)
+/// or the lowest (TFLite Micro's first fit). Neither wins always: first fit keeps the low
+/// addresses dense, best fit keeps large gaps whole.
+enum class GapChoice : uint8_t { kBestFit, kFirstFit };
+
+/// Greedy placement of the records in the given order (the engine of every greedy variant):
+/// each record goes to the smallest (best fit) or lowest (first fit) gap that fits among the
+/// already placed records that overlap it in time; on top of the highest when none fits. Records
+/// of 0 bytes keep offset 0.
 Placement place_greedy_in_order(std::span<const UsageRecord> records,
-                                std::span<const int32_t> order);
+                                std::span<const int32_t> order,
+                                GapChoice choice = GapChoice::kBestFit);
+/// Greedy by size with first fit (largest first, lowest gap that fits).
+Expected<Placement> place_greedy_by_size_first_fit(std::span<const UsageRecord> records,
+                                                   const AlgorithmOptions& options);
 /// Greedy best fit, longest lifetime first (ties: larger first).
 Expected<Placement> place_greedy_by_lifetime(std::span<const UsageRecord> records,
                                              const AlgorithmOptions& options);

@@ -544,8 +544,8 @@ AddressUnits address_units(std::span<const UsageRecord> records) {
   return units;
 }
 
-// The placement loop in `Word` addresses of `unit` bytes each.
-template <class Word>
+// The placement loop in `Word` addresses of `unit` bytes each; `Scan` picks the gap.
+template <class Word, template <class> class Scan>
 Placement place_in_units(std::span<const UsageRecord> records, std::span<const int32_t> order,
                          const CompressedLifetimes& lifetimes, size_t unit) {
   // Step 1. Sizes and lifetimes gathered in placement order; one group per distinct lifetime.
@@ -564,7 +564,8 @@ Placement place_in_units(std::span<const UsageRecord> records, std::span<const i
     ordered_lifetimes.push_back(lifetimes.of_record[static_cast<size_t>(index)]);
   }
   PlacedByTime<Word> placed(ordered_lifetimes, lifetimes.steps);
-  // Step 2. Place each record at the best gap among the placed records it overlaps in time.
+  // Step 2. Place each record at the gap `Scan` picks among the placed records it overlaps in
+  // time.
   Placement placement;
   placement.offsets.assign(records.size(), 0);
   RunCollector<Word> runs;
@@ -573,7 +574,7 @@ Placement place_in_units(std::span<const UsageRecord> records, std::span<const i
     if (k + 1 < next.size()) placed.prefetch(k + 1);
     runs.clear();
     placed.collect(k, runs);
-    BestFitScan<Word> scan(next[k].units);
+    Scan<Word> scan(next[k].units);
     runs.visit_sorted([&scan](const AddressRun<Word>& run) { return scan.visit(run); });
     const Word offset = scan.offset();
     const Word end = offset + next[k].units;
@@ -588,11 +589,17 @@ Placement place_in_units(std::span<const UsageRecord> records, std::span<const i
 }  // namespace
 
 Placement place_greedy_in_order(std::span<const UsageRecord> records,
-                                std::span<const int32_t> order) {
+                                std::span<const int32_t> order, GapChoice choice) {
   const CompressedLifetimes lifetimes = compress_lifetimes(records);
   const AddressUnits units = address_units(records);
-  if (units.fits_32_bits) return place_in_units<uint32_t>(records, order, lifetimes, units.unit);
-  return place_in_units<size_t>(records, order, lifetimes, units.unit);
+  const size_t unit = units.unit;
+  if (choice == GapChoice::kFirstFit) {
+    return units.fits_32_bits
+               ? place_in_units<uint32_t, FirstFitScan>(records, order, lifetimes, unit)
+               : place_in_units<size_t, FirstFitScan>(records, order, lifetimes, unit);
+  }
+  return units.fits_32_bits ? place_in_units<uint32_t, BestFitScan>(records, order, lifetimes, unit)
+                            : place_in_units<size_t, BestFitScan>(records, order, lifetimes, unit);
 }
 
 }  // namespace onepool

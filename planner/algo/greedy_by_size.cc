@@ -139,4 +139,10 @@ Expected<Placement> place_greedy_by_size(std::span<const UsageRecord> records,
   return place_greedy_in_order(records, size_order(records));
 }
 
+Expected<Placement> place_greedy_by_size_first_fit(std::span<const UsageRecord> records,
+                                                   const AlgorithmOptions& options) {
+  ONEPOOL_RETURN_IF_ERROR(check_records(records, options.alignment));
+  return place_greedy_in_order(records, size_order(records), GapChoice::kFirstFit);
+}
+
 }  // namespace onepool
