@@ -121,8 +121,11 @@ Expected<PreparedSpecialization> DynamicSessionImpl::load_and_prepare(
   ONEPOOL_ASSIGN_OR_RETURN(spec.backend, create_backend(options.session));
   ONEPOOL_RETURN_IF_ERROR(spec.backend->prepare(*spec.model, prepared.needs));
   // Workspaces keep their minimum: symbolic and reused placements carry each workspace slot
-  // over to other shapes, which a slot grown into one shape's free bytes would not fit.
+  // over to other shapes, which a slot grown into one shape's free bytes would not fit. No Pad
+  // grows in place either: those placements size each buffer by its own value, and a grown
+  // group is larger than its first value.
   prepared.needs.workspace_preferred_bytes.clear();
+  for (NodeAliasing& aliasing : prepared.needs.aliasing) aliasing.in_place_grows = false;
   ++stats.cache_misses;
   return prepared;
 }

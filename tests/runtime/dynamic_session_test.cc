@@ -1,13 +1,18 @@
 // DynamicSession: shape profiles, static pool at the top of the range, dynamic pool growth,
 // the specialization cache, trim, and out-of-range errors. Models: dyn_fpn (symbolic height and
-// width: Conv, MaxPool, Resize, Add) and mlp (symbolic batch) from models/generate.py.
+// width: Conv, MaxPool, Resize, Add) and mlp (symbolic batch) from models/generate.py, and a
+// Relu + Pad + Sigmoid model written here.
 #include "onepool/dynamic_session.h"
 
 #include <doctest/doctest.h>
+#include <onnx/onnx_pb.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -54,10 +59,15 @@ DynamicSessionOptions options_for(const char* range, PoolMode mode, size_t cache
   return options;
 }
 
-std::unique_ptr<DynamicSession> create(const char* model, const DynamicSessionOptions& options) {
-  auto session = DynamicSession::create(model_path(model), options);
+std::unique_ptr<DynamicSession> create_at(const std::string& path,
+                                         const DynamicSessionOptions& options) {
+  auto session = DynamicSession::create(path, options);
   REQUIRE_MESSAGE(session.has_value(), session.status().message());
   return std::move(session).value();
+}
+
+std::unique_ptr<DynamicSession> create(const char* model, const DynamicSessionOptions& options) {
+  return create_at(model_path(model), options);
 }
 
 // Runs `session` on one input of `shape`; returns the first output.
@@ -74,10 +84,11 @@ std::vector<float> run_dynamic(DynamicSession& session, const Shape& shape) {
 }
 
 // The reference: a plain Session built for exactly this shape.
-std::vector<float> run_fresh(const char* model, const std::string& input, const Shape& shape) {
+std::vector<float> run_fresh_at(const std::string& path, const std::string& input,
+                                const Shape& shape) {
   LoadOptions load;
   load.input_shapes.emplace_back(input, std::vector<int64_t>(shape.begin(), shape.end()));
-  auto loaded = Model::load(model_path(model), load);
+  auto loaded = Model::load(path, load);
   REQUIRE_MESSAGE(loaded.has_value(), loaded.status().message());
   SessionOptions options;
   options.threads = 1;
@@ -89,6 +100,54 @@ std::vector<float> run_fresh(const char* model, const std::string& input, const 
   const TensorView out[] = {view_of(output, (*loaded)->outputs()[0].shape)};
   REQUIRE((*session)->run(in, out).is_ok());
   return output;
+}
+
+std::vector<float> run_fresh(const char* model, const std::string& input, const Shape& shape) {
+  return run_fresh_at(model_path(model), input, shape);
+}
+
+void add_symbolic_io(onnx::ValueInfoProto* info, const std::string& name,
+                     const std::vector<std::string>& dims) {
+  info->set_name(name);
+  auto* tensor = info->mutable_type()->mutable_tensor_type();
+  tensor->set_elem_type(onnx::TensorProto::FLOAT);
+  for (const std::string& dim : dims) {
+    if (dim == "1") {
+      tensor->mutable_shape()->add_dim()->set_dim_value(1);
+    } else {
+      tensor->mutable_shape()->add_dim()->set_dim_param(dim);
+    }
+  }
+}
+
+// y = Sigmoid(Pad(Relu(x), [0,0,1,2, 0,0,2,1])) with x [1,1,h,w], written to a temporary file:
+// a constant Pad whose dying input a Session lets it grow over (in place).
+std::string write_pad_model() {
+  onnx::ModelProto model;
+  model.set_ir_version(8);
+  model.add_opset_import()->set_version(17);
+  onnx::GraphProto* graph = model.mutable_graph();
+  graph->set_name("pad_in_place");
+  add_symbolic_io(graph->add_input(), "x", {"1", "1", "h", "w"});
+  add_symbolic_io(graph->add_output(), "y", {"1", "1", "oh", "ow"});
+  onnx::TensorProto* pads = graph->add_initializer();
+  pads->set_name("pads");
+  pads->set_data_type(onnx::TensorProto::INT64);
+  pads->add_dims(8);
+  for (int64_t pad : {0, 0, 1, 2, 0, 0, 2, 1}) pads->add_int64_data(pad);
+  const std::vector<std::vector<std::string>> nodes = {
+      {"Relu", "x", "r"}, {"Pad", "r", "p"}, {"Sigmoid", "p", "y"}};
+  for (const auto& spec : nodes) {
+    onnx::NodeProto* node = graph->add_node();
+    node->set_op_type(spec[0]);
+    node->add_input(spec[1]);
+    if (spec[0] == "Pad") node->add_input("pads");
+    node->add_output(spec[2]);
+  }
+  const std::filesystem::path path =
+      std::filesystem::temp_directory_path() / str_cat("onepool_pad_", ::getpid(), ".onnx");
+  std::ofstream(path, std::ios::binary) << model.SerializeAsString();
+  return path.string();
 }
 
 constexpr const char* kFpnRange = "input:1x3x[16..64:8]x[16..64:8]";
@@ -186,6 +245,26 @@ TEST_CASE("dynamic mode places new shapes with the symbolic plan, outputs exact"
   CHECK(stats.symbolic_placements == 3);
   CHECK(stats.symbolic_fallbacks == 0);
   CHECK(stats.symbolic_note.empty());
+}
+
+// A Pad that grows in place in a plain Session keeps its own buffer in a dynamic session (the
+// layouts carried between shapes size each buffer by its own value), so static mode keeps its
+// one top-of-range pool: no fallback, every other shape placed symbolically, outputs bitwise
+// equal to a Session built for the shape (which pads in place).
+TEST_CASE("static mode keeps its pool on a model whose Pad grows in place") {
+  const std::string path = write_pad_model();
+  auto session = create_at(path, options_for("x:1x1x[8..32:8]x[8..32:8]", PoolMode::kStatic));
+  const DynamicSessionStats& stats = session->stats();
+  CHECK(stats.mode == PoolMode::kStatic);
+  CHECK(stats.mode_note.empty());
+  for (const Shape& shape : {Shape{1, 1, 8, 16}, Shape{1, 1, 24, 8}, Shape{1, 1, 32, 32}}) {
+    CAPTURE(shape.to_string());
+    CHECK(run_dynamic(*session, shape) == run_fresh_at(path, "x", shape));
+  }
+  CHECK(stats.pool_allocations == 1);
+  CHECK(stats.fresh_placements == 1);
+  CHECK(stats.symbolic_fallbacks == 0);
+  std::filesystem::remove(path);
 }
 
 // Same with a batch range on the MLP (Gemm chain).
