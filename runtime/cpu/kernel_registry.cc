@@ -13,6 +13,9 @@ KernelRegistry KernelRegistry::with_all_kernels() {
   register_reduce_kernels(registry);
   register_shape_kernels(registry);
   register_tensor_kernels(registry);
+  register_recurrent_kernels(registry);
+  register_cumsum_trilu_kernels(registry);
+  register_scatter_gather_kernels(registry);
   return registry;
 }
 

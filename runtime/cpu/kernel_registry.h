@@ -32,5 +32,8 @@ void register_matmul_kernels(KernelRegistry& registry);
 void register_reduce_kernels(KernelRegistry& registry);
 void register_shape_kernels(KernelRegistry& registry);
 void register_tensor_kernels(KernelRegistry& registry);
+void register_recurrent_kernels(KernelRegistry& registry);  // recurrent.cc: LSTM, GRU, RNN
+void register_cumsum_trilu_kernels(KernelRegistry& registry);    // cumsum_trilu.cc
+void register_scatter_gather_kernels(KernelRegistry& registry);  // scatter_gather_nd.cc
 
 }  // namespace onepool::cpu

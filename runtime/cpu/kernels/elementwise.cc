@@ -15,6 +15,8 @@ void register_elementwise_kernels(KernelRegistry& registry) {
   register_compare_kernels(registry);
   register_where_kernel(registry);
   register_cast_kernel(registry);
+  register_trig_kernels(registry);
+  register_activation_kernels(registry);
 }
 
 }  // namespace onepool::cpu

@@ -14,5 +14,7 @@ void register_variadic_kernels(KernelRegistry& registry);    // elementwise_vari
 void register_compare_kernels(KernelRegistry& registry);     // elementwise_compare.cc
 void register_where_kernel(KernelRegistry& registry);        // elementwise_where.cc
 void register_cast_kernel(KernelRegistry& registry);         // elementwise_cast.cc
+void register_trig_kernels(KernelRegistry& registry);        // elementwise_trig.cc
+void register_activation_kernels(KernelRegistry& registry);  // elementwise_activation.cc
 
 }  // namespace onepool::cpu
