@@ -1,0 +1,321 @@
+// Shared pieces of the CPU LSTM, GRU and RNN kernels (recurrent_lstm.cc, recurrent_gru.cc,
+// recurrent_rnn.cc); the node checks and the workspace layout live in recurrent.cc.
+//
+// Each direction runs in three steps, every buffer a slice of the node's planned workspace:
+//   1. projected = X * W^T + biases for all time steps at once: one GEMM with seq*batch rows.
+//   2. Per time step: recurrent = H_prev * R^T (one GEMM over the batch), then the op's gate
+//      math row by row, only for the batch rows whose sequence is still running (sequence_lens).
+//   3. Y at the steps past a row's length is zero; Y_h / Y_c hold the state after the row's last
+//      step (zero for a row of length 0, as ONNX Runtime does).
+// Cost per direction: one [seq*batch, input] x [input, gates*hidden] product, seq products of
+// [batch, hidden] x [hidden, gates*hidden], and O(seq * batch * gates * hidden) gate math.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runtime/cpu/kernel.h"
+#include "runtime/cpu/kernels/gemm_blas.h"
+
+namespace onepool::cpu::recurrent {
+
+enum class RecurrentOp : uint8_t { kRnn, kGru, kLstm };
+
+// Input and output positions shared by the three ops (initial_c and P exist for LSTM only).
+inline constexpr size_t kInputX = 0;
+inline constexpr size_t kInputW = 1;
+inline constexpr size_t kInputR = 2;
+inline constexpr size_t kInputB = 3;
+inline constexpr size_t kInputSequenceLens = 4;
+inline constexpr size_t kInputInitialH = 5;
+inline constexpr size_t kInputInitialC = 6;
+inline constexpr size_t kInputP = 7;
+inline constexpr size_t kOutputY = 0;
+inline constexpr size_t kOutputYH = 1;
+inline constexpr size_t kOutputYC = 2;
+
+enum class ActivationFunction : uint8_t {
+  kRelu, kTanh, kSigmoid, kAffine, kLeakyRelu, kThresholdedRelu, kScaledTanh, kHardSigmoid,
+  kElu, kSoftsign, kSoftplus
+};
+
+/// One entry of the `activations` attribute with its alpha and beta.
+struct GateActivation {
+  ActivationFunction function = ActivationFunction::kTanh;
+  float alpha = 0.0f;
+  float beta = 0.0f;
+};
+
+/// Attributes, dims and workspace layout of one recurrent node, fixed at prepare time.
+struct RecurrentPlan {
+  RecurrentOp op = RecurrentOp::kRnn;
+  std::string node_label;  // "node 'n' (LSTM)", for run-time errors
+  int64_t seq_length = 0;
+  int64_t batch = 0;
+  int64_t input_size = 0;
+  int64_t hidden = 0;
+  int64_t gates = 1;       // gate blocks in W and R: 1 (RNN), 3 (GRU), 4 (LSTM)
+  int64_t directions = 1;  // 2 when bidirectional
+  bool reverse = false;    // direction == "reverse"
+  bool batch_first = false;  // layout == 1
+  bool has_clip = false;
+  float clip = 0.0f;
+  bool linear_before_reset = false;  // GRU
+  bool input_forget = false;         // LSTM: f = 1 - i
+  int64_t activations_per_direction = 1;
+  std::vector<GateActivation> activations;  // directions * activations_per_direction
+  // Workspace slices, in elements from its start (each padded to 64 bytes).
+  int64_t projected_offset = 0;  // [seq*batch, gates*hidden], row x_row(t, b)
+  int64_t recurrent_offset = 0;  // [batch, gates*hidden]
+  int64_t hidden_offset = 0;     // [batch, hidden]
+  int64_t cell_offset = 0;       // [batch, hidden], LSTM
+  int64_t scratch_offset = 0;    // [batch, hidden], GRU with linear_before_reset == 0
+  size_t workspace_bytes = 0;
+
+  int64_t gate_width() const { return gates * hidden; }
+  /// Whether direction d runs from the last time step to the first.
+  bool backward(int64_t d) const { return reverse || d == 1; }
+  /// Row of X (and of the projected buffer) holding time step t of batch row b.
+  int64_t x_row(int64_t t, int64_t b) const {
+    return batch_first ? b * seq_length + t : t * batch + b;
+  }
+  /// Offset in Y of the hidden vector of (t, direction d, b).
+  int64_t y_offset(int64_t t, int64_t d, int64_t b) const {
+    return batch_first ? ((b * seq_length + t) * directions + d) * hidden
+                       : ((t * directions + d) * batch + b) * hidden;
+  }
+  /// Offset in initial_h / initial_c / Y_h / Y_c of (direction d, b).
+  int64_t state_offset(int64_t d, int64_t b) const {
+    return batch_first ? (b * directions + d) * hidden : (d * batch + b) * hidden;
+  }
+  const GateActivation& activation(int64_t d, int64_t k) const {
+    return activations[static_cast<size_t>(d * activations_per_direction + k)];
+  }
+};
+
+/// Checks the node (inputs, outputs, dtypes, shapes, attributes) and lays out its workspace.
+/// kInvalidModel / kUnsupported / kOutOfRange naming the node, the tensor and expected vs actual.
+Expected<RecurrentPlan> plan_recurrent(const NodeContext& node, RecurrentOp op);
+
+/// The factories, registered by register_recurrent_kernels (recurrent.cc).
+Expected<PreparedKernel> make_lstm_kernel(const NodeContext& node);
+Expected<PreparedKernel> make_gru_kernel(const NodeContext& node);
+Expected<PreparedKernel> make_rnn_kernel(const NodeContext& node);
+
+// ---- Run-time helpers (no allocation) ----
+
+/// f(x) for one element. NaN stays NaN in every function (comparisons are written so that a
+/// NaN takes the branch that carries it).
+template <class T>
+inline T activate(const GateActivation& a, T x) {
+  const T alpha = static_cast<T>(a.alpha);
+  const T beta = static_cast<T>(a.beta);
+  switch (a.function) {
+    case ActivationFunction::kRelu: return x < T{0} ? T{0} : x;
+    case ActivationFunction::kTanh: return std::tanh(x);
+    case ActivationFunction::kSigmoid: return T{1} / (T{1} + std::exp(-x));
+    case ActivationFunction::kAffine: return alpha * x + beta;
+    case ActivationFunction::kLeakyRelu: return x < T{0} ? alpha * x : x;
+    case ActivationFunction::kThresholdedRelu: return x < alpha ? T{0} : x;
+    case ActivationFunction::kScaledTanh: return alpha * std::tanh(beta * x);
+    case ActivationFunction::kHardSigmoid: {
+      const T v = alpha * x + beta;
+      return v < T{0} ? T{0} : (v > T{1} ? T{1} : v);
+    }
+    case ActivationFunction::kElu: return x < T{0} ? alpha * std::expm1(x) : x;
+    case ActivationFunction::kSoftsign: return x / (T{1} + std::abs(x));
+    case ActivationFunction::kSoftplus:
+      return x > T{0} ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
+  }
+  return x;
+}
+
+/// x[i] = f(x[i]) over n values (the switch stays out of the loop for the common functions).
+template <class T>
+inline void activate_in_place(const GateActivation& a, T* x, int64_t n) {
+  switch (a.function) {
+    case ActivationFunction::kTanh:
+      for (int64_t i = 0; i < n; ++i) x[i] = std::tanh(x[i]);
+      return;
+    case ActivationFunction::kSigmoid:
+      for (int64_t i = 0; i < n; ++i) x[i] = T{1} / (T{1} + std::exp(-x[i]));
+      return;
+    default:
+      for (int64_t i = 0; i < n; ++i) x[i] = activate(a, x[i]);
+      return;
+  }
+}
+
+/// The `clip` attribute: x limited to [-threshold, threshold]; NaN stays NaN.
+template <class T>
+inline void clip_in_place(T* x, int64_t n, float threshold) {
+  const T high = static_cast<T>(threshold);
+  const T low = -high;
+  for (int64_t i = 0; i < n; ++i) {
+    if (x[i] < low) x[i] = low;
+    if (x[i] > high) x[i] = high;
+  }
+}
+
+/// Clip (when the node has one), then the activation: a gate's pre-activation becomes its value.
+template <class T>
+inline void finish_gate(const RecurrentPlan& plan, const GateActivation& a, T* x, int64_t n) {
+  if (plan.has_clip) clip_in_place(x, n, plan.clip);
+  activate_in_place(a, x, n);
+}
+
+/// C = A * B^T (A [m,k] with row stride lda, B [n,k] row-major, C [m,n] with row stride ldc),
+/// threaded through the Session's pool. k == 0 writes zeros (BLAS may skip C then).
+template <class T>
+inline void product_transposed(int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,
+                               const T* b, T* c, int64_t ldc, ThreadPool* threads) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, T{0});
+    return;
+  }
+  GemmShape shape;
+  shape.trans_b = true;
+  shape.m = m;
+  shape.n = n;
+  shape.k = k;
+  shape.lda = lda;
+  shape.ldb = k;
+  shape.ldc = ldc;
+  gemm(shape, 1.0f, a, b, 0.0f, c, threads);
+}
+
+/// The tensors of one run, typed. Omitted inputs and outputs are nullptr.
+template <class T>
+struct RecurrentTensors {
+  const T* x = nullptr;
+  const T* w = nullptr;
+  const T* r = nullptr;
+  const T* b = nullptr;
+  const int32_t* sequence_lens = nullptr;
+  const T* initial_h = nullptr;
+  const T* initial_c = nullptr;
+  const T* p = nullptr;
+  T* y = nullptr;
+  T* y_h = nullptr;
+  T* y_c = nullptr;
+
+  explicit RecurrentTensors(const RunContext& context) {
+    const auto in = [&](size_t i) -> const void* {
+      return i < context.inputs.size() ? context.inputs[i].data : nullptr;
+    };
+    const auto out = [&](size_t i) -> T* {
+      return i < context.outputs.size() ? static_cast<T*>(context.outputs[i].data) : nullptr;
+    };
+    x = static_cast<const T*>(in(kInputX));
+    w = static_cast<const T*>(in(kInputW));
+    r = static_cast<const T*>(in(kInputR));
+    b = static_cast<const T*>(in(kInputB));
+    sequence_lens = static_cast<const int32_t*>(in(kInputSequenceLens));
+    initial_h = static_cast<const T*>(in(kInputInitialH));
+    initial_c = static_cast<const T*>(in(kInputInitialC));
+    p = static_cast<const T*>(in(kInputP));
+    y = out(kOutputY);
+    y_h = out(kOutputYH);
+    y_c = out(kOutputYC);
+  }
+
+  /// Length of batch row b's sequence (seq_length without sequence_lens).
+  int64_t length(const RecurrentPlan& plan, int64_t b) const {
+    return sequence_lens ? sequence_lens[b] : plan.seq_length;
+  }
+};
+
+/// Fails (kInvalidArgument) when a sequence_lens value lies outside [0, seq_length].
+Status check_sequence_lens(const RecurrentPlan& plan, const int32_t* sequence_lens);
+
+/// Step 1 of a direction: projected = X * W_d^T, plus Wb_d and, on the first `rb_columns`
+/// columns, Rb_d (the recurrence bias that can be added before the gate math).
+template <class T>
+void project_inputs(const RecurrentPlan& plan, const RecurrentTensors<T>& io, int64_t d,
+                    int64_t rb_columns, T* projected, ThreadPool* threads) {
+  const int64_t width = plan.gate_width();
+  const int64_t rows = plan.seq_length * plan.batch;
+  product_transposed(rows, width, plan.input_size, io.x, plan.input_size,
+                     io.w + d * width * plan.input_size, projected, width, threads);
+  if (io.b == nullptr) return;
+  const T* wb = io.b + d * 2 * width;
+  const T* rb = wb + width;
+  const int64_t min_rows = std::max<int64_t>(1, 8192 / std::max<int64_t>(1, width));
+  threads->parallel_for(rows, min_rows, [&](int64_t begin, int64_t end) {
+    for (int64_t row = begin; row < end; ++row) {
+      T* p = projected + row * width;
+      for (int64_t j = 0; j < rb_columns; ++j) p[j] += wb[j] + rb[j];
+      for (int64_t j = rb_columns; j < width; ++j) p[j] += wb[j];
+    }
+  });
+}
+
+/// state[b] = the initial state of direction d (zeros when the input is omitted).
+template <class T>
+void load_state(const RecurrentPlan& plan, const T* initial, int64_t d, T* state) {
+  const int64_t h = plan.hidden;
+  for (int64_t b = 0; b < plan.batch; ++b) {
+    T* dst = state + b * h;
+    if (initial == nullptr) {
+      std::fill(dst, dst + h, T{0});
+    } else {
+      const T* src = initial + plan.state_offset(d, b);
+      std::copy(src, src + h, dst);
+    }
+  }
+}
+
+/// Y_h / Y_c of direction d from the final state; rows of length 0 get zeros.
+template <class T>
+void store_final_state(const RecurrentPlan& plan, const RecurrentTensors<T>& io, const T* state,
+                       int64_t d, T* out) {
+  if (out == nullptr) return;
+  const int64_t h = plan.hidden;
+  for (int64_t b = 0; b < plan.batch; ++b) {
+    T* dst = out + plan.state_offset(d, b);
+    if (io.length(plan, b) == 0) {
+      std::fill(dst, dst + h, T{0});
+    } else {
+      std::copy(state + b * h, state + (b + 1) * h, dst);
+    }
+  }
+}
+
+/// Y at time step t of direction d: the state for running rows, zeros past a row's length.
+template <class T>
+void store_step_output(const RecurrentPlan& plan, const RecurrentTensors<T>& io, const T* state,
+                       int64_t t, int64_t d) {
+  if (io.y == nullptr) return;
+  const int64_t h = plan.hidden;
+  for (int64_t b = 0; b < plan.batch; ++b) {
+    T* dst = io.y + plan.y_offset(t, d, b);
+    if (t < io.length(plan, b)) {
+      std::copy(state + b * h, state + (b + 1) * h, dst);
+    } else {
+      std::fill(dst, dst + h, T{0});
+    }
+  }
+}
+
+/// Calls fn(b) for each batch row whose sequence covers time step t, split over the threads.
+template <class T, class Fn>
+void for_each_running_row(const RecurrentPlan& plan, const RecurrentTensors<T>& io, int64_t t,
+                          ThreadPool* threads, const Fn& fn) {
+  const int64_t min_rows = std::max<int64_t>(1, 4096 / std::max<int64_t>(1, plan.gate_width()));
+  threads->parallel_for(plan.batch, min_rows, [&](int64_t begin, int64_t end) {
+    for (int64_t b = begin; b < end; ++b) {
+      if (t < io.length(plan, b)) fn(b);
+    }
+  });
+}
+
+/// The time step at position `step` of direction d's walk.
+inline int64_t time_at(const RecurrentPlan& plan, int64_t d, int64_t step) {
+  return plan.backward(d) ? plan.seq_length - 1 - step : step;
+}
+
+}  // namespace onepool::cpu::recurrent
