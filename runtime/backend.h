@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "onepool/model.h"
@@ -46,6 +47,21 @@ class Backend {
   virtual Status execute() = 0;
   /// Bytes of pool memory this backend allocated itself.
   virtual size_t owned_pool_bytes() const = 0;
+  /// (optional) One whole run: copy every input in, execute, copy every output out. A device
+  /// backend overrides it to wait once per run instead of once per output. No allocation.
+  virtual Status run(std::span<const int32_t> input_ids, std::span<const TensorView> inputs,
+                     std::span<const int32_t> output_ids, std::span<const TensorView> outputs) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      ONEPOOL_RETURN_IF_ERROR(copy_in(input_ids[i], inputs[i]));
+    }
+    ONEPOOL_RETURN_IF_ERROR(execute());
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      ONEPOOL_RETURN_IF_ERROR(copy_out(output_ids[i], outputs[i]));
+    }
+    return Status::ok();
+  }
+  /// (optional) CUDA graph capture and replay counts; all zero where there is no graph.
+  virtual CudaGraphStats cuda_graph_stats() const { return {}; }
 };
 
 /// The backend for options.device: cpu, or cuda when built with it and a device is present.

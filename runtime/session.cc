@@ -101,14 +101,7 @@ Status Session::run(std::span<const TensorView> inputs, std::span<const TensorVi
   for (size_t i = 0; i < outputs.size(); ++i) {
     ONEPOOL_RETURN_IF_ERROR(check_tensor_matches(output_infos[i], outputs[i], "output"));
   }
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    ONEPOOL_RETURN_IF_ERROR(impl_->backend->copy_in(impl_->input_ids[i], inputs[i]));
-  }
-  ONEPOOL_RETURN_IF_ERROR(impl_->backend->execute());
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    ONEPOOL_RETURN_IF_ERROR(impl_->backend->copy_out(impl_->output_ids[i], outputs[i]));
-  }
-  return Status::ok();
+  return impl_->backend->run(impl_->input_ids, inputs, impl_->output_ids, outputs);
 }
 
 Status Session::run_in_place() { return impl_->backend->execute(); }
@@ -126,5 +119,6 @@ const Model& Session::model() const { return *impl_->model; }
 const SessionTimings& Session::timings() const { return impl_->timings; }
 Device Session::device() const { return impl_->backend->device(); }
 size_t Session::owned_pool_bytes() const { return impl_->backend->owned_pool_bytes(); }
+CudaGraphStats Session::cuda_graph_stats() const { return impl_->backend->cuda_graph_stats(); }
 
 }  // namespace onepool

@@ -38,6 +38,17 @@ struct SessionTimings {
   double allocate_ms = 0.0;  // pool allocated, weights uploaded, views bound
 };
 
+/// How a Session's runs reached a CUDA device: whether the node sequence was captured as one
+/// CUDA graph, and how many runs replayed it or fell back to launching node by node. All zero
+/// on the CPU. A plain copy: safe to keep, no reference into the Session.
+struct CudaGraphStats {
+  bool enabled = false;         ///< SessionOptions::cuda_graph on a CUDA device
+  bool captured = false;        ///< a graph was captured and instantiated (on the first run)
+  int64_t replays = 0;          ///< runs that launched the captured graph
+  int64_t direct_runs = 0;      ///< runs that launched the nodes one by one
+  std::string fallback_reason;  ///< why capture failed (then every run is direct); else empty
+};
+
 class SessionImpl;
 
 class Session {
@@ -67,6 +78,8 @@ class Session {
   Device device() const;
   /// Bytes this Session owns (its pool; 0 when the pool is caller-owned).
   size_t owned_pool_bytes() const;
+  /// CUDA graph capture and replay counts so far (tests and tools check which path ran).
+  CudaGraphStats cuda_graph_stats() const;
 
  private:
   explicit Session(std::unique_ptr<SessionImpl> impl);

@@ -21,7 +21,7 @@ constexpr size_t kPoolAlignment = 256;
 class CudaBackend final : public Backend {
  public:
   CudaBackend(int index, const CudaBackendOptions& options) : index_(index), options_(options) {
-    notes_.graph_enabled = options.cuda_graph;
+    stats_.enabled = options.cuda_graph;
   }
   ~CudaBackend() override;
 
@@ -34,18 +34,23 @@ class CudaBackend final : public Backend {
   Status copy_in(int32_t id, const TensorView& source) override;
   Status copy_out(int32_t id, const TensorView& destination) override;
   Status execute() override;
+  Status run(std::span<const int32_t> input_ids, std::span<const TensorView> inputs,
+             std::span<const int32_t> output_ids, std::span<const TensorView> outputs) override;
   size_t owned_pool_bytes() const override { return owned_pool_.data() ? plan_pool_bytes_ : 0; }
-  const CudaRunNotes& notes() const { return notes_; }
+  CudaGraphStats cuda_graph_stats() const override { return stats_; }
 
  private:
   Status adopt_pool(size_t bytes, void* caller_pool, size_t caller_capacity);
   Status bind_node_views(const Plan& plan);
+  Status enqueue_copy_in(int32_t id, const TensorView& source);
+  Status enqueue_copy_out(int32_t id, const TensorView& destination);
+  Status enqueue_execute();
   Status enqueue_all();
   void try_capture();
 
   int index_;
   CudaBackendOptions options_;
-  CudaRunNotes notes_;
+  CudaGraphStats stats_;
   cudaStream_t stream_ = nullptr;
   cublasHandle_t cublas_ = nullptr;
   cudaGraph_t graph_ = nullptr;
@@ -64,7 +69,8 @@ class CudaBackend final : public Backend {
 
 CudaBackend::~CudaBackend() {
   // Nothing here can report an error; each release is attempted on this backend's device.
-  if (cudaSetDevice(index_) != cudaSuccess) return;
+  ScopedDevice scoped;
+  if (!scoped.enter(index_).is_ok()) return;
   if (stream_ != nullptr) (void)cudaStreamSynchronize(stream_);
   if (graph_exec_ != nullptr) (void)cudaGraphExecDestroy(graph_exec_);
   if (graph_ != nullptr) (void)cudaGraphDestroy(graph_);
@@ -74,7 +80,8 @@ CudaBackend::~CudaBackend() {
 }
 
 Status CudaBackend::create_stream() {
-  ONEPOOL_CUDA_RETURN_IF_ERROR(cudaSetDevice(index_));
+  ScopedDevice scoped;
+  ONEPOOL_RETURN_IF_ERROR(scoped.enter(index_));
   ONEPOOL_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
   ONEPOOL_CUBLAS_RETURN_IF_ERROR(cublasCreate(&cublas_));
   ONEPOOL_CUBLAS_RETURN_IF_ERROR(cublasSetStream(cublas_, stream_));
@@ -157,11 +164,12 @@ Status CudaBackend::adopt_pool(size_t bytes, void* caller_pool, size_t caller_ca
 
 Status CudaBackend::bind(const Model& model, const Plan& plan, void* caller_pool,
                          size_t caller_capacity) {
-  ONEPOOL_CUDA_RETURN_IF_ERROR(cudaSetDevice(index_));
+  ScopedDevice scoped;
+  ONEPOOL_RETURN_IF_ERROR(scoped.enter(index_));
   // Step 1. The pool: one allocation (or the caller's memory).
   ONEPOOL_RETURN_IF_ERROR(adopt_pool(plan.pool_bytes, caller_pool, caller_capacity));
-  // Step 2. The weights: one upload.
-  ONEPOOL_ASSIGN_OR_RETURN(weights_, upload_weights(model, index_));
+  // Step 2. The weights: one upload, finished before any kernel can read them.
+  ONEPOOL_ASSIGN_OR_RETURN(weights_, upload_weights(model, index_, stream_));
   // Step 3. Every value's view.
   ONEPOOL_ASSIGN_OR_RETURN(std::vector<ValueLocation> locations, locate_values(model, plan));
   value_views_.assign(graph_ir_->values.size(), TensorView{});
@@ -190,27 +198,77 @@ Status CudaBackend::bind_node_views(const Plan& plan) {
   return Status::ok();
 }
 
-Status CudaBackend::copy_in(int32_t id, const TensorView& source) {
+// Stream-ordered before the run's kernels; the run waits before it returns, so the caller's
+// buffer is not read after run() (cudaMemcpyDefault: host or device source).
+Status CudaBackend::enqueue_copy_in(int32_t id, const TensorView& source) {
   const TensorView& target = value_views_[static_cast<size_t>(id)];
   if (target.data == source.data || target.bytes() == 0) return Status::ok();
-  ONEPOOL_CUDA_RETURN_IF_ERROR(cudaSetDevice(index_));
-  // Stream-ordered before execute(); execute() synchronizes before run() returns, so the
-  // caller's buffer is not read after run() (cudaMemcpyDefault: host or device source).
   return ONEPOOL_CUDA_STATUS(cudaMemcpyAsync(target.data, source.data, target.bytes(),
                                              cudaMemcpyDefault, stream_));
 }
 
-Status CudaBackend::copy_out(int32_t id, const TensorView& destination) {
+Status CudaBackend::enqueue_copy_out(int32_t id, const TensorView& destination) {
   const TensorView& source = value_views_[static_cast<size_t>(id)];
+  if (source.bytes() == 0 || destination.data == source.data) return Status::ok();
   if (source.data == nullptr) {
     return make_status(StatusCode::kInternal, "output '",
                        graph_ir_->values[static_cast<size_t>(id)].name, "' has no storage");
   }
-  if (destination.data == source.data || source.bytes() == 0) return Status::ok();
-  ONEPOOL_CUDA_RETURN_IF_ERROR(cudaSetDevice(index_));
-  ONEPOOL_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(destination.data, source.data, source.bytes(),
-                                               cudaMemcpyDefault, stream_));
-  return ONEPOOL_CUDA_STATUS(cudaStreamSynchronize(stream_));
+  return ONEPOOL_CUDA_STATUS(cudaMemcpyAsync(destination.data, source.data, source.bytes(),
+                                             cudaMemcpyDefault, stream_));
+}
+
+// The graph on every run after a successful capture; node by node otherwise. Counts which.
+Status CudaBackend::enqueue_execute() {
+  if (options_.cuda_graph && !capture_tried_) try_capture();
+  if (graph_exec_ != nullptr) {
+    ++stats_.replays;
+    return ONEPOOL_CUDA_STATUS(cudaGraphLaunch(graph_exec_, stream_));
+  }
+  ++stats_.direct_runs;
+  return enqueue_all();
+}
+
+Status CudaBackend::copy_in(int32_t id, const TensorView& source) {
+  ScopedDevice scoped;
+  ONEPOOL_RETURN_IF_ERROR(scoped.enter(index_));
+  return enqueue_copy_in(id, source);
+}
+
+Status CudaBackend::copy_out(int32_t id, const TensorView& destination) {
+  ScopedDevice scoped;
+  ONEPOOL_RETURN_IF_ERROR(scoped.enter(index_));
+  Status status = enqueue_copy_out(id, destination);
+  Status synced = ONEPOOL_CUDA_STATUS(cudaStreamSynchronize(stream_));
+  return status.is_ok() ? synced : status;
+}
+
+Status CudaBackend::execute() {
+  ScopedDevice scoped;
+  ONEPOOL_RETURN_IF_ERROR(scoped.enter(index_));
+  Status status = enqueue_execute();
+  // Always wait, even after an error: copies already enqueued may still read caller memory.
+  Status synced = ONEPOOL_CUDA_STATUS(cudaStreamSynchronize(stream_));
+  return status.is_ok() ? synced : status;
+}
+
+// Copies in, the graph (or the nodes), copies out, then one wait for all of it.
+Status CudaBackend::run(std::span<const int32_t> input_ids, std::span<const TensorView> inputs,
+                        std::span<const int32_t> output_ids,
+                        std::span<const TensorView> outputs) {
+  ScopedDevice scoped;
+  ONEPOOL_RETURN_IF_ERROR(scoped.enter(index_));
+  Status status;
+  for (size_t i = 0; i < inputs.size() && status.is_ok(); ++i) {
+    status = enqueue_copy_in(input_ids[i], inputs[i]);
+  }
+  if (status.is_ok()) status = enqueue_execute();
+  for (size_t i = 0; i < outputs.size() && status.is_ok(); ++i) {
+    status = enqueue_copy_out(output_ids[i], outputs[i]);
+  }
+  // Always wait, even after an error: enqueued copies may still use the caller's memory.
+  Status synced = ONEPOOL_CUDA_STATUS(cudaStreamSynchronize(stream_));
+  return status.is_ok() ? synced : status;
 }
 
 Status CudaBackend::enqueue_all() {
@@ -246,25 +304,14 @@ void CudaBackend::try_capture() {
     status = ONEPOOL_CUDA_STATUS(cudaGraphInstantiate(&graph_exec_, graph_, 0));
   }
   if (status.is_ok()) {
-    notes_.graph_captured = true;
+    stats_.captured = true;
     return;
   }
   (void)cudaGetLastError();
   if (graph_ != nullptr) (void)cudaGraphDestroy(graph_);
   graph_ = nullptr;
   graph_exec_ = nullptr;
-  notes_.graph_fallback_reason = status.message();
-}
-
-Status CudaBackend::execute() {
-  ONEPOOL_CUDA_RETURN_IF_ERROR(cudaSetDevice(index_));
-  if (options_.cuda_graph && !capture_tried_) try_capture();
-  Status status = graph_exec_ != nullptr
-                      ? ONEPOOL_CUDA_STATUS(cudaGraphLaunch(graph_exec_, stream_))
-                      : enqueue_all();
-  // Always wait, even after an error: copies already enqueued may still read caller memory.
-  Status synced = ONEPOOL_CUDA_STATUS(cudaStreamSynchronize(stream_));
-  return status.is_ok() ? synced : status;
+  stats_.fallback_reason = status.message();
 }
 
 }  // namespace
@@ -283,11 +330,6 @@ Expected<std::unique_ptr<Backend>> create_cuda_backend(const SessionOptions& opt
 
 Expected<std::unique_ptr<Backend>> create_cuda_backend(const SessionOptions& options) {
   return create_cuda_backend(options, CudaBackendOptions{});
-}
-
-const CudaRunNotes* cuda_run_notes(const Backend& backend) {
-  const auto* cuda = dynamic_cast<const CudaBackend*>(&backend);
-  return cuda == nullptr ? nullptr : &cuda->notes();
 }
 
 }  // namespace onepool::cuda

@@ -1,6 +1,7 @@
 // The CUDA backend: one stream and one cuBLAS handle per Session, one device pool (a single
 // cudaMalloc of plan.pool_bytes, or caller device memory), the Model's weights uploaded once,
-// and execute() that replays the whole node sequence as one CUDA graph.
+// and execute() that replays the whole node sequence as one CUDA graph (Session::cuda_graph_stats
+// says whether it did).
 //
 // Never falls back to the CPU: a missing driver or device is a kDeviceError naming the CUDA
 // runtime version, the driver's answer and the device requested. Thread-compatible, like the
@@ -22,15 +23,5 @@ Expected<std::unique_ptr<Backend>> create_cuda_backend(const SessionOptions& opt
 /// Same with explicit backend knobs (CUDA graph on/off, TF32, cuBLAS workspace size).
 Expected<std::unique_ptr<Backend>> create_cuda_backend(const SessionOptions& options,
                                                        const CudaBackendOptions& cuda_options);
-
-/// What the backend decided at run time, for a CLI to print. Empty reason: nothing to say.
-struct CudaRunNotes {
-  bool graph_enabled = false;   ///< CudaBackendOptions::cuda_graph
-  bool graph_captured = false;  ///< execute() replays a CUDA graph
-  std::string graph_fallback_reason;  ///< why capture failed (direct launches are used instead)
-};
-
-/// The notes of `backend` when it is a CUDA backend, else nullptr.
-const CudaRunNotes* cuda_run_notes(const Backend& backend);
 
 }  // namespace onepool::cuda

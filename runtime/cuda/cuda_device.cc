@@ -1,5 +1,6 @@
 #include "runtime/cuda/cuda_device.h"
 
+#include <cuda.h>
 #include <cuda_runtime.h>
 
 #include <string>
@@ -52,8 +53,52 @@ Status check_cuda_device(const Device& device) {
   return Status::ok();
 }
 
-Expected<DeviceBuffer> DeviceBuffer::allocate(int index, size_t bytes, const char* what) {
+namespace {
+
+// cuDevicePrimaryCtxGetState through the runtime's driver entry point (no link to libcuda).
+using PrimaryCtxGetState = decltype(&cuDevicePrimaryCtxGetState);
+
+// Whether device `index` has an active primary context; true when the driver cannot say, so
+// that the caller's device is restored rather than left changed.
+bool primary_context_active(int index) {
+  void* function = nullptr;
+  cudaDriverEntryPointQueryResult found{};
+  if (cudaGetDriverEntryPointByVersion("cuDevicePrimaryCtxGetState", &function, 12000,
+                                       cudaEnableDefault, &found) != cudaSuccess ||
+      found != cudaDriverEntryPointSuccess || function == nullptr) {
+    (void)cudaGetLastError();
+    return true;
+  }
+  unsigned int flags = 0;
+  int active = 0;
+  // The driver's CUdevice for ordinal i is i (cuDeviceGet), and both APIs number the same
+  // visible devices.
+  const CUdevice device = index;
+  if (reinterpret_cast<PrimaryCtxGetState>(function)(device, &flags, &active) != CUDA_SUCCESS) {
+    return true;
+  }
+  return active != 0;
+}
+
+}  // namespace
+
+Status ScopedDevice::enter(int index) {
+  int current = 0;
+  ONEPOOL_CUDA_RETURN_IF_ERROR(cudaGetDevice(&current));
+  if (current == index) return Status::ok();
   ONEPOOL_CUDA_RETURN_IF_ERROR(cudaSetDevice(index));
+  if (primary_context_active(current)) previous_ = current;
+  return Status::ok();
+}
+
+ScopedDevice::~ScopedDevice() {
+  // A destructor cannot report; a failed restore leaves `index` current, as before this class.
+  if (previous_ >= 0 && cudaSetDevice(previous_) != cudaSuccess) (void)cudaGetLastError();
+}
+
+Expected<DeviceBuffer> DeviceBuffer::allocate(int index, size_t bytes, const char* what) {
+  ScopedDevice scoped;
+  ONEPOOL_RETURN_IF_ERROR(scoped.enter(index));
   DeviceBuffer buffer;
   buffer.device_ = index;
   buffer.bytes_ = bytes < 256 ? 256 : bytes;
@@ -73,8 +118,8 @@ Expected<DeviceBuffer> DeviceBuffer::allocate(int index, size_t bytes, const cha
 DeviceBuffer::~DeviceBuffer() {
   if (data_ == nullptr) return;
   // Errors here cannot be reported (destructor); a failed free leaks device memory only.
-  if (cudaSetDevice(device_) == cudaSuccess) (void)cudaFree(data_);
-  (void)cudaGetLastError();
+  ScopedDevice scoped;
+  if (!scoped.enter(device_).is_ok() || cudaFree(data_) != cudaSuccess) (void)cudaGetLastError();
 }
 
 DeviceBuffer::DeviceBuffer(DeviceBuffer&& other) noexcept
@@ -91,14 +136,22 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& other) noexcept {
   return *this;
 }
 
-Expected<std::shared_ptr<const DeviceWeights>> upload_weights(const Model& model, int index) {
+Expected<std::shared_ptr<const DeviceWeights>> upload_weights(const Model& model, int index,
+                                                              cudaStream_t stream) {
+  ScopedDevice scoped;
+  ONEPOOL_RETURN_IF_ERROR(scoped.enter(index));
   auto weights = std::make_shared<DeviceWeights>();
   weights->device = index;
   ONEPOOL_ASSIGN_OR_RETURN(weights->buffer,
                            DeviceBuffer::allocate(index, model.weights_bytes(), "the weights"));
   if (model.weights_bytes() > 0) {
-    ONEPOOL_CUDA_RETURN_IF_ERROR(cudaMemcpy(weights->buffer.data(), model.weights_base(),
-                                            model.weights_bytes(), cudaMemcpyHostToDevice));
+    // Always wait, even after an error: the copy may still read the Model's memory.
+    const Status copied = ONEPOOL_CUDA_STATUS(
+        cudaMemcpyAsync(weights->buffer.data(), model.weights_base(), model.weights_bytes(),
+                        cudaMemcpyHostToDevice, stream));
+    const Status synced = ONEPOOL_CUDA_STATUS(cudaStreamSynchronize(stream));
+    ONEPOOL_RETURN_IF_ERROR(copied);
+    ONEPOOL_RETURN_IF_ERROR(synced);
   }
   return std::shared_ptr<const DeviceWeights>(std::move(weights));
 }

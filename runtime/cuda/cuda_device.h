@@ -1,6 +1,8 @@
 // Device detection and owned device memory for the CUDA backend.
 #pragma once
 
+#include <cuda_runtime.h>
+
 #include <cstddef>
 #include <memory>
 
@@ -14,6 +16,28 @@ namespace onepool::cuda {
 /// device N. kDeviceError otherwise, naming the runtime version, what the driver answered and
 /// the device requested; never a fallback.
 Status check_cuda_device(const Device& device);
+
+/// Makes a device current for one scope and gives the calling thread its own current device
+/// back at the end, so that OnePool never changes which device the caller's CUDA code uses.
+/// Nothing happens when the device already is current (the common single-GPU case), and the
+/// caller's device is restored only when its primary context exists (restoring would otherwise
+/// create a context, and its memory, on a device the caller never used). Not copyable.
+///
+///   ScopedDevice scoped;
+///   ONEPOOL_RETURN_IF_ERROR(scoped.enter(index_));
+class ScopedDevice {
+ public:
+  ScopedDevice() = default;
+  ~ScopedDevice();
+  ScopedDevice(const ScopedDevice&) = delete;
+  ScopedDevice& operator=(const ScopedDevice&) = delete;
+
+  /// Makes device `index` current; kDeviceError when CUDA refuses.
+  Status enter(int index);
+
+ private:
+  int previous_ = -1;  // the caller's device, or -1 when nothing needs restoring
+};
 
 /// One cudaMalloc, freed (on its device) when destroyed. Move-only.
 class DeviceBuffer {
@@ -45,7 +69,12 @@ struct DeviceWeights {
   int device = 0;
 };
 
-/// Uploads model.weights_base()[0, weights_bytes) to device `index` (synchronously, once).
-Expected<std::shared_ptr<const DeviceWeights>> upload_weights(const Model& model, int index);
+/// Uploads model.weights_base()[0, weights_bytes) to device `index`, ordered on `stream` (a
+/// non-blocking stream of that device), and waits for it: once this returns, kernels on any
+/// stream may read the weights. (A plain cudaMemcpy from pageable memory runs on the legacy
+/// default stream, which does not order work on non-blocking streams, and may return before the
+/// DMA has finished.)
+Expected<std::shared_ptr<const DeviceWeights>> upload_weights(const Model& model, int index,
+                                                              cudaStream_t stream);
 
 }  // namespace onepool::cuda

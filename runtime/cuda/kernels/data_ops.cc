@@ -80,15 +80,43 @@ Expected<std::vector<int64_t>> ints_from(const CudaNodeContext& node, size_t i,
 
 }  // namespace
 
+namespace {
+
+// Dropout runs in inference mode only: training_mode absent or a constant false (as the CPU).
+Status check_dropout_inference(const CudaNodeContext& node) {
+  const HostTensor* training = node.constant_input(2);
+  if (node.has_input(2) && training == nullptr) {
+    return node.unsupported("input 2 (training_mode) must be a constant false for inference");
+  }
+  if (training != nullptr && training->element_count() > 0 && training->int_at(0) != 0) {
+    return node.unsupported("training_mode = true");
+  }
+  return Status::ok();
+}
+
+}  // namespace
+
 // Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout: the bytes do not change. The planner
-// usually aliases output and input, and then there is nothing to do.
+// usually aliases output and input, and then there is nothing to do. Dropout's optional mask
+// output is all true in inference (every element kept).
 Expected<CudaPreparedKernel> make_copy_kernel(const CudaNodeContext& node) {
   ONEPOOL_RETURN_IF_ERROR(check_io(node));
   const size_t bytes = node.output(0).bytes();
   if (bytes != node.input(0).bytes()) {
     return node.error(StatusCode::kInvalidModel, "input and output sizes differ");
   }
-  CudaPreparedKernel prepared = make_kernel([bytes](const CudaRunContext& c) -> Status {
+  int64_t mask_count = 0;
+  if (node.node().op_type == "Dropout") {
+    ONEPOOL_RETURN_IF_ERROR(check_dropout_inference(node));
+    if (node.has_output(1)) {
+      if (node.output(1).dtype != DType::kBool) return node.unsupported("mask of dtype other than bool");
+      mask_count = node.output(1).shape.element_count();
+    }
+  }
+  CudaPreparedKernel prepared = make_kernel([bytes, mask_count](const CudaRunContext& c) -> Status {
+    if (mask_count > 0) {
+      ONEPOOL_LAUNCH_RETURN_IF_ERROR(launch_fill(c.outputs[1].data, 1, 1, mask_count, c.stream));
+    }
     if (c.outputs[0].data == c.inputs[0].data || bytes == 0) return Status::ok();
     return ONEPOOL_CUDA_STATUS(cudaMemcpyAsync(c.outputs[0].data, c.inputs[0].data, bytes,
                                                cudaMemcpyDeviceToDevice, c.stream));

@@ -5,6 +5,7 @@
 #include <type_traits>
 
 #include "runtime/cuda/kernels/device_util.cuh"
+#include "runtime/cuda/kernels/scalar_ops.h"
 
 namespace onepool::cuda {
 
@@ -32,16 +33,14 @@ __device__ inline T binary_value(BinaryOp op, T a, T b) {
     case BinaryOp::kMax: return a > b ? a : b;
     case BinaryOp::kMin: return a < b ? a : b;
     case BinaryOp::kPRelu: return a < T(0) ? a * b : a;
-    case BinaryOp::kMod: {
+    // Mod (fmod = 0, integers): the divisor's sign; Fmod (fmod = 1): the dividend's sign.
+    case BinaryOp::kMod:
       if constexpr (std::is_floating_point<T>::value) {
-        return fmodf(a, b);
+        return T(0);  // refused at prepare: ONNX requires fmod = 1 for floats
       } else {
-        if (b == T(0)) return T(0);
-        T r = a % b;  // ONNX Mod (fmod = 0): the result takes the divisor's sign
-        if (r != T(0) && ((r < T(0)) != (b < T(0)))) r += b;
-        return r;
+        return mod_floored<T>(a, b);
       }
-    }
+    case BinaryOp::kFmod: return mod_truncated<T>(a, b);
     default: return T(0);
   }
 }
@@ -188,6 +187,11 @@ cudaError_t launch_where(const BroadcastShape& shape, size_t elem_bytes, const b
       where_kernel<uint8_t><<<grid, kBlock, 0, stream>>>(shape, cond,
           static_cast<const uint8_t*>(x), static_cast<const uint8_t*>(y),
           static_cast<uint8_t*>(out));
+      break;
+    case 2:
+      where_kernel<uint16_t><<<grid, kBlock, 0, stream>>>(shape, cond,
+          static_cast<const uint16_t*>(x), static_cast<const uint16_t*>(y),
+          static_cast<uint16_t*>(out));
       break;
     case 4:
       where_kernel<uint32_t><<<grid, kBlock, 0, stream>>>(shape, cond,

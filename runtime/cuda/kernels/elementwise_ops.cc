@@ -43,6 +43,7 @@ bool find_binary(const std::string& name, BinaryOp& op) {
 // Whether element type `type` is valid for `op`.
 bool binary_type_ok(BinaryOp op, ElemType type) {
   if (op >= BinaryOp::kAnd) return type == ElemType::kBool;
+  if (op == BinaryOp::kMod) return type == ElemType::kInt64;
   if (op == BinaryOp::kEqual) return type != ElemType::kInt32;
   if (op == BinaryOp::kPRelu) return type == ElemType::kFloat32;
   return type == ElemType::kFloat32 || type == ElemType::kInt64;
@@ -70,7 +71,13 @@ Expected<CudaPreparedKernel> make_binary_kernel(const CudaNodeContext& node) {
     }
   }
   ElemType type{};
-  if (!elem_type_of(node.input(0).dtype, type) || !binary_type_ok(op, type)) {
+  const bool known_type = elem_type_of(node.input(0).dtype, type);
+  if (op == BinaryOp::kMod && node.node().attributes.get_int("fmod", 0) != 0) op = BinaryOp::kFmod;
+  if (op == BinaryOp::kMod && known_type && type == ElemType::kFloat32) {
+    // Same answer as the CPU kernel: ONNX defines float Mod only with fmod = 1.
+    return node.error(StatusCode::kInvalidModel, "fmod must be 1 for float32 inputs, got 0");
+  }
+  if (!known_type || !binary_type_ok(op, type)) {
     return node.unsupported("dtype not supported for this op");
   }
   const Shape out = node.output(0).shape;
@@ -111,13 +118,19 @@ Expected<CudaPreparedKernel> make_binary_kernel(const CudaNodeContext& node) {
 }
 
 Expected<CudaPreparedKernel> make_where_kernel(const CudaNodeContext& node) {
-  if (node.input_count() != 3 || !node.has_input(0) || !node.has_input(1) || !node.has_input(2)) {
+  if (node.input_count() != 3 || !node.has_input(0) || !node.has_input(1) || !node.has_input(2) ||
+      !node.has_output(0)) {
     return node.error(StatusCode::kInvalidModel, "Where needs 3 inputs");
   }
   if (node.input(0).dtype != DType::kBool || node.input(1).dtype != node.input(2).dtype) {
     return node.unsupported("condition must be bool and x, y of one dtype");
   }
+  // Any dtype of 1, 2, 4 or 8 bytes: Where moves bits. Others are refused here, not at run time.
   const size_t elem_bytes = dtype_size(node.input(1).dtype);
+  if (!where_elem_bytes_ok(elem_bytes) || node.output(0).dtype != node.input(1).dtype) {
+    return node.unsupported(str_cat("x, y and output of ", elem_bytes, "-byte ",
+                                    dtype_name(node.input(1).dtype), " (1, 2, 4 or 8 bytes)"));
+  }
   const Shape operands[] = {node.input(0).shape, node.input(1).shape, node.input(2).shape};
   Expected<BroadcastShape> shape = make_broadcast(node.output(0).shape, operands);
   if (!shape) return node.error(shape.status().code(), shape.status().message());

@@ -30,7 +30,9 @@ struct BroadcastShape {
 };
 
 enum class BinaryOp : int32_t {
-  kAdd, kSub, kMul, kDiv, kPow, kMax, kMin, kPRelu, kMod,
+  kAdd, kSub, kMul, kDiv, kPow, kMax, kMin, kPRelu,
+  kMod,   // ONNX Mod, fmod = 0: integers only, the remainder takes the divisor's sign
+  kFmod,  // ONNX Mod, fmod = 1: the remainder takes the dividend's sign (C fmod / %)
   kEqual, kLess, kGreater, kLessOrEqual, kGreaterOrEqual,  // comparisons: bool output
   kAnd, kOr, kXor,                                         // bool inputs and output
 };
@@ -52,7 +54,10 @@ struct UnaryParams {
 
 cudaError_t launch_binary(BinaryOp op, ElemType type, const BroadcastShape& shape, const void* a,
                           const void* b, void* out, cudaStream_t stream);
-/// out = cond ? x : y; elements of `elem_bytes` (1, 4 or 8).
+/// out = cond ? x : y; elements of `elem_bytes` (1, 2, 4 or 8; see where_elem_bytes_ok).
+constexpr bool where_elem_bytes_ok(size_t elem_bytes) {
+  return elem_bytes == 1 || elem_bytes == 2 || elem_bytes == 4 || elem_bytes == 8;
+}
 cudaError_t launch_where(const BroadcastShape& shape, size_t elem_bytes, const bool* cond,
                          const void* x, const void* y, void* out, cudaStream_t stream);
 cudaError_t launch_unary_float(const UnaryParams& op, const float* x, float* y, int64_t count,

@@ -3,15 +3,18 @@
 #include <cfloat>
 
 #include "runtime/cuda/kernels/device_util.cuh"
+#include "runtime/cuda/kernels/scalar_ops.h"
 
 namespace onepool::cuda {
 
 namespace {
 
+// Max / Min start from -inf / +inf (ReduceMax of all -inf is -inf, of nothing -inf as the CPU)
+// and propagate NaN, which fmaxf / fminf would drop.
 __device__ inline float reduce_init(ReduceOp op) {
   switch (op) {
-    case ReduceOp::kMax: return -FLT_MAX;
-    case ReduceOp::kMin: return FLT_MAX;
+    case ReduceOp::kMax: return -INFINITY;
+    case ReduceOp::kMin: return INFINITY;
     case ReduceOp::kProd: return 1.0f;
     default: return 0.0f;
   }
@@ -19,8 +22,8 @@ __device__ inline float reduce_init(ReduceOp op) {
 
 __device__ inline float reduce_combine(ReduceOp op, float a, float b) {
   switch (op) {
-    case ReduceOp::kMax: return fmaxf(a, b);
-    case ReduceOp::kMin: return fminf(a, b);
+    case ReduceOp::kMax: return nan_propagating_max(a, b);
+    case ReduceOp::kMin: return nan_propagating_min(a, b);
     case ReduceOp::kProd: return a * b;
     default: return a + b;
   }

@@ -5,12 +5,12 @@
 
 namespace onepool::cuda {
 
-namespace {
-
-// Begin pad for SAME_UPPER / SAME_LOWER from the total padding the output size implies.
-int64_t same_begin(int64_t total, bool upper) { return upper ? total / 2 : total - total / 2; }
-
-}  // namespace
+int64_t derived_pad_begin(int64_t total, const std::string& auto_pad, bool transposed) {
+  // Conv: only SAME_* derive pads; SAME_LOWER puts the odd cell first. ConvTranspose (ONNX
+  // spec): SAME_UPPER puts total / 2 first, NOTSET (output_shape) and SAME_LOWER the rest.
+  const bool half_first = transposed ? auto_pad == "SAME_UPPER" : auto_pad != "SAME_LOWER";
+  return half_first ? total / 2 : total - total / 2;
+}
 
 Expected<Window2d> read_window(const CudaNodeContext& node, const Shape* kernel, bool transposed) {
   const Shape& in = node.input(0).shape;
@@ -33,19 +33,20 @@ Expected<Window2d> read_window(const CudaNodeContext& node, const Shape* kernel,
     return node.error(StatusCode::kInvalidModel, "kernel_shape / strides / dilations / pads do "
                       "not match ", spatial, " spatial dims");
   }
-  // Step 1. auto_pad (and ConvTranspose's output_shape) decide the pads from the output size.
+  // Step 1. auto_pad (and ConvTranspose's output_shape, which overrides `pads`) decide the pads
+  // from the output size.
   const std::string auto_pad = a.get_string("auto_pad", "NOTSET");
   const bool derive = auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER" ||
-                      (transposed && a.has("output_shape") && !a.has("pads"));
+                      (transposed && a.has("output_shape"));
   for (size_t i = 0; i < n && (derive || auto_pad == "VALID"); ++i) {
     const int64_t i_in = in[static_cast<int>(i) + 2];
     const int64_t i_out = out[static_cast<int>(i) + 2];
     const int64_t span = (k[i] - 1) * d[i] + 1;
     int64_t total = transposed ? s[i] * (i_in - 1) + out_pad[i] + span - i_out
                                : (i_out - 1) * s[i] + span - i_in;
+    // A larger output than the input reaches (total < 0) keeps only the bias at its end.
     if (total < 0 || auto_pad == "VALID") total = 0;
-    const bool upper = auto_pad != "SAME_LOWER";
-    pads[i] = same_begin(total, upper);
+    pads[i] = derived_pad_begin(total, auto_pad, transposed);
     pads[i + n] = total - pads[i];
   }
   // Step 2. Map to 2-D: a 1-D window is 1 x W.

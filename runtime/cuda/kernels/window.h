@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "runtime/cuda/cuda_kernel.h"
 
@@ -15,6 +16,12 @@ struct Window2d {
   int p_h = 0, p_w = 0;          // begin pads
   int end_h = 0, end_w = 0;      // end pads
 };
+
+/// The begin pad of one axis whose pads are derived from the output size (`total` cells of
+/// padding in all): SAME_UPPER / SAME_LOWER, and ConvTranspose's `output_shape` (NOTSET).
+/// Matches the ONNX spec and the CPU kernels: for ConvTranspose NOTSET puts total - total / 2
+/// at the beginning.
+int64_t derived_pad_begin(int64_t total, const std::string& auto_pad, bool transposed);
 
 /// Reads kernel_shape (or `kernel` = the weight's spatial dims when given), strides, dilations,
 /// pads and auto_pad for input 0 / output 0 with 1 or 2 spatial dims. `transposed` selects
