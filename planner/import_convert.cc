@@ -208,10 +208,24 @@ Status GraphBuilder::mark_outputs() {
   return Status::ok();
 }
 
+// ONNX's own inference rejected a node (wrong attribute sizes, mismatched ranks): the model is
+// invalid, not merely beyond OnePool. Ops without a schema fail inference too, and are not.
+bool strict_error_says_invalid(const std::string& strict_error) {
+  if (strict_error.empty()) return false;
+  if (strict_error.find("No Op registered") != std::string::npos) return false;
+  if (strict_error.find("not a registered function/op") != std::string::npos) return false;
+  return strict_error.find("InferenceError]") != std::string::npos;
+}
+
 Status GraphBuilder::check_shapes(const std::string& strict_error) const {
   if (problems_.empty()) return Status::ok();
   std::string list;
   for (const auto& problem : problems_) list += str_cat("\n  ", problem);
+  if (strict_error_says_invalid(strict_error)) {
+    return make_status(StatusCode::kInvalidModel, "the model is invalid: ONNX shape inference: ",
+                       strict_error, "\nso ", problems_.size(),
+                       " tensor(s) have no known dtype and static shape:", list);
+  }
   return make_status(StatusCode::kUnsupported, problems_.size(),
                      " tensor(s) have no known dtype and static shape after shape inference and "
                      "constant folding:",

@@ -4,11 +4,13 @@
 #include <exception>
 
 #include "planner/constant_folding.h"
+#include "planner/import_attribute_checks.h"
 #include "planner/import_bind.h"
 #include "planner/import_checks.h"
 #include "planner/import_convert.h"
 #include "planner/import_external_data.h"
 #include "planner/import_model_file.h"
+#include "planner/import_topo_sort.h"
 
 namespace onepool {
 
@@ -42,9 +44,12 @@ void drop_symbolic_value_info(onnx::GraphProto* graph) {
 Expected<Graph> import_model(onnx::ModelProto* model, const std::string& model_dir,
                              const ImportOptions& options) {
   onnx::GraphProto* graph = model->mutable_graph();
-  // Step 1. Structure first, so cycles and dangling inputs get OnePool's message.
+  // Step 1. Structure first, so cycles and dangling inputs get OnePool's message; nodes listed
+  // out of order are sorted (stable: a valid order is kept as it is).
   name_nodes(graph);
+  ONEPOOL_RETURN_IF_ERROR(sort_nodes_topologically(graph));
   ONEPOOL_RETURN_IF_ERROR(check_graph_structure(*graph));
+  ONEPOOL_RETURN_IF_ERROR(check_window_attributes(*graph));  // before ONNX shape inference
   // Step 2. External data into raw_data (the checker would look for the files itself).
   ONEPOOL_RETURN_IF_ERROR(resolve_external_data(model, model_dir));
   // Step 3. The ONNX checker (skipped for opsets newer than the library).

@@ -129,7 +129,8 @@ TEST_CASE("bad model: truncated model") {
   CHECK(contains(graph.status(), "cut.onnx' is not a valid ONNX model"));
 }
 
-// a = Relu(b), b = Relu(a): node 'Relu_0' reads 'b', which the later node 'Relu_1' produces.
+// a = Relu(b), b = Relu(a): a real cycle; the message names both nodes, producer first,
+// starting from the node listed first.
 TEST_CASE("bad model: cycle") {
   onnx::ModelProto model = new_model();
   add_io(model.mutable_graph()->add_input(), "x", onnx::TensorProto::FLOAT, {"1"});
@@ -138,9 +139,55 @@ TEST_CASE("bad model: cycle") {
   add_node(model.mutable_graph(), "Relu", "a", "b");
   const Status status = import_status(model);
   CHECK(status.code() == StatusCode::kInvalidModel);
-  CHECK(contains(status, "node 'Relu_0' (Relu): input tensor 'b'"));
-  CHECK(contains(status, "cycle or dangling input"));
-  CHECK(contains(status, "produced later by node 'Relu_1'"));
+  CHECK(contains(status, "the graph has a cycle of 2 node(s): node 'Relu_0' (Relu) -> node "
+                         "'Relu_1' (Relu) -> node 'Relu_0' (Relu)"));
+}
+
+// x -> Relu_0 -> t -> Relu_1 -> u -> Relu_2 -> v, and Relu_3 reads v and writes the output; the
+// cycle is Relu_1 -> Relu_2 -> Relu_3 -> Relu_1 if Relu_1 reads Relu_3's output instead of t.
+// Relu_0 is not on the cycle and is not named.
+TEST_CASE("bad model: a cycle of three behind a valid node names only the three") {
+  onnx::ModelProto model = new_model();
+  add_io(model.mutable_graph()->add_input(), "x", onnx::TensorProto::FLOAT, {"1"});
+  add_io(model.mutable_graph()->add_output(), "w", onnx::TensorProto::FLOAT, {"1"});
+  add_node(model.mutable_graph(), "Relu", "x", "t");
+  add_node(model.mutable_graph(), "Relu", "w", "u");
+  add_node(model.mutable_graph(), "Relu", "u", "v");
+  add_node(model.mutable_graph(), "Relu", "v", "w");
+  const Status status = import_status(model);
+  CHECK(status.code() == StatusCode::kInvalidModel);
+  CHECK(contains(status, "cycle of 3 node(s): node 'Relu_1' (Relu) -> node 'Relu_2' (Relu) -> "
+                         "node 'Relu_3' (Relu) -> node 'Relu_1' (Relu)"));
+  CHECK_FALSE(contains(status, "Relu_0"));
+}
+
+// A node that reads its own output is a cycle of one.
+TEST_CASE("bad model: a node reading its own output") {
+  onnx::ModelProto model = new_model();
+  add_io(model.mutable_graph()->add_input(), "x", onnx::TensorProto::FLOAT, {"1"});
+  add_io(model.mutable_graph()->add_output(), "a", onnx::TensorProto::FLOAT, {"1"});
+  add_node(model.mutable_graph(), "Relu", "a", "a");
+  const Status status = import_status(model);
+  CHECK(status.code() == StatusCode::kInvalidModel);
+  CHECK(contains(status, "cycle of 1 node(s): node 'Relu_0' (Relu) -> node 'Relu_0' (Relu)"));
+}
+
+// Nodes listed consumer first (y = Relu(t) before t = Neg(x)) import in producer-first order;
+// a third node that was already in a valid place (z = Abs(x), listed first) stays first.
+TEST_CASE("import: nodes listed out of order are sorted, keeping the valid order") {
+  onnx::ModelProto model = new_model();
+  add_io(model.mutable_graph()->add_input(), "x", onnx::TensorProto::FLOAT, {"2"});
+  add_io(model.mutable_graph()->add_output(), "y", onnx::TensorProto::FLOAT, {"2"});
+  add_io(model.mutable_graph()->add_output(), "z", onnx::TensorProto::FLOAT, {"2"});
+  add_node(model.mutable_graph(), "Abs", "x", "z");
+  add_node(model.mutable_graph(), "Relu", "t", "y");
+  add_node(model.mutable_graph(), "Neg", "x", "t");
+  auto graph = import_onnx_bytes(serialize(model), "", {});
+  REQUIRE(graph.has_value());
+  REQUIRE(graph->nodes.size() == 3);
+  CHECK(graph->nodes[0].op_type == "Abs");
+  CHECK(graph->nodes[1].op_type == "Neg");
+  CHECK(graph->nodes[2].op_type == "Relu");
 }
 
 // Relu reads 'ghost', which nothing produces.
