@@ -1,12 +1,21 @@
 // onepool conformance DIR: runs the ONNX backend node tests (DIR/test_*/model.onnx with
 // test_data_set_*/input_*.pb and output_*.pb). Each test passes, fails, or is skipped with the
 // reason (an op, attribute or dtype OnePool does not support). Exit 1 on any failure.
+//
+// Each test belongs to an operator: the op type of the single node of its model.onnx (Constant
+// nodes feeding it aside); for a model of several nodes (the "_expanded" function bodies), the op of the test of the same name
+// without "_expanded", marked "(expanded)"; else the test name. The run ends with a table of
+// passed / failed / skipped per operator and the commonest skip reason; `--op NAME` runs only
+// the tests of one operator (its expanded tests included).
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <map>
+#include <set>
 
+#include "planner/model_info.h"
 #include "tools/onepool/cli_common.h"
 #include "tools/onepool/commands.h"
 #include "tools/onepool/tensor_compare.h"
@@ -19,6 +28,7 @@ namespace {
 struct ConformanceFlags {
   std::string directory;
   std::string filter;
+  std::string op;
   std::string device = "cpu";
   double atol = 1e-5;
   double rtol = 1e-3;
@@ -118,6 +128,103 @@ TestResult run_test(const std::filesystem::path& test_dir, const ConformanceFlag
   return {Verdict::kPass, ""};
 }
 
+constexpr std::string_view kExpandedSuffix = "_expanded";
+constexpr std::string_view kExpandedMark = " (expanded)";
+
+// The op types of a model's top-level nodes, Constant aside unless it is the only one (empty
+// when the model cannot be read).
+std::set<std::string> model_op_types(const std::filesystem::path& test_dir) {
+  Expected<ModelInfo> info = inspect_onnx_file((test_dir / "model.onnx").string());
+  std::set<std::string> ops;
+  if (!info) return ops;
+  for (const auto& [op, count] : info->op_histogram) ops.insert(op);
+  if (ops.size() > 1) ops.erase("Constant");
+  return ops;
+}
+
+// The operator of each test (see the file comment), in the order of `tests`.
+std::vector<std::string> test_operators(const std::vector<std::filesystem::path>& tests) {
+  std::vector<std::set<std::string>> ops;
+  std::map<std::string, size_t> by_name;
+  for (size_t i = 0; i < tests.size(); ++i) {
+    ops.push_back(model_op_types(tests[i]));
+    by_name[tests[i].filename().string()] = i;
+  }
+  std::vector<std::string> result;
+  for (size_t i = 0; i < tests.size(); ++i) {
+    const std::string name = tests[i].filename().string();
+    if (ops[i].size() == 1) {
+      result.push_back(*ops[i].begin());
+      continue;
+    }
+    const bool expanded = name.size() > kExpandedSuffix.size() && name.ends_with(kExpandedSuffix);
+    if (expanded) {
+      const auto base = by_name.find(name.substr(0, name.size() - kExpandedSuffix.size()));
+      if (base != by_name.end() && ops[base->second].size() == 1) {
+        result.push_back(str_cat(*ops[base->second].begin(), kExpandedMark));
+        continue;
+      }
+    }
+    result.push_back(name.rfind("test_", 0) == 0 ? name.substr(5) : name);
+  }
+  return result;
+}
+
+bool operator_matches(const std::string& op, const std::string& wanted) {
+  return op == wanted || op == str_cat(wanted, kExpandedMark);
+}
+
+// A skip reason without what differs between tests of one op: the last line of a multi-line
+// reason, without the model path or node names ("node 'Foo_0' (Foo): ").
+std::string reason_summary(const std::string& reason) {
+  std::string line = reason;
+  const size_t newline = line.find_last_of('\n', line.size() > 1 ? line.size() - 2 : 0);
+  if (newline != std::string::npos && newline + 1 < line.size()) line = line.substr(newline + 1);
+  line.erase(0, line.find_first_not_of(' '));
+  const size_t model = line.find("/model.onnx': ");
+  if (model != std::string::npos) {
+    const size_t quote = line.rfind('\'', model);
+    const size_t from = quote == std::string::npos ? 0 : quote;
+    line.erase(from, model + 14 - from);
+  }
+  // Only a node prefix (at the start or after "phase: "), not "(from node 'x' (Add))".
+  size_t at = line.find("node '");
+  while (at != std::string::npos) {
+    const size_t end = line.find("): ", at);
+    if (end == std::string::npos) break;
+    const bool prefix = at == 0 || (at >= 2 && line.compare(at - 2, 2, ": ") == 0);
+    if (prefix) line.erase(at, end + 3 - at);
+    at = line.find("node '", prefix ? at : at + 1);
+  }
+  return line;
+}
+
+struct OperatorSummary {
+  int counts[3] = {0, 0, 0};
+  std::map<std::string, int> skip_reasons;
+};
+
+void print_operator_table(const std::map<std::string, OperatorSummary>& table) {
+  size_t width = 8;
+  for (const auto& [op, summary] : table) width = std::max(width, std::min<size_t>(op.size(), 36));
+  std::printf("\nper operator: passed / failed / skipped (commonest skip reason)\n");
+  for (const auto& [op, summary] : table) {
+    std::printf("  %-*s %3d / %d / %-3d", static_cast<int>(width), op.c_str(), summary.counts[0],
+                summary.counts[1], summary.counts[2]);
+    if (!summary.skip_reasons.empty()) {
+      const auto top = std::max_element(
+          summary.skip_reasons.begin(), summary.skip_reasons.end(),
+          [](const auto& a, const auto& b) { return a.second < b.second; });
+      std::printf("  %s", top->first.c_str());
+      if (summary.skip_reasons.size() > 1) {
+        std::printf(" (+%zu other reasons)", summary.skip_reasons.size() - 1);
+      }
+    }
+    std::printf("\n");
+  }
+  std::printf("\n");
+}
+
 void print_progress(size_t done, size_t total, const int counts[3]) {
   const int width = 40;
   const auto filled = static_cast<int>(width * done / std::max<size_t>(total, 1));
@@ -141,15 +248,35 @@ int run_conformance(const ConformanceFlags& flags) {
                                     "': ", error.message()));
   }
   std::sort(tests.begin(), tests.end());
+  std::vector<std::string> operators = test_operators(tests);
+  if (!flags.op.empty()) {
+    std::vector<std::filesystem::path> kept_tests;
+    std::vector<std::string> kept_operators;
+    for (size_t i = 0; i < tests.size(); ++i) {
+      if (!operator_matches(operators[i], flags.op)) continue;
+      kept_tests.push_back(tests[i]);
+      kept_operators.push_back(operators[i]);
+    }
+    if (kept_tests.empty()) {
+      return report_error(make_status(StatusCode::kNotFound, "no test in '", flags.directory,
+                                      "' is of operator '", flags.op, "'"));
+    }
+    tests = std::move(kept_tests);
+    operators = std::move(kept_operators);
+  }
   std::printf("conformance: %zu tests in %s (device %s, atol %g, rtol %g)\n", tests.size(),
               flags.directory.c_str(), flags.device.c_str(), flags.atol, flags.rtol);
   const bool progress_bar = isatty(STDERR_FILENO) != 0 && isatty(STDOUT_FILENO) != 0;
   int counts[3] = {0, 0, 0};
+  std::map<std::string, OperatorSummary> table;
   const char* labels[3] = {"PASS", "FAIL", "SKIP"};
   for (size_t i = 0; i < tests.size(); ++i) {
     const TestResult result = run_test(tests[i], flags);
     const int kind = static_cast<int>(result.verdict);
     ++counts[kind];
+    OperatorSummary& summary = table[operators[i]];
+    ++summary.counts[kind];
+    if (result.verdict == Verdict::kSkip) ++summary.skip_reasons[reason_summary(result.reason)];
     const bool show = result.verdict == Verdict::kFail || (!flags.quiet && !progress_bar);
     if (show) {
       if (progress_bar) std::fprintf(stderr, "\r%*s\r", 100, "");
@@ -160,6 +287,7 @@ int run_conformance(const ConformanceFlags& flags) {
     if (progress_bar) print_progress(i + 1, tests.size(), counts);
   }
   if (progress_bar) std::fprintf(stderr, "\n");
+  if (!flags.quiet) print_operator_table(table);
   std::printf("%d passed, %d failed, %d skipped\n", counts[0], counts[1], counts[2]);
   if (counts[0] < flags.min_pass) {
     std::fprintf(stderr, "error: %d tests passed, fewer than --min-pass %d\n", counts[0],
@@ -176,6 +304,8 @@ void register_conformance_command(CLI::App& app, int& exit_code) {
   CLI::App* command = app.add_subcommand("conformance", "run the ONNX backend node tests");
   command->add_option("directory", flags->directory, "folder of test_* folders")->required();
   command->add_option("--filter", flags->filter, "only tests whose name contains this");
+  command->add_option("--op", flags->op,
+                      "only the tests of this operator (e.g. Trilu; its _expanded tests too)");
   command->add_option("--device", flags->device, "cpu or cuda:N")->capture_default_str();
   command->add_option("--atol", flags->atol, "absolute tolerance")->capture_default_str();
   command->add_option("--rtol", flags->rtol, "relative tolerance")->capture_default_str();
