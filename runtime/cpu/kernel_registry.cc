@@ -16,6 +16,7 @@ KernelRegistry KernelRegistry::with_all_kernels() {
   register_recurrent_kernels(registry);
   register_cumsum_trilu_kernels(registry);
   register_scatter_gather_kernels(registry);
+  register_loss_kernels(registry);
   return registry;
 }
 

@@ -35,5 +35,6 @@ void register_tensor_kernels(KernelRegistry& registry);
 void register_recurrent_kernels(KernelRegistry& registry);  // recurrent.cc: LSTM, GRU, RNN
 void register_cumsum_trilu_kernels(KernelRegistry& registry);    // cumsum_trilu.cc
 void register_scatter_gather_kernels(KernelRegistry& registry);  // scatter_gather_nd.cc
+void register_loss_kernels(KernelRegistry& registry);            // loss.cc
 
 }  // namespace onepool::cpu
