@@ -15,8 +15,8 @@ constexpr int64_t kMaxWindowValue = (int64_t{1} << 31) - 1;
 
 bool has_window_attributes(std::string_view op) {
   static constexpr std::string_view kOps[] = {
-      "Conv",    "ConvTranspose", "ConvInteger", "QLinearConv", "DeformConv", "MaxPool",
-      "AveragePool", "LpPool",    "MaxUnpool",   "MaxRoiPool"};
+      "Conv",    "ConvTranspose", "ConvInteger", "QLinearConv", "DeformConv",
+      "MaxPool", "AveragePool",   "LpPool",      "MaxUnpool",   "MaxRoiPool"};
   return std::find(std::begin(kOps), std::end(kOps), op) != std::end(kOps);
 }
 
@@ -38,8 +38,8 @@ Status check_ints_range(const onnx::NodeProto& node, std::string_view name, int6
   for (int i = 0; i < attribute->ints_size(); ++i) {
     const int64_t value = attribute->ints(i);
     if (value >= low && value <= kMaxWindowValue) continue;
-    return make_status(StatusCode::kInvalidModel, node_label(node), ": attribute '", name, "'[",
-                       i, "] is ", value, "; it must be in [", low, ", ", kMaxWindowValue, "]");
+    return make_status(StatusCode::kInvalidModel, node_label(node), ": attribute '", name, "'[", i,
+                       "] is ", value, "; it must be in [", low, ", ", kMaxWindowValue, "]");
   }
   return Status::ok();
 }
@@ -70,9 +70,11 @@ Status check_output_padding(const onnx::NodeProto& node) {
     const int64_t limit = std::max(stride, dilation);
     const int64_t value = output_padding->ints(i);
     if (value >= 0 && value < limit) continue;
-    return make_status(StatusCode::kInvalidModel, node_label(node), ": attribute "
-                       "'output_padding'[", i, "] is ", value, "; it must be in [0, ", limit,
-                       ") (below the stride ", stride, " or the dilation ", dilation, ")");
+    return make_status(StatusCode::kInvalidModel, node_label(node),
+                       ": attribute "
+                       "'output_padding'[",
+                       i, "] is ", value, "; it must be in [0, ", limit, ") (below the stride ",
+                       stride, " or the dilation ", dilation, ")");
   }
   return Status::ok();
 }

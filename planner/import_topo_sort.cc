@@ -74,8 +74,8 @@ Expected<Dependencies> build_dependencies(const onnx::GraphProto& graph) {
       if (sources.count(name) != 0) continue;
       const auto it = producer.find(name);
       if (it == producer.end()) {
-        return make_status(StatusCode::kInvalidModel, node_label(graph.node(n)),
-                           ": input tensor '", name,
+        return make_status(StatusCode::kInvalidModel, node_label(graph.node(n)), ": input tensor '",
+                           name,
                            "' is not a graph input, an initializer, or the output of any node "
                            "(nothing produces it)");
       }
@@ -144,7 +144,8 @@ Status sort_nodes_topologically(onnx::GraphProto* graph) {
   }
   if (order.size() != count) return cycle_error(*graph, find_cycle(deps, sorted));
   bool already_sorted = true;
-  for (size_t i = 0; i < count; ++i) already_sorted = already_sorted && order[i] == static_cast<int>(i);
+  for (size_t i = 0; i < count; ++i)
+    already_sorted = already_sorted && order[i] == static_cast<int>(i);
   if (already_sorted) return Status::ok();
   std::vector<onnx::NodeProto> nodes(count);
   for (size_t i = 0; i < count; ++i) nodes[i].Swap(graph->mutable_node(order[i]));

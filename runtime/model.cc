@@ -11,6 +11,7 @@
 #include "planner/optimize/optimize.h"
 #include "planner/schedule.h"
 #include "runtime/cpu/weight_folding.h"
+#include "runtime/tensor_budget.h"
 
 namespace onepool {
 
@@ -66,6 +67,9 @@ Expected<std::shared_ptr<const Model>> Model::load(const std::string& path,
 Expected<std::shared_ptr<const Model>> Model::from_graph(Graph graph, const LoadOptions& options) {
   ONEPOOL_ASSIGN_OR_RETURN(OptimizeLevel level, parse_optimize_level(options.optimize));
   ONEPOOL_RETURN_IF_ERROR(check_schedule_name(options.schedule));
+  const size_t budget =
+      options.max_tensor_bytes != 0 ? options.max_tensor_bytes : physical_memory_bytes();
+  ONEPOOL_RETURN_IF_ERROR(check_tensor_budget(graph, budget));
   std::shared_ptr<Model> model(new Model());
   // Step 1. Graph optimizations (BN folding, epilogue fusion, Identity removal).
   auto start = std::chrono::steady_clock::now();

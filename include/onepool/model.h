@@ -31,6 +31,10 @@ struct LoadOptions {
   /// Execution order: "model" (the file's topological order) or "memory" (a valid order that
   /// lowers the peak of live bytes).
   std::string schedule = "model";
+  /// The most bytes one tensor may take (0: the machine's physical memory). Checked before
+  /// anything proportional to a tensor is allocated; a larger tensor is a kResourceExhausted
+  /// error naming it and its node.
+  size_t max_tensor_bytes = 0;
 };
 
 /// Name, element type and static shape of a model input or output.

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 #include <thread>
 
 #include "planner/graph.h"
@@ -28,7 +29,14 @@ Expected<PreparedKernel> prepare_kernel(const KernelRegistry& registry, const Gr
                        node.domain.empty() ? "" : node.domain + ".", node.op_type,
                        "' has no CPU kernel");
   }
-  return factory(NodeContext(graph, node));
+  // Preparation builds tables proportional to a node's shapes (Pad, Resize, Expand, Tile): a
+  // failed allocation is this node's error, never an exception through the API.
+  try {
+    return factory(NodeContext(graph, node));
+  } catch (const std::bad_alloc&) {
+    return make_status(StatusCode::kResourceExhausted, describe_node(node),
+                       ": out of memory while preparing the kernel");
+  }
 }
 
 // Appends one node's workspace and sharing, as the planner reads them.
@@ -160,12 +168,15 @@ Status CpuBackend::bind_node_views(const Plan& plan) {
 
 Status CpuBackend::copy_in(int32_t id, const TensorView& source) {
   const TensorView& target = value_views_[static_cast<size_t>(id)];
+  // An empty tensor may have no storage at all: memcpy with a null pointer is undefined.
+  if (target.bytes() == 0) return Status::ok();
   if (target.data != source.data) std::memcpy(target.data, source.data, target.bytes());
   return Status::ok();
 }
 
 Status CpuBackend::copy_out(int32_t id, const TensorView& destination) {
   const TensorView& source = value_views_[static_cast<size_t>(id)];
+  if (source.bytes() == 0) return Status::ok();
   if (source.data == nullptr) {
     return make_status(StatusCode::kInternal, "output '",
                        graph_->values[static_cast<size_t>(id)].name, "' has no storage");

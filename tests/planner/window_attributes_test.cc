@@ -107,7 +107,9 @@ TEST_CASE("window attributes: zero, negative and huge values are clear errors") 
       {"ConvTranspose", "strides", {0, 1}, "attribute 'strides'[0] is 0"},
       {"ConvTranspose", "dilations", {1, 0}, "attribute 'dilations'[1] is 0"},
       {"ConvTranspose", "pads", {-1, 0, 0, 0}, "attribute 'pads'[0] is -1"},
-      {"ConvTranspose", "output_padding", {1, 0},
+      {"ConvTranspose",
+       "output_padding",
+       {1, 0},
        "attribute 'output_padding'[0] is 1; it must be in [0, 1) (below the stride 1 or the "
        "dilation 1)"},
       {"ConvTranspose", "output_padding", {0, -1}, "attribute 'output_padding'[1] is -1"},
@@ -134,9 +136,9 @@ TEST_CASE("window attributes: zero, negative and huge values are clear errors") 
     CHECK_MESSAGE(graph.status().code() == StatusCode::kInvalidModel, message);
     if (std::string(bad.expected).empty()) continue;
     CHECK_MESSAGE(message.find(bad.expected) != std::string::npos, message);
-    CHECK_MESSAGE(message.find(std::string("node 'window_0' (") + bad.op + ")") !=
-                      std::string::npos,
-                  message);
+    CHECK_MESSAGE(
+        message.find(std::string("node 'window_0' (") + bad.op + ")") != std::string::npos,
+        message);
   }
 }
 
@@ -202,7 +204,7 @@ TEST_CASE("window attributes: a bad stride inside a subgraph") {
   REQUIRE_FALSE(imported.has_value());
   CHECK(imported.status().code() == StatusCode::kInvalidModel);
   CHECK_MESSAGE(imported.status().message().find("node 'window_0' (MaxPool): attribute "
-                                                  "'strides'[0] is 0") != std::string::npos,
+                                                 "'strides'[0] is 0") != std::string::npos,
                 imported.status().message());
 }
 

@@ -9,7 +9,6 @@
 // A kernel calls parse_activation() at prepare time and apply_activation() over its output.
 #pragma once
 
-#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -31,18 +30,22 @@ struct Activation {
   float apply(float x) const {
     switch (kind) {
       case ActivationKind::kNone: return x;
-      case ActivationKind::kRelu: return x > 0.0f ? x : 0.0f;
-      case ActivationKind::kClip: return std::min(std::max(x, alpha), beta);
-      case ActivationKind::kLeakyRelu: return x >= 0.0f ? x : alpha * x;
+      case ActivationKind::kRelu: return relu(x);
+      case ActivationKind::kClip: return clip(x, alpha, beta);
+      case ActivationKind::kLeakyRelu: return x < 0.0f ? alpha * x : x;
       case ActivationKind::kSigmoid: return fast_sigmoid(x);
-      case ActivationKind::kHardSigmoid: return std::max(0.0f, std::min(1.0f, alpha * x + beta));
-      case ActivationKind::kHardSwish:
-        return x * std::max(0.0f, std::min(1.0f, x / 6.0f + 0.5f));
-      case ActivationKind::kHardSigmoidMul:
-        return x * std::max(0.0f, std::min(1.0f, alpha * x + beta));
+      case ActivationKind::kHardSigmoid: return clip(alpha * x + beta, 0.0f, 1.0f);
+      case ActivationKind::kHardSwish: return x * clip(x * (1.0f / 6.0f) + 0.5f, 0.0f, 1.0f);
+      case ActivationKind::kHardSigmoidMul: return x * clip(alpha * x + beta, 0.0f, 1.0f);
     }
     return x;
   }
+
+  // Each comparison is written so that a NaN fails it and passes through unchanged, as the
+  // unfused Relu / Clip / HardSigmoid kernels (and the ONNX reference) do: a fused epilogue must
+  // not turn NaN into 0 or into a bound.
+  static float relu(float x) { return x < 0.0f ? 0.0f : x; }
+  static float clip(float x, float low, float high) { return x < low ? low : (x > high ? high : x); }
 };
 
 /// Reads the fused activation from a node's attributes (kNone when there is none).
@@ -75,20 +78,21 @@ inline void apply_activation(const Activation& activation, float* data, int64_t 
     case ActivationKind::kNone:
       return;
     case ActivationKind::kRelu:
-      return map_in_place(data, count, [](float x) { return x > 0.0f ? x : 0.0f; });
+      return map_in_place(data, count, [](float x) { return Activation::relu(x); });
     case ActivationKind::kClip:
-      return map_in_place(data, count, [=](float x) { return std::min(std::max(x, alpha), beta); });
+      return map_in_place(data, count, [=](float x) { return Activation::clip(x, alpha, beta); });
     case ActivationKind::kLeakyRelu:
-      return map_in_place(data, count, [=](float x) { return x >= 0.0f ? x : alpha * x; });
+      return map_in_place(data, count, [=](float x) { return x < 0.0f ? alpha * x : x; });
     case ActivationKind::kHardSigmoid:
       return map_in_place(
-          data, count, [=](float x) { return std::max(0.0f, std::min(1.0f, alpha * x + beta)); });
+          data, count, [=](float x) { return Activation::clip(alpha * x + beta, 0.0f, 1.0f); });
     case ActivationKind::kHardSwish:
-      return map_in_place(
-          data, count, [](float x) { return x * std::max(0.0f, std::min(1.0f, x / 6.0f + 0.5f)); });
+      return map_in_place(data, count, [](float x) {
+        return x * Activation::clip(x * (1.0f / 6.0f) + 0.5f, 0.0f, 1.0f);
+      });
     case ActivationKind::kHardSigmoidMul:
       return map_in_place(data, count, [=](float x) {
-        return x * std::max(0.0f, std::min(1.0f, alpha * x + beta));
+        return x * Activation::clip(alpha * x + beta, 0.0f, 1.0f);
       });
     case ActivationKind::kSigmoid:
       return map_in_place(data, count, [](float x) { return fast_sigmoid(x); });

@@ -1,7 +1,9 @@
 // GlobalAveragePool and GlobalMaxPool: one reduction per (image, channel) plane, in parallel.
 #include <algorithm>
+#include <limits>
 
 #include "runtime/cpu/kernels/conv_geometry.h"
+#include "runtime/cpu/kernels/nan_order.h"
 #include "runtime/cpu/kernels/pool_kernels.h"
 
 namespace onepool::cpu::nn {
@@ -21,14 +23,21 @@ class GlobalPoolKernel final : public Kernel {
     context.threads->parallel_for(planes_, min_planes, [&](int64_t begin, int64_t end) {
       for (int64_t plane = begin; plane < end; ++plane) {
         const float* data = x + plane * plane_size_;
-        y[plane] =
-            kind_ == GlobalKind::kMax ? *std::max_element(data, data + plane_size_) : mean(data);
+        y[plane] = kind_ == GlobalKind::kMax ? max_of(data) : mean(data);
       }
     });
     return Status::ok();
   }
 
  private:
+  // NaN anywhere in the plane gives NaN (std::max_element would skip a NaN after the first value).
+  float max_of(const float* data) const {
+    if (plane_size_ == 0) return -std::numeric_limits<float>::infinity();
+    float best = data[0];
+    for (int64_t i = 1; i < plane_size_; ++i) best = nan_max(best, data[i]);
+    return best;
+  }
+
   float mean(const float* data) const {
     float sum = 0.0f;
     for (int64_t i = 0; i < plane_size_; ++i) sum += data[i];

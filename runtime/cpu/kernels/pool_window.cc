@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "runtime/cpu/kernels/conv_geometry.h"
+#include "runtime/cpu/kernels/nan_order.h"
 #include "runtime/cpu/kernels/pool_kernels.h"
 
 namespace onepool::cpu::nn {
@@ -113,7 +114,9 @@ class PoolKernel final : public Kernel {
               const float* row = x + (d * g.input[1] + h) * g.input[2];
               for (int64_t kw = ww.first; kw < ww.last; ++kw) {
                 const int64_t w = ww.start + kw * g.dilation[2];
-                if (row[w] > best || (kd == wd.first && kh == wh.first && kw == ww.first)) {
+                const bool first_tap = kd == wd.first && kh == wh.first && kw == ww.first;
+                // The first NaN wins and stays (its index too), as in the other paths.
+                if (first_tap || (best == best && (row[w] > best || row[w] != row[w]))) {
                   best = row[w];
                   best_index = indices ? index_of(d, h, w) : 0;
                 }
@@ -129,7 +132,7 @@ class PoolKernel final : public Kernel {
   }
 
   // Every window lies inside the input (no padding taps): no per-position clipping. The first
-  // tap seeds the max and `best < v` keeps the generic path's NaN behaviour (std::max).
+  // tap seeds the max; nan_max propagates NaN as the generic path does.
   void max_plane_inside(const float* x, float* y) const {
     const WindowGeometry& g = plan_.geometry;
     if (is_2x2_stride_2(g)) {
@@ -151,7 +154,7 @@ class PoolKernel final : public Kernel {
                     g.input[2] +
                 iw;
             for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
-              best = std::max(best, row[kw * g.dilation[2]]);
+              best = nan_max(best, row[kw * g.dilation[2]]);
             }
           }
         }
@@ -160,7 +163,7 @@ class PoolKernel final : public Kernel {
     }
   }
 
-  // The common 2x2 / stride 2 pool, taps in the same order and std::max as max_plane_inside.
+  // The common 2x2 / stride 2 pool, taps in the same order and nan_max as max_plane_inside.
   void max_plane_2x2(const float* x, float* __restrict y) const {
     const WindowGeometry& g = plan_.geometry;
     for (int64_t oh = 0; oh < g.output[1]; ++oh) {
@@ -168,9 +171,9 @@ class PoolKernel final : public Kernel {
       const float* r1 = r0 + g.input[2];
       float* y_row = y + oh * g.output[2];
       for (int64_t ow = 0; ow < g.output[2]; ++ow) {
-        float best = std::max(r0[2 * ow], r0[2 * ow + 1]);
-        best = std::max(best, r1[2 * ow]);
-        y_row[ow] = std::max(best, r1[2 * ow + 1]);
+        float best = nan_max(r0[2 * ow], r0[2 * ow + 1]);
+        best = nan_max(best, r1[2 * ow]);
+        y_row[ow] = nan_max(best, r1[2 * ow + 1]);
       }
     }
   }

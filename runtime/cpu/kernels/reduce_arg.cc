@@ -37,7 +37,10 @@ class ArgKernel final : public Kernel {
     int64_t best_index = 0;
     for (int64_t r = 1; r < split_.dim; ++r) {
       const T value = base[r * split_.inner];
-      const bool better = kMax ? value > best : value < best;
+      // NaN ranks above every number for both ArgMax and ArgMin (numpy's argmax / argmin): the
+      // first NaN wins, or the last one with select_last_index.
+      if (best != best && !(select_last_ && value != value)) continue;
+      const bool better = value != value || (kMax ? value > best : value < best);
       if (better || (select_last_ && value == best)) {
         best = value;
         best_index = r;

@@ -8,6 +8,8 @@
 #include <limits>
 #include <type_traits>
 
+#include "runtime/cpu/kernels/nan_order.h"
+
 namespace onepool::cpu::reduce_ops {
 
 template <class T>
@@ -38,7 +40,7 @@ struct Max {
     if constexpr (std::is_floating_point_v<T>) return -std::numeric_limits<T>::infinity();
     return std::numeric_limits<T>::lowest();
   }
-  static T step(T acc, T x) { return x > acc ? x : acc; }
+  static T step(T acc, T x) { return nan_max(acc, x); }
   static T combine(T a, T b) { return step(a, b); }
   static T finish(T acc, int64_t) { return acc; }
 };
@@ -49,7 +51,7 @@ struct Min {
     if constexpr (std::is_floating_point_v<T>) return std::numeric_limits<T>::infinity();
     return std::numeric_limits<T>::max();
   }
-  static T step(T acc, T x) { return x < acc ? x : acc; }
+  static T step(T acc, T x) { return nan_min(acc, x); }
   static T combine(T a, T b) { return step(a, b); }
   static T finish(T acc, int64_t) { return acc; }
 };
