@@ -12,9 +12,12 @@ namespace {
 
 int64_t gate_count(RecurrentOp op) {
   switch (op) {
-    case RecurrentOp::kLstm: return 4;
-    case RecurrentOp::kGru: return 3;
-    case RecurrentOp::kRnn: return 1;
+    case RecurrentOp::kLstm:
+      return 4;
+    case RecurrentOp::kGru:
+      return 3;
+    case RecurrentOp::kRnn:
+      return 1;
   }
   return 1;
 }
@@ -22,9 +25,12 @@ int64_t gate_count(RecurrentOp op) {
 // The ONNX defaults: LSTM f=Sigmoid g=Tanh h=Tanh, GRU f=Sigmoid g=Tanh, RNN f=Tanh.
 std::vector<std::string> default_activations(RecurrentOp op) {
   switch (op) {
-    case RecurrentOp::kLstm: return {"Sigmoid", "Tanh", "Tanh"};
-    case RecurrentOp::kGru: return {"Sigmoid", "Tanh"};
-    case RecurrentOp::kRnn: return {"Tanh"};
+    case RecurrentOp::kLstm:
+      return {"Sigmoid", "Tanh", "Tanh"};
+    case RecurrentOp::kGru:
+      return {"Sigmoid", "Tanh"};
+    case RecurrentOp::kRnn:
+      return {"Tanh"};
   }
   return {"Tanh"};
 }
@@ -203,10 +209,10 @@ Status expect_shape(const NodeContext& node, bool is_input, size_t index, const 
 Status read_dims(const NodeContext& node, RecurrentPlan& plan) {
   const Shape& x = node.input(kInputX).shape;
   if (x.rank() != 3) {
-    return node.error(StatusCode::kInvalidModel, "input '", node.input(kInputX).name,
-                      "': expected rank 3 (", plan.batch_first ? "[batch, seq_length, input_size]"
-                                                               : "[seq_length, batch, input_size]",
-                      "), got ", x.to_string());
+    return node.error(
+        StatusCode::kInvalidModel, "input '", node.input(kInputX).name, "': expected rank 3 (",
+        plan.batch_first ? "[batch, seq_length, input_size]" : "[seq_length, batch, input_size]",
+        "), got ", x.to_string());
   }
   plan.seq_length = plan.batch_first ? x[1] : x[0];
   plan.batch = plan.batch_first ? x[0] : x[1];
@@ -240,16 +246,17 @@ Status check_shapes(const NodeContext& node, const RecurrentPlan& plan) {
   const std::string nd = str_cat("num_directions=", d);
   ONEPOOL_RETURN_IF_ERROR(expect_shape(node, true, kInputW, Shape{d, g * h, plan.input_size},
                                        str_cat(nd, ", ", gh, ", input_size=", plan.input_size)));
-  ONEPOOL_RETURN_IF_ERROR(
-      expect_shape(node, true, kInputR, Shape{d, g * h, h}, str_cat(nd, ", ", gh, ", hidden_size=", h)));
+  ONEPOOL_RETURN_IF_ERROR(expect_shape(node, true, kInputR, Shape{d, g * h, h},
+                                       str_cat(nd, ", ", gh, ", hidden_size=", h)));
   ONEPOOL_RETURN_IF_ERROR(expect_shape(node, true, kInputB, Shape{d, 2 * g * h},
                                        str_cat(nd, ", 2*", gh, " (Wb then Rb)")));
   ONEPOOL_RETURN_IF_ERROR(expect_shape(node, true, kInputSequenceLens, Shape{plan.batch},
                                        str_cat("batch_size=", plan.batch)));
   const Shape state = plan.batch_first ? Shape{plan.batch, d, h} : Shape{d, plan.batch, h};
   const std::string state_dims =
-      plan.batch_first ? str_cat("layout=1: batch_size=", plan.batch, ", ", nd, ", hidden_size=", h)
-                       : str_cat("layout=0: ", nd, ", batch_size=", plan.batch, ", hidden_size=", h);
+      plan.batch_first
+          ? str_cat("layout=1: batch_size=", plan.batch, ", ", nd, ", hidden_size=", h)
+          : str_cat("layout=0: ", nd, ", batch_size=", plan.batch, ", hidden_size=", h);
   ONEPOOL_RETURN_IF_ERROR(expect_shape(node, true, kInputInitialH, state, state_dims));
   if (plan.op == RecurrentOp::kLstm) {
     ONEPOOL_RETURN_IF_ERROR(expect_shape(node, true, kInputInitialC, state, state_dims));

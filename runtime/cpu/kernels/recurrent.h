@@ -38,8 +38,17 @@ inline constexpr size_t kOutputYH = 1;
 inline constexpr size_t kOutputYC = 2;
 
 enum class ActivationFunction : uint8_t {
-  kRelu, kTanh, kSigmoid, kAffine, kLeakyRelu, kThresholdedRelu, kScaledTanh, kHardSigmoid,
-  kElu, kSoftsign, kSoftplus
+  kRelu,
+  kTanh,
+  kSigmoid,
+  kAffine,
+  kLeakyRelu,
+  kThresholdedRelu,
+  kScaledTanh,
+  kHardSigmoid,
+  kElu,
+  kSoftsign,
+  kSoftplus
 };
 
 /// One entry of the `activations` attribute with its alpha and beta.
@@ -57,9 +66,9 @@ struct RecurrentPlan {
   int64_t batch = 0;
   int64_t input_size = 0;
   int64_t hidden = 0;
-  int64_t gates = 1;       // gate blocks in W and R: 1 (RNN), 3 (GRU), 4 (LSTM)
-  int64_t directions = 1;  // 2 when bidirectional
-  bool reverse = false;    // direction == "reverse"
+  int64_t gates = 1;         // gate blocks in W and R: 1 (RNN), 3 (GRU), 4 (LSTM)
+  int64_t directions = 1;    // 2 when bidirectional
+  bool reverse = false;      // direction == "reverse"
   bool batch_first = false;  // layout == 1
   bool has_clip = false;
   float clip = 0.0f;
@@ -114,19 +123,28 @@ inline T activate(const GateActivation& a, T x) {
   const T alpha = static_cast<T>(a.alpha);
   const T beta = static_cast<T>(a.beta);
   switch (a.function) {
-    case ActivationFunction::kRelu: return x < T{0} ? T{0} : x;
-    case ActivationFunction::kTanh: return std::tanh(x);
-    case ActivationFunction::kSigmoid: return T{1} / (T{1} + std::exp(-x));
-    case ActivationFunction::kAffine: return alpha * x + beta;
-    case ActivationFunction::kLeakyRelu: return x < T{0} ? alpha * x : x;
-    case ActivationFunction::kThresholdedRelu: return x < alpha ? T{0} : x;
-    case ActivationFunction::kScaledTanh: return alpha * std::tanh(beta * x);
+    case ActivationFunction::kRelu:
+      return x < T{0} ? T{0} : x;
+    case ActivationFunction::kTanh:
+      return std::tanh(x);
+    case ActivationFunction::kSigmoid:
+      return T{1} / (T{1} + std::exp(-x));
+    case ActivationFunction::kAffine:
+      return alpha * x + beta;
+    case ActivationFunction::kLeakyRelu:
+      return x < T{0} ? alpha * x : x;
+    case ActivationFunction::kThresholdedRelu:
+      return x < alpha ? T{0} : x;
+    case ActivationFunction::kScaledTanh:
+      return alpha * std::tanh(beta * x);
     case ActivationFunction::kHardSigmoid: {
       const T v = alpha * x + beta;
       return v < T{0} ? T{0} : (v > T{1} ? T{1} : v);
     }
-    case ActivationFunction::kElu: return x < T{0} ? alpha * std::expm1(x) : x;
-    case ActivationFunction::kSoftsign: return x / (T{1} + std::abs(x));
+    case ActivationFunction::kElu:
+      return x < T{0} ? alpha * std::expm1(x) : x;
+    case ActivationFunction::kSoftsign:
+      return x / (T{1} + std::abs(x));
     case ActivationFunction::kSoftplus:
       return x > T{0} ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x));
   }
@@ -170,8 +188,8 @@ inline void finish_gate(const RecurrentPlan& plan, const GateActivation& a, T* x
 /// C = A * B^T (A [m,k] with row stride lda, B [n,k] row-major, C [m,n] with row stride ldc),
 /// threaded through the Session's pool. k == 0 writes zeros (BLAS may skip C then).
 template <class T>
-inline void product_transposed(int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,
-                               const T* b, T* c, int64_t ldc, ThreadPool* threads) {
+inline void product_transposed(int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b,
+                               T* c, int64_t ldc, ThreadPool* threads) {
   if (m == 0 || n == 0) return;
   if (k == 0) {
     for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, T{0});

@@ -108,8 +108,8 @@ class GruKernel final : public Kernel {
         for (int64_t j = 0; j < h; ++j) reset_hidden[b * h + j] = gates[h + j] * h_row[j];
       }
     });
-    product_transposed(plan_.batch, h, h, reset_hidden, h, r + 2 * h * h, recurrent + 2 * h,
-                       width, threads);
+    product_transposed(plan_.batch, h, h, reset_hidden, h, r + 2 * h * h, recurrent + 2 * h, width,
+                       threads);
     for_each_running_row(plan_, io, t, threads, [&](int64_t b) {
       const T* x_part = projected + plan_.x_row(t, b) * width;
       T* gates = recurrent + b * width;
