@@ -17,6 +17,11 @@ KernelRegistry KernelRegistry::with_all_kernels() {
   register_cumsum_trilu_kernels(registry);
   register_scatter_gather_kernels(registry);
   register_loss_kernels(registry);
+  register_onehot_kernel(registry);
+  register_lrn_mvn_kernels(registry);
+  register_reverse_sequence_kernel(registry);
+  register_det_kernel(registry);
+  register_einsum_kernel(registry);
   return registry;
 }
 

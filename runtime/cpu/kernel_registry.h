@@ -36,5 +36,10 @@ void register_recurrent_kernels(KernelRegistry& registry);  // recurrent.cc: LST
 void register_cumsum_trilu_kernels(KernelRegistry& registry);    // cumsum_trilu.cc
 void register_scatter_gather_kernels(KernelRegistry& registry);  // scatter_gather_nd.cc
 void register_loss_kernels(KernelRegistry& registry);            // loss.cc
+void register_onehot_kernel(KernelRegistry& registry);           // onehot.cc
+void register_lrn_mvn_kernels(KernelRegistry& registry);         // norm_lrn.cc
+void register_reverse_sequence_kernel(KernelRegistry& registry); // reverse_sequence.cc
+void register_det_kernel(KernelRegistry& registry);              // det.cc
+void register_einsum_kernel(KernelRegistry& registry);           // einsum.cc
 
 }  // namespace onepool::cpu
