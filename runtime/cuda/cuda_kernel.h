@@ -15,6 +15,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "onepool/status.h"
 #include "onepool/tensor.h"
@@ -79,6 +80,8 @@ using CudaKernelFactory = Expected<CudaPreparedKernel> (*)(const CudaNodeContext
 /// The factory for `op_type` in the default ONNX domain, or nullptr. No global registry: a
 /// constant table inside the function (runtime/cuda/cuda_registry.cc).
 CudaKernelFactory find_cuda_kernel(const std::string& op_type);
+/// Every op type find_cuda_kernel knows, in table order (tests check each has a parity case).
+std::vector<std::string> cuda_kernel_op_types();
 
 /// Wraps a callable `Status(const CudaRunContext&)` as a kernel (the prepared state lives in
 /// the lambda's captures, so each op family writes only a factory).

@@ -1,5 +1,6 @@
 // (op type) → CUDA kernel factory: a constant table, no global mutable state.
 #include <string>
+#include <vector>
 
 #include "runtime/cuda/cuda_kernel.h"
 #include "runtime/cuda/kernels/cuda_ops.h"
@@ -59,6 +60,12 @@ constexpr Entry kKernels[] = {
 };
 
 }  // namespace
+
+std::vector<std::string> cuda_kernel_op_types() {
+  std::vector<std::string> op_types;
+  for (const Entry& entry : kKernels) op_types.emplace_back(entry.op_type);
+  return op_types;
+}
 
 CudaKernelFactory find_cuda_kernel(const std::string& op_type) {
   for (const Entry& entry : kKernels) {
