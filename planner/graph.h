@@ -119,6 +119,8 @@ struct Graph {
   std::vector<ValueId> inputs;    // graph inputs fed by the caller (not initializers)
   std::vector<ValueId> outputs;   // graph outputs, in model order
   std::vector<HostTensor> weights;
+  /// What import accepted but a user should hear about (a model newer than the ONNX library).
+  std::vector<std::string> import_warnings;
 
   /// Id of the value named `name`, or kNoValue.
   ValueId find_value(const std::string& name) const;

@@ -40,7 +40,26 @@ Status collect_producers(const onnx::GraphProto& graph,
 
 }  // namespace
 
+// Graph inputs and graph outputs each name distinct tensors (the checker enforces it only for
+// inputs, and is off for models newer than the library).
+Status check_unique_io(const onnx::GraphProto& graph) {
+  std::unordered_set<std::string> seen;
+  for (const auto& input : graph.input()) {
+    if (seen.insert(input.name()).second) continue;
+    return make_status(StatusCode::kInvalidModel, "graph input '", input.name(),
+                       "' is declared more than once");
+  }
+  seen.clear();
+  for (const auto& output : graph.output()) {
+    if (seen.insert(output.name()).second) continue;
+    return make_status(StatusCode::kInvalidModel, "graph output '", output.name(),
+                       "' is declared more than once");
+  }
+  return Status::ok();
+}
+
 Status check_graph_structure(const onnx::GraphProto& graph) {
+  ONEPOOL_RETURN_IF_ERROR(check_unique_io(graph));
   std::unordered_set<std::string> sources;
   for (const auto& input : graph.input()) sources.insert(input.name());
   for (const auto& initializer : graph.initializer()) sources.insert(initializer.name());
@@ -66,6 +85,37 @@ Status check_graph_structure(const onnx::GraphProto& graph) {
       return make_status(StatusCode::kInvalidModel, "graph output '", output.name(),
                          "' is not produced by any node");
     }
+  }
+  return Status::ok();
+}
+
+std::string describe_newer_than_library(const onnx::ModelProto& model) {
+  std::string parts;
+  if (model.ir_version() > onnx::IR_VERSION) {
+    parts = str_cat("IR version ", model.ir_version(), " (the library knows up to ",
+                    onnx::IR_VERSION, ")");
+  }
+  const auto& known = onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
+  for (const auto& opset : model.opset_import()) {
+    const std::string domain = opset.domain() == "ai.onnx" ? "" : opset.domain();
+    const auto it = known.find(domain);
+    if (it == known.end() || opset.version() <= it->second.second) continue;
+    parts += str_cat(parts.empty() ? "" : ", ", "opset ", opset.version(), " of domain '",
+                     domain.empty() ? "ai.onnx" : domain, "' (the library knows up to ",
+                     it->second.second, ")");
+  }
+  if (parts.empty()) return "";
+  return str_cat("the model is newer than the ONNX library OnePool was built with: ", parts,
+                 "; the ONNX checker is skipped (OnePool's own structural and attribute checks "
+                 "still run), and operators may behave as the older opset defines them");
+}
+
+Status check_opset_versions(const onnx::ModelProto& model) {
+  for (const auto& opset : model.opset_import()) {
+    if (opset.version() >= 1) continue;
+    return make_status(StatusCode::kInvalidModel, "opset_import: version ", opset.version(),
+                       " of domain '", opset.domain().empty() ? "ai.onnx" : opset.domain(),
+                       "' is not a valid opset version (1 or more)");
   }
   return Status::ok();
 }

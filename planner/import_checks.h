@@ -9,12 +9,16 @@
 namespace onepool {
 
 /// Checks the main graph's structure in O(nodes + edges): every node input is a graph input, an
-/// initializer or the output of an EARLIER node (else "cycle or dangling input", naming node and
+/// initializer or the output of an EARLIER node (import sorts the nodes first; else "cycle or dangling input", naming node and
 /// tensor), no tensor is produced twice, and every graph output exists. kInvalidModel.
 Status check_graph_structure(const onnx::GraphProto& graph);
+/// Every opset_import version is at least 1 (kInvalidModel naming the domain).
+Status check_opset_versions(const onnx::ModelProto& model);
 /// True when the model's ir_version or an ONNX-domain opset is newer than this ONNX library knows
 /// (its checker would reject a valid model).
 bool model_newer_than_onnx_library(const onnx::ModelProto& model);
+/// A warning for such a model, naming each version that is too new; empty when none is.
+std::string describe_newer_than_library(const onnx::ModelProto& model);
 /// onnx::checker::check_model, with its exceptions turned into kInvalidModel. Skipped (ok) for
 /// models newer than the library.
 Status run_onnx_checker(const onnx::ModelProto& model);

@@ -2,6 +2,7 @@
 #include "planner/onnx_import.h"
 
 #include <exception>
+#include <mutex>
 
 #include "planner/constant_folding.h"
 #include "planner/import_attribute_checks.h"
@@ -52,7 +53,9 @@ Expected<Graph> import_model(onnx::ModelProto* model, const std::string& model_d
   ONEPOOL_RETURN_IF_ERROR(check_window_attributes(*graph));  // before ONNX shape inference
   // Step 2. External data into raw_data (the checker would look for the files itself).
   ONEPOOL_RETURN_IF_ERROR(resolve_external_data(model, model_dir));
-  // Step 3. The ONNX checker (skipped for opsets newer than the library).
+  // Step 3. The ONNX checker (skipped, with a warning, for versions newer than the library).
+  ONEPOOL_RETURN_IF_ERROR(check_opset_versions(*model));
+  const std::string newer = describe_newer_than_library(*model);
   if (options.run_checker) ONEPOOL_RETURN_IF_ERROR(run_onnx_checker(*model));
   // Step 4. Bind symbolic dims.
   DeclaredDims declared;
@@ -65,12 +68,44 @@ Expected<Graph> import_model(onnx::ModelProto* model, const std::string& model_d
   fold_options.fold = options.fold_constants;
   ONEPOOL_RETURN_IF_ERROR(fold_constants(model, fold_options, &strict_error));
   // Step 6. The Graph.
-  return convert_to_graph(model, declared, strict_error);
+  ONEPOOL_ASSIGN_OR_RETURN(Graph converted, convert_to_graph(model, declared, strict_error));
+  if (!newer.empty()) converted.import_warnings.push_back(newer);
+  return converted;
+}
+
+// The ONNX library fills its schema registry, its opset version map and the schemas' lazily built
+// parts on first use, without locks: threads importing their first models at once raced there.
+// One call_once before any import runs that first use on one thread, with a tiny model that
+// goes through the checker and shape inference.
+void initialize_onnx_library_once() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    onnx::ModelProto model;
+    model.set_ir_version(7);
+    model.add_opset_import()->set_version(13);
+    auto* graph = model.mutable_graph();
+    graph->set_name("warm_up");
+    auto* input = graph->add_input();
+    input->set_name("x");
+    input->mutable_type()->mutable_tensor_type()->set_elem_type(onnx::TensorProto::FLOAT);
+    input->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(1);
+    *graph->add_output() = *input;
+    graph->mutable_output(0)->set_name("y");
+    auto* node = graph->add_node();
+    node->set_op_type(std::string("Relu"));
+    node->add_input(std::string("x"));
+    node->add_output(std::string("y"));
+    (void)model_newer_than_onnx_library(model);
+    (void)run_onnx_checker(model);
+    std::string strict_error;
+    (void)run_shape_inference(&model, &strict_error);
+  });
 }
 
 Expected<Graph> import_guarded(std::string_view bytes, const std::string& model_dir,
                                const ImportOptions& options, const std::string& source) {
   try {
+    initialize_onnx_library_once();
     onnx::ModelProto model;
     ONEPOOL_RETURN_IF_ERROR(parse_model_bytes(bytes, source, &model));
     auto graph = import_model(&model, model_dir, options);

@@ -138,6 +138,8 @@ void Model::describe_io() {
   }
 }
 
+const std::vector<std::string>& Model::warnings() const { return graph_->import_warnings; }
+
 int Model::input_index(const std::string& name) const {
   for (size_t i = 0; i < inputs_.size(); ++i) {
     if (inputs_[i].name == name) return static_cast<int>(i);

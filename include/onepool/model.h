@@ -81,6 +81,9 @@ class Model {
   const LoadTimings& timings() const { return timings_; }
   /// One line per applied optimization ("folded 53 BatchNormalization into Conv").
   const std::string& optimization_summary() const { return optimization_summary_; }
+  /// What the import accepted with a caveat (a model newer than the ONNX library: the checker
+  /// was skipped). Tools print each as a warning.
+  const std::vector<std::string>& warnings() const;
 
  private:
   Model();

@@ -319,6 +319,50 @@ TEST_CASE("bad model: a tensor with no inferable shape is listed with its produc
   CHECK(contains(status, "tensor 'z' (from node 'Mystery_1' (Mystery)): unknown dtype and shape"));
 }
 
+// Graph outputs y, y: the second declaration is an error (it ran before); inputs x, x likewise
+// (the checker is off for a model newer than the library, so OnePool checks this itself).
+TEST_CASE("bad model: a graph output or input declared twice") {
+  onnx::ModelProto outputs = relu_model({"1", "4"});
+  *outputs.mutable_graph()->add_output() = outputs.graph().output(0);
+  Status status = import_status(outputs);
+  CHECK(status.code() == StatusCode::kInvalidModel);
+  CHECK(contains(status, "graph output 'y' is declared more than once"));
+  onnx::ModelProto inputs = relu_model({"1", "4"});
+  inputs.set_ir_version(99);
+  *inputs.mutable_graph()->add_input() = inputs.graph().input(0);
+  status = import_status(inputs);
+  CHECK(status.code() == StatusCode::kInvalidModel);
+  CHECK(contains(status, "graph input 'x' is declared more than once"));
+}
+
+// opset 0 is no opset at all, whatever the IR version says.
+TEST_CASE("bad model: opset version 0") {
+  onnx::ModelProto model = relu_model({"1", "4"});
+  model.set_ir_version(99);
+  model.mutable_opset_import(0)->set_version(0);
+  const Status status = import_status(model);
+  CHECK(status.code() == StatusCode::kInvalidModel);
+  CHECK(contains(status, "version 0 of domain 'ai.onnx' is not a valid opset version"));
+}
+
+// IR 99 and opset 99: imported (OnePool's own checks pass) with a warning naming both versions;
+// a current model has no warning.
+TEST_CASE("import: a model newer than the ONNX library imports with a warning") {
+  onnx::ModelProto model = relu_model({"1", "4"});
+  model.set_ir_version(99);
+  model.mutable_opset_import(0)->set_version(99);
+  auto graph = import_onnx_bytes(serialize(model), "", {});
+  REQUIRE_MESSAGE(graph.has_value(), graph.status().to_string());
+  REQUIRE(graph->import_warnings.size() == 1);
+  const std::string& warning = graph->import_warnings[0];
+  CHECK(warning.find("IR version 99") != std::string::npos);
+  CHECK(warning.find("opset 99 of domain 'ai.onnx'") != std::string::npos);
+  CHECK(warning.find("the ONNX checker is skipped") != std::string::npos);
+  auto current = import_onnx_bytes(serialize(relu_model({"1", "4"})), "", {});
+  REQUIRE(current.has_value());
+  CHECK(current->import_warnings.empty());
+}
+
 // Every model of the generated suite imports or fails with a message, never kInternal.
 TEST_CASE("bad model: the generated model suite in ONEPOOL_MODELS_DIR") {
   const char* dir = std::getenv("ONEPOOL_MODELS_DIR");

@@ -96,6 +96,9 @@ Expected<LoadedSession> load_session(const ModelFlags& flags) {
   auto start = std::chrono::steady_clock::now();
   ONEPOOL_ASSIGN_OR_RETURN(loaded.model, Model::load(flags.model_path, load_options));
   loaded.load_ms = elapsed_ms(start);
+  for (const std::string& warning : loaded.model->warnings()) {
+    std::fprintf(stderr, "warning: %s\n", warning.c_str());
+  }
   SessionOptions session_options;
   session_options.device = device;
   session_options.threads = flags.threads;

@@ -21,6 +21,7 @@
 #include "planner/plan_html.h"
 #include "planner/records_csv.h"
 #include "planner/schedule.h"
+#include "runtime/tensor_budget.h"
 #include "runtime/cpu/weight_folding.h"
 #include "planner/shape_binding.h"
 #include "runtime/cpu/cpu_backend.h"
@@ -106,6 +107,10 @@ Expected<PlannedSource> plan_model(const PlanFlags& flags) {
   ONEPOOL_ASSIGN_OR_RETURN(OptimizeLevel level, parse_optimize_level(flags.optimize));
   auto start = std::chrono::steady_clock::now();
   ONEPOOL_ASSIGN_OR_RETURN(Graph graph, import_onnx_file(flags.model_path, source.import));
+  for (const std::string& warning : graph.import_warnings) {
+    std::fprintf(stderr, "warning: %s\n", warning.c_str());
+  }
+  ONEPOOL_RETURN_IF_ERROR(check_tensor_budget(graph, physical_memory_bytes()));  // as Model::load
   if (level != OptimizeLevel::kNone) cpu::fold_weight_only_nodes(graph);  // as Model::load does
   ONEPOOL_ASSIGN_OR_RETURN(OptimizeReport report, optimize_graph(graph, level));
   source.load_ms = elapsed_ms(start);

@@ -36,6 +36,9 @@ Expected<std::unique_ptr<SessionPool>> make_pool(const ServeFlags& flags) {
   ONEPOOL_ASSIGN_OR_RETURN(Device device, Device::parse(flags.model.device));
   const auto start = std::chrono::steady_clock::now();
   ONEPOOL_ASSIGN_OR_RETURN(auto model, Model::load(flags.model.model_path, load_options));
+  for (const std::string& warning : model->warnings()) {
+    std::fprintf(stderr, "warning: %s\n", warning.c_str());
+  }
   SessionOptions options;
   options.device = device;
   options.threads = flags.model.threads;
