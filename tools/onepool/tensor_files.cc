@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "planner/tensor_proto.h"
+#include "tools/onepool/npy_header.h"
 
 namespace onepool::cli {
 
@@ -40,43 +41,10 @@ DType dtype_from_npy_descr(const std::string& descr) {
   return DType::kUndefined;
 }
 
-// Extracts the quoted value after `'key':` in the npy header dict.
-std::string npy_header_field(const std::string& header, const std::string& key) {
-  const size_t at = header.find("'" + key + "'");
-  if (at == std::string::npos) return "";
-  size_t start = header.find(':', at);
-  if (start == std::string::npos) return "";
-  ++start;
-  while (start < header.size() && header[start] == ' ') ++start;
-  if (start >= header.size()) return "";
-  if (header[start] == '\'') {
-    const size_t end = header.find('\'', start + 1);
-    return end == std::string::npos ? "" : header.substr(start + 1, end - start - 1);
-  }
-  if (header[start] == '(') {
-    const size_t end = header.find(')', start);
-    return end == std::string::npos ? "" : header.substr(start + 1, end - start - 1);
-  }
-  const size_t end = header.find_first_of(",}", start);
-  return header.substr(start, end - start);
-}
-
-Expected<Shape> parse_npy_shape(const std::string& text, const std::string& path) {
-  std::vector<int64_t> dims;
-  std::stringstream stream(text);
-  std::string item;
-  while (std::getline(stream, item, ',')) {
-    const size_t begin = item.find_first_not_of(' ');
-    if (begin == std::string::npos) continue;
-    const std::string digits = item.substr(begin, item.find_last_not_of(' ') - begin + 1);
-    if (digits.empty() || digits.size() > 18 ||
-        digits.find_first_not_of("0123456789") != std::string::npos) {
-      return make_status(StatusCode::kInvalidArgument, "'", path, "': bad .npy shape (", text,
-                         ")");
-    }
-    dims.push_back(std::stoll(digits));
-  }
-  return Shape::from_dims(dims);
+Expected<Shape> npy_shape(const std::vector<int64_t>& dims, const std::string& path) {
+  Expected<Shape> shape = Shape::from_dims(dims);
+  if (!shape) return shape.status().with_context(str_cat("'", path, "': .npy shape"));
+  return shape;
 }
 
 std::string safe_file_name(const std::string& name) {
@@ -126,15 +94,15 @@ Expected<HostTensor> read_npy_tensor(const std::string& path) {
     return bad(str_cat("unsupported version ", major));
   }
   if (header_length > bytes.size() - header_start) return bad("truncated header");
-  const std::string header = bytes.substr(header_start, header_length);
-  if (npy_header_field(header, "fortran_order").find("True") != std::string::npos) {
-    return bad("Fortran order is not supported (save with C order)");
-  }
-  const std::string descr = npy_header_field(header, "descr");
+  Expected<NpyHeader> header = parse_npy_header(bytes.substr(header_start, header_length));
+  if (!header) return bad(header.status().message());
+  if (header->fortran_order) return bad("Fortran order is not supported (save with C order)");
   HostTensor tensor;
-  tensor.dtype = dtype_from_npy_descr(descr);
-  if (tensor.dtype == DType::kUndefined) return bad(str_cat("unsupported dtype '", descr, "'"));
-  ONEPOOL_ASSIGN_OR_RETURN(tensor.shape, parse_npy_shape(npy_header_field(header, "shape"), path));
+  tensor.dtype = dtype_from_npy_descr(header->descr);
+  if (tensor.dtype == DType::kUndefined) {
+    return bad(str_cat("unsupported dtype '", header->descr, "'"));
+  }
+  ONEPOOL_ASSIGN_OR_RETURN(tensor.shape, npy_shape(header->shape, path));
   ONEPOOL_ASSIGN_OR_RETURN(size_t expected, tensor_bytes(tensor.shape, tensor.dtype));
   const size_t data_start = header_start + header_length;
   if (bytes.size() - data_start != expected) {
