@@ -323,7 +323,14 @@ Expected<std::unique_ptr<Backend>> create_cuda_backend(const SessionOptions& opt
                        options.device.to_string());
   }
   ONEPOOL_RETURN_IF_ERROR(check_cuda_device(options.device));
-  auto backend = std::make_unique<CudaBackend>(options.device.index, cuda_options);
+  CudaBackendOptions resolved = cuda_options;
+  if (resolved.cublas_workspace_bytes == 0) {
+    int major = 0;
+    ONEPOOL_CUDA_RETURN_IF_ERROR(cudaDeviceGetAttribute(
+        &major, cudaDevAttrComputeCapabilityMajor, options.device.index));
+    resolved.cublas_workspace_bytes = major >= 9 ? kCublasWorkspaceHopper : kCublasWorkspaceDefault;
+  }
+  auto backend = std::make_unique<CudaBackend>(options.device.index, resolved);
   ONEPOOL_RETURN_IF_ERROR(backend->create_stream());
   return std::unique_ptr<Backend>(std::move(backend));
 }

@@ -24,12 +24,18 @@
 
 namespace onepool::cuda {
 
+/// cuBLAS's recommended workspace sizes (cublasSetWorkspace documentation).
+constexpr size_t kCublasWorkspaceDefault = size_t{4} << 20;
+constexpr size_t kCublasWorkspaceHopper = size_t{32} << 20;
+
 /// Backend knobs. SessionOptions does not carry them yet (see cuda_backend.h).
 struct CudaBackendOptions {
   bool cuda_graph = true;  ///< capture the node sequence once, replay it with cudaGraphLaunch
   bool tf32 = false;       ///< allow TF32 tensor-core math in cuBLAS (float32 is exact otherwise)
-  /// cuBLAS workspace per GEMM node, planned in the pool (cuBLAS asks 4 MiB, 32 MiB on Hopper).
-  size_t cublas_workspace_bytes = size_t{4} << 20;
+  /// cuBLAS workspace per GEMM node, planned in the pool (workspaces of different nodes share
+  /// bytes). 0: what cuBLAS recommends for the device, resolved when the backend is created
+  /// (kCublasWorkspaceHopper from compute capability 9.0 on, kCublasWorkspaceDefault before).
+  size_t cublas_workspace_bytes = 0;
 };
 
 /// What a CUDA kernel factory may look at: the node (see runtime/node_context.h) and the backend
