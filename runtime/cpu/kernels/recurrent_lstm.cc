@@ -7,6 +7,7 @@
 //   o = f(Xt*Wo^T + Ht-1*Ro^T + Po (.) Ct + Wbo + Rbo)
 //   Ht = o (.) h(Ct)
 // `clip` bounds every gate's input before its activation (not Ct), as ONNX Runtime does.
+#include <algorithm>
 #include <memory>
 #include <utility>
 
@@ -95,7 +96,10 @@ class LstmKernel final : public Kernel {
       for (int64_t j = 0; j < h; ++j) gate_o[j] += peepholes[h + j] * c_row[j];
     }
     finish_gate(plan_, f, gate_o, h);
-    for (int64_t j = 0; j < h; ++j) h_row[j] = gate_o[j] * activate(h_activation, c_row[j]);
+    // h(Ct) goes through gate_c's slot (its value is used up) so that h runs as one loop.
+    std::copy(c_row, c_row + h, gate_c);
+    activate_in_place(h_activation, gate_c, h);
+    for (int64_t j = 0; j < h; ++j) h_row[j] = gate_o[j] * gate_c[j];
   }
 
   RecurrentPlan plan_;
