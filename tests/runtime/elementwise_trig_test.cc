@@ -1,6 +1,6 @@
 // Trigonometric / hyperbolic functions and the activations Celu, Softsign, Shrink,
 // ThresholdedRelu, Mish: each kernel against its formula evaluated in double, on values that
-// include the edges of each domain (NaN out of domain, ±Inf at the poles).
+// include the edges of each domain (NaN out of domain, ±Inf at the poles); and CastLike.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -129,4 +129,18 @@ TEST_CASE("trigonometric functions reject integer inputs") {
   auto result = run_single_node("Tan", {i64(Shape{2}, {1, 2})}, {{DType::kInt64, Shape{2}}});
   REQUIRE_FALSE(result.has_value());
   CHECK(result.status().code() == StatusCode::kUnsupported);
+}
+
+// CastLike casts to input 1's dtype: float [1.5, -2.25] → double [1.5, -2.25]; a `target_type`
+// whose dtype differs from the output's is a malformed node.
+TEST_CASE("CastLike takes the dtype of its second input") {
+  const TestInput like = {make_host_tensor(DType::kFloat64, Shape{1}, std::vector<double>{0.0})};
+  auto result = run_single_node("CastLike", {f32(Shape{2}, {1.5f, -2.25f}), like},
+                                {{DType::kFloat64, Shape{2}}});
+  REQUIRE(result.has_value());
+  CHECK(values_of<double>(result.value()[0]) == std::vector<double>{1.5, -2.25});
+  auto mismatch = run_single_node("CastLike", {f32(Shape{2}, {1.5f, -2.25f}), like},
+                                  {{DType::kInt64, Shape{2}}});
+  REQUIRE_FALSE(mismatch.has_value());
+  CHECK(mismatch.status().code() == StatusCode::kInvalidModel);
 }

@@ -106,8 +106,19 @@ Expected<PreparedKernel> make_cast(const NodeContext& node) {
                                  });
 }
 
+// CastLike: Cast to the dtype of input 1 (`target_type`), which the output carries.
+Expected<PreparedKernel> make_cast_like(const NodeContext& node) {
+  ONEPOOL_RETURN_IF_ERROR(require_input(node, 1));
+  if (!node.has_output(0)) return node.error(StatusCode::kInvalidModel, "output 0 is missing");
+  ONEPOOL_RETURN_IF_ERROR(require_input_dtype(node, 1, node.output(0).dtype));
+  return make_cast(node);
+}
+
 }  // namespace
 
-void register_cast_kernel(KernelRegistry& registry) { registry.add("Cast", &make_cast); }
+void register_cast_kernel(KernelRegistry& registry) {
+  registry.add("Cast", &make_cast);
+  registry.add("CastLike", &make_cast_like);
+}
 
 }  // namespace onepool::cpu
