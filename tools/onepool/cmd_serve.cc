@@ -19,6 +19,8 @@ struct ServeFlags {
   serve::ServeOptions server;
   size_t sessions = 1;
   int64_t queue_timeout_ms = 1000;
+  int64_t header_timeout_ms = 5000;
+  int64_t read_timeout_ms = 30000;
 };
 
 Expected<Plan> read_plan(const std::string& path) {
@@ -69,6 +71,8 @@ Status run_serve(ServeFlags flags) {
                        flags.queue_timeout_ms);
   }
   flags.server.queue_timeout = std::chrono::milliseconds(flags.queue_timeout_ms);
+  flags.server.header_timeout = std::chrono::milliseconds(flags.header_timeout_ms);
+  flags.server.read_timeout = std::chrono::milliseconds(flags.read_timeout_ms);
   std::printf("model:     %s (served as '%s')\n", flags.model.model_path.c_str(),
               flags.server.model_name.c_str());
   std::printf("device:    %s   sessions: %zu   queue timeout: %lld ms   max body: %zu B\n",
@@ -90,8 +94,9 @@ void register_serve_command(CLI::App& app, int& exit_code) {
   auto flags = std::make_shared<ServeFlags>();
   CLI::App* serve = app.add_subcommand("serve", "serve a model over HTTP (KServe v2 protocol)");
   add_model_flags(*serve, flags->model);
-  serve->add_option("--port", flags->server.port, "TCP port (0 = any free port)")
-      ->capture_default_str();
+  serve->add_option("--port", flags->server.port, "TCP port, 0..65535 (0 = any free port)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 65535));
   serve->add_option("--host", flags->server.host, "address to listen on")->capture_default_str();
   serve->add_option("--sessions", flags->sessions, "concurrent Sessions (one pool each)")
       ->capture_default_str()
@@ -106,8 +111,24 @@ void register_serve_command(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   serve
       ->add_option("--http-threads", flags->server.http_threads,
-                   "HTTP worker threads (0 = max(8, 2 x sessions))")
+                   "worker threads for inference requests (0 = max(8, 2 x sessions)); two more "
+                   "serve health, metadata and metrics")
       ->capture_default_str();
+  serve
+      ->add_option("--header-timeout-ms", flags->header_timeout_ms,
+                   "a request's line and headers must arrive within this, else 408")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{1}, int64_t{3600000}));
+  serve
+      ->add_option("--read-timeout-ms", flags->read_timeout_ms,
+                   "a whole request (body included) must arrive within this, else 408")
+      ->capture_default_str()
+      ->check(CLI::Range(int64_t{1}, int64_t{3600000}));
+  serve
+      ->add_option("--max-connections", flags->server.max_connections,
+                   "open connections at once; more get 503")
+      ->capture_default_str()
+      ->check(CLI::Range(size_t{1}, size_t{100000}));
   serve->callback([flags, &exit_code] {
     const Status status = run_serve(*flags);
     exit_code = status.is_ok() ? 0 : report_error(status);

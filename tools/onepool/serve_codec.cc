@@ -142,6 +142,11 @@ Expected<Shape> parse_shape(const Json& input, const std::string& name) {
     return make_status(StatusCode::kInvalidArgument, "input '", name,
                        "': 'shape' must be an array");
   }
+  // A rank beyond Shape's limit is the client's mistake (400), not a server fault.
+  if (dims.size() > static_cast<size_t>(Shape::kMaxRank)) {
+    return make_status(StatusCode::kInvalidArgument, "input '", name, "': rank ", dims.size(),
+                       " exceeds the maximum rank ", Shape::kMaxRank);
+  }
   std::vector<int64_t> values;
   for (const Json& dim : dims) {
     if (!dim.is_number_integer() || dim.get<int64_t>() < 0) {

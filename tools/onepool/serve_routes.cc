@@ -5,10 +5,13 @@
 #include <algorithm>
 #include <exception>
 #include <functional>
+#include <regex>
 #include <utility>
+#include <vector>
 
 #include "tools/onepool/serve_binary.h"
 #include "tools/onepool/serve_codec.h"
+#include "tools/onepool/serve_front.h"
 #include "tools/onepool/serve_metrics.h"
 
 namespace onepool::serve {
@@ -24,6 +27,35 @@ constexpr const char* kModelPrefix = R"(/v2/models/([^/]+)(?:/versions/([^/]+))?
 uint64_t ns_since(Clock::time_point start) {
   return static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count());
+}
+
+// A request's duration counts from its first byte (the front's stamp), so that a slow upload
+// or a request httplib rejects is recorded with the time it really took.
+double request_seconds() {
+  const Clock::time_point start = HttpFront::request_start();
+  if (start == Clock::time_point{}) return 0.0;
+  return static_cast<double>(ns_since(start)) * 1e-9;
+}
+
+HttpFrontOptions front_options(const ServeOptions& options, size_t sessions,
+                               std::function<void(int, double)> on_front_response) {
+  HttpFrontOptions front;
+  front.header_timeout = std::min(options.header_timeout, options.read_timeout);
+  front.read_timeout = options.read_timeout;
+  front.write_timeout = options.write_timeout;
+  front.keep_alive_timeout = options.keep_alive_timeout;
+  front.max_body_bytes = options.max_body_bytes;
+  // Room for a few bodies of the maximum size at once, and never less than one.
+  front.max_buffered_bytes = std::max<size_t>(size_t{256} << 20, options.max_body_bytes);
+  if (options.max_body_bytes <= (size_t{1} << 40)) {
+    front.max_buffered_bytes = std::max(front.max_buffered_bytes, 4 * options.max_body_bytes);
+  }
+  front.max_connections = options.max_connections;
+  front.post_threads =
+      options.http_threads != 0 ? options.http_threads : std::max<size_t>(8, 2 * sessions);
+  front.other_threads = 2;
+  front.on_front_response = std::move(on_front_response);
+  return front;
 }
 
 int http_status(const Status& status) {
@@ -63,34 +95,51 @@ std::string default_error_message(const httplib::Request& req, int status, size_
 class InferenceServerImpl {
  public:
   InferenceServerImpl(std::unique_ptr<SessionPool> pool, ServeOptions options)
-      : pool_(std::move(pool)), options_(std::move(options)) {}
+      : pool_(std::move(pool)),
+        options_(std::move(options)),
+        http_(front_options(options_, pool_->size(), [this](int status, double seconds) {
+          metrics_.record_request(status, seconds);
+        })) {}
 
   void configure();
   Expected<int> bind();
   Status serve();
-  void stop() { http_.stop(); }
+  void stop() {
+    http_.stop();
+    http_.stop_connections();
+  }
   bool is_running() const { return http_.is_running(); }
 
  private:
   using Handler = std::function<void(const httplib::Request&, httplib::Response&)>;
+  using BodyHandler =
+      std::function<void(const httplib::Request&, const std::string&, httplib::Response&)>;
+  struct Route {
+    std::regex pattern;
+    const char* method;
+  };
   void route_get(const std::string& pattern, Handler handler);
-  void route_post(const std::string& pattern, Handler handler);
+  void route_post(const std::string& pattern, BodyHandler handler);
   Handler measured(Handler handler);
+  // Before any body is read: 404 for a path no route matches, 405 (with Allow) for a path
+  // routed for other methods only.
+  httplib::Server::HandlerResponse check_route(const httplib::Request& req, httplib::Response& res);
   // Step 0 of every model route: 404 unless {m} (and {v}, if given) name the served model.
   bool check_model(const httplib::Request& req, httplib::Response& res) const;
-  void handle_infer(const httplib::Request& req, httplib::Response& res);
-  Status infer(const httplib::Request& req, httplib::Response& res, InferencePhases& phases);
+  void handle_infer(const httplib::Request& req, const std::string& body, httplib::Response& res);
+  Status infer(const httplib::Request& req, const std::string& body, httplib::Response& res,
+               InferencePhases& phases);
   PoolGauges gauges() const { return {pool_->pool_bytes(), pool_->size(), pool_->busy()}; }
 
   std::unique_ptr<SessionPool> pool_;
   ServeOptions options_;
   ServeMetrics metrics_;
-  httplib::Server http_;
+  std::vector<Route> routes_;
+  HttpFront http_;  // last: its threads stop before the members they call into go
 };
 
 InferenceServerImpl::Handler InferenceServerImpl::measured(Handler handler) {
   return [this, handler = std::move(handler)](const httplib::Request& req, httplib::Response& res) {
-    const auto start = Clock::now();
     try {
       handler(req, res);
     } catch (const std::exception& error) {
@@ -99,16 +148,67 @@ InferenceServerImpl::Handler InferenceServerImpl::measured(Handler handler) {
       respond_error(res, 500, "internal error: unknown exception");
     }
     if (res.status == -1) res.status = 200;  // httplib's "not set yet"
-    metrics_.record_request(res.status, static_cast<double>(ns_since(start)) * 1e-9);
+    metrics_.record_request(res.status, request_seconds());
   };
 }
 
 void InferenceServerImpl::route_get(const std::string& pattern, Handler handler) {
+  routes_.push_back({std::regex(pattern), "GET"});
   http_.Get(pattern, measured(std::move(handler)));
 }
 
-void InferenceServerImpl::route_post(const std::string& pattern, Handler handler) {
-  http_.Post(pattern, measured(std::move(handler)));
+// POST handlers read the body themselves: httplib's own body reading parses a body without a
+// Content-Type as a form and refuses one over 8 KiB with 413 (curl -d sends exactly that).
+void InferenceServerImpl::route_post(const std::string& pattern, BodyHandler handler) {
+  routes_.push_back({std::regex(pattern), "POST"});
+  auto read_then_handle = [this, handler = std::move(handler)](
+                              const httplib::Request& req, httplib::Response& res,
+                              const httplib::ContentReader& reader) {
+    measured([&](const httplib::Request& request, httplib::Response& response) {
+      if (request.is_multipart_form_data()) {
+        respond_error(response, 415,
+                      "multipart/form-data bodies are not supported: send application/json or "
+                      "application/octet-stream (binary tensor data)");
+        return;
+      }
+      std::string body;
+      const bool complete = reader([&](const char* data, size_t size) {
+        body.append(data, size);
+        return true;
+      });
+      if (!complete) {
+        const int status = response.status >= 400 ? response.status : 400;
+        respond_error(response, status,
+                      default_error_message(request, status, options_.max_body_bytes));
+        return;
+      }
+      handler(request, body, response);
+    })(req, res);
+  };
+  http_.Post(pattern, httplib::Server::HandlerWithContentReader(std::move(read_then_handle)));
+}
+
+httplib::Server::HandlerResponse InferenceServerImpl::check_route(const httplib::Request& req,
+                                                                  httplib::Response& res) {
+  const std::string& method = req.method == "HEAD" ? std::string("GET") : req.method;
+  std::string allowed;
+  for (const Route& route : routes_) {
+    if (!std::regex_match(req.path, route.pattern)) continue;
+    if (method == route.method) return httplib::Server::HandlerResponse::Unhandled;
+    if (allowed.find(route.method) != std::string::npos) continue;
+    allowed += allowed.empty() ? "" : ", ";
+    allowed += route.method == std::string("GET") ? "GET, HEAD" : route.method;
+  }
+  if (allowed.empty()) {
+    respond_error(res, 404, default_error_message(req, 404, options_.max_body_bytes));
+  } else {
+    res.set_header("Allow", allowed);
+    respond_error(
+        res, 405,
+        str_cat("method ", req.method, " not allowed for ", req.path, "; allowed: ", allowed));
+  }
+  metrics_.record_request(res.status, request_seconds());
+  return httplib::Server::HandlerResponse::Handled;
 }
 
 bool InferenceServerImpl::check_model(const httplib::Request& req, httplib::Response& res) const {
@@ -155,15 +255,20 @@ void InferenceServerImpl::configure() {
   route_get("/metrics", [this](auto&, auto& res) {
     res.set_content(metrics_.prometheus_text(gauges()), "text/plain; version=0.0.4");
   });
-  route_post(model + "/infer", [this](const auto& req, auto& res) { handle_infer(req, res); });
+  route_post(model + "/infer", [this](const auto& req, const std::string& body, auto& res) {
+    handle_infer(req, body, res);
+  });
+  http_.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    return check_route(req, res);
+  });
 
-  // Requests no handler answered (unknown path, 413 from the body limit, unparsable HTTP) get a
-  // JSON error body here; handler errors already have one.
+  // Requests no handler answered (unparsable HTTP) get a JSON error body here, recorded with
+  // their real duration; handler errors already have a body and are recorded by measured().
   using HandlerResponse = httplib::Server::HandlerResponse;
   http_.set_error_handler(httplib::Server::HandlerWithResponse([this](const httplib::Request& req,
                                                                       httplib::Response& res) {
     if (!res.body.empty()) return HandlerResponse::Unhandled;
-    metrics_.record_request(res.status, 0.0);
+    metrics_.record_request(res.status, request_seconds());
     respond_error(res, res.status, default_error_message(req, res.status, options_.max_body_bytes));
     return HandlerResponse::Handled;
   }));
@@ -171,19 +276,19 @@ void InferenceServerImpl::configure() {
       [](const httplib::Request&, httplib::Response& res, std::exception_ptr) {
         respond_error(res, 500, "internal error");
       });
-  const size_t threads =
-      options_.http_threads != 0 ? options_.http_threads : std::max<size_t>(8, 2 * pool_->size());
-  http_.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
   http_.set_payload_max_length(options_.max_body_bytes);
-  http_.set_keep_alive_max_count(100000);
   http_.set_tcp_nodelay(true);
+  // Only the Keep-Alive response header uses these (the front keeps connections): say the truth.
+  http_.set_keep_alive_max_count(1000000);
+  http_.set_keep_alive_timeout(std::max<time_t>(1, options_.keep_alive_timeout.count() / 1000));
 }
 
-void InferenceServerImpl::handle_infer(const httplib::Request& req, httplib::Response& res) {
+void InferenceServerImpl::handle_infer(const httplib::Request& req, const std::string& body,
+                                       httplib::Response& res) {
   if (!check_model(req, res)) return;
   const auto start = Clock::now();
   InferencePhases phases;
-  const Status status = infer(req, res, phases);
+  const Status status = infer(req, body, res, phases);
   if (!status.is_ok()) {
     metrics_.record_failure(ns_since(start));
     respond_error(res, http_status(status), status.message());
@@ -194,11 +299,11 @@ void InferenceServerImpl::handle_infer(const httplib::Request& req, httplib::Res
 }
 
 // Step 1. decode (no Session held), Step 2. run on a leased Session, Step 3. encode.
-Status InferenceServerImpl::infer(const httplib::Request& req, httplib::Response& res,
-                                  InferencePhases& phases) {
+Status InferenceServerImpl::infer(const httplib::Request& req, const std::string& body,
+                                  httplib::Response& res, InferencePhases& phases) {
   auto start = Clock::now();
   ONEPOOL_ASSIGN_OR_RETURN(BodyParts parts,
-                           split_body(req.body, req.get_header_value(kInferenceHeaderLength)));
+                           split_body(body, req.get_header_value(kInferenceHeaderLength)));
   const Model& model = pool_->model();
   ONEPOOL_ASSIGN_OR_RETURN(InferRequest request,
                            decode_infer_request(model, parts.json, parts.binary));
@@ -242,12 +347,16 @@ Expected<int> InferenceServerImpl::bind() {
     const int port = http_.bind_to_any_port(options_.host);
     if (port <= 0)
       return make_status(StatusCode::kFailedPrecondition, "cannot bind ", options_.host, ":0");
+    if (!http_.raise_backlog())
+      return make_status(StatusCode::kFailedPrecondition, "cannot listen on ", options_.host);
     return port;
   }
   if (!http_.bind_to_port(options_.host, options_.port)) {
     return make_status(StatusCode::kFailedPrecondition, "cannot bind ", options_.host, ":",
                        options_.port, " (in use, or not a local address)");
   }
+  if (!http_.raise_backlog())
+    return make_status(StatusCode::kFailedPrecondition, "cannot listen on ", options_.host);
   return options_.port;
 }
 
@@ -266,6 +375,24 @@ Expected<std::unique_ptr<InferenceServer>> InferenceServer::create(
     return Status(StatusCode::kInvalidArgument, "serve: empty model name");
   if (options.max_body_bytes == 0) {
     return Status(StatusCode::kInvalidArgument, "serve: --max-body-bytes must be > 0");
+  }
+  // httplib stores the port in 16 bits: 70000 would silently listen on 4464.
+  if (options.port < 0 || options.port > 65535) {
+    return make_status(StatusCode::kInvalidArgument, "serve: --port ", options.port,
+                       " is outside 0..65535 (0 = any free port)");
+  }
+  using std::chrono::milliseconds;
+  for (const auto& [name, value] : {std::pair{"--header-timeout-ms", options.header_timeout},
+                                    std::pair{"--read-timeout-ms", options.read_timeout},
+                                    std::pair{"write time-out", options.write_timeout},
+                                    std::pair{"keep-alive time-out", options.keep_alive_timeout}}) {
+    if (value <= milliseconds(0)) {
+      return make_status(StatusCode::kInvalidArgument, "serve: ", name, " must be > 0, got ",
+                         value.count());
+    }
+  }
+  if (options.max_connections == 0) {
+    return Status(StatusCode::kInvalidArgument, "serve: --max-connections must be > 0");
   }
   auto impl = std::make_unique<InferenceServerImpl>(std::move(pool), options);
   impl->configure();
