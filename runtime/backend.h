@@ -62,6 +62,11 @@ class Backend {
   }
   /// (optional) CUDA graph capture and replay counts; all zero where there is no graph.
   virtual CudaGraphStats cuda_graph_stats() const { return {}; }
+  /// (optional) Starts timing every node of every execute(); false where not supported.
+  virtual bool enable_profiling() { return false; }
+  /// (optional) Per-node times since profiling started or the last reset_profile().
+  virtual SessionProfile profile() const { return {}; }
+  virtual void reset_profile() {}
 };
 
 /// The backend for options.device: cpu, or cuda when built with it and a device is present.

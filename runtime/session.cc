@@ -75,6 +75,10 @@ Expected<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> 
   ONEPOOL_RETURN_IF_ERROR(
       impl->backend->bind(*model, impl->plan, options.pool, options.pool_capacity));
   impl->timings.allocate_ms = elapsed_ms(start);
+  if (options.profile && !impl->backend->enable_profiling()) {
+    return make_status(StatusCode::kUnsupported, "profiling is not supported on ",
+                       impl->backend->device().to_string());
+  }
   const Graph& graph = model->graph();
   impl->input_ids.assign(graph.inputs.begin(), graph.inputs.end());
   impl->output_ids.assign(graph.outputs.begin(), graph.outputs.end());
@@ -120,5 +124,7 @@ const SessionTimings& Session::timings() const { return impl_->timings; }
 Device Session::device() const { return impl_->backend->device(); }
 size_t Session::owned_pool_bytes() const { return impl_->backend->owned_pool_bytes(); }
 CudaGraphStats Session::cuda_graph_stats() const { return impl_->backend->cuda_graph_stats(); }
+SessionProfile Session::profile() const { return impl_->backend->profile(); }
+void Session::reset_profile() { impl_->backend->reset_profile(); }
 
 }  // namespace onepool

@@ -29,6 +29,7 @@ struct SessionOptions {
   size_t pool_capacity = 0;  ///< bytes at `pool`; must be >= plan.pool_bytes
   bool cuda_graph = true;    ///< CUDA: capture the run once as a CUDA graph and replay it
   bool tf32 = false;         ///< CUDA: allow TF32 tensor-core GEMMs (float32 is exact otherwise)
+  bool profile = false;      ///< CPU: time every node of every run (Session::profile())
 };
 
 /// Wall-clock milliseconds of Session creation phases.
@@ -47,6 +48,25 @@ struct CudaGraphStats {
   int64_t replays = 0;          ///< runs that launched the captured graph
   int64_t direct_runs = 0;      ///< runs that launched the nodes one by one
   std::string fallback_reason;  ///< why capture failed (then every run is direct); else empty
+};
+
+/// One node's share of the runs a profiling Session made (SessionOptions::profile).
+struct NodeProfile {
+  std::string node;                 ///< node name (import names unnamed nodes)
+  std::string op_type;
+  std::string implementation;       ///< the kernel path chosen at prepare, e.g. "im2col+sgemm"
+  std::vector<Shape> input_shapes;  ///< omitted optional inputs have rank 0
+  double flops = 0;                 ///< floating-point operations per run; 0 where not defined
+  double total_ms = 0;              ///< summed over the profiled runs
+  double last_start_ms = 0;         ///< start in the last run, from that run's start
+  double last_ms = 0;               ///< duration in the last run
+};
+
+/// Per-node times since the Session was created or reset_profile() was called. A plain copy.
+struct SessionProfile {
+  int64_t runs = 0;                ///< executions profiled
+  double total_run_ms = 0;         ///< wall time of those executions (every node, loop included)
+  std::vector<NodeProfile> nodes;  ///< execution order; empty when profiling is off
 };
 
 class SessionImpl;
@@ -80,6 +100,11 @@ class Session {
   size_t owned_pool_bytes() const;
   /// CUDA graph capture and replay counts so far (tests and tools check which path ran).
   CudaGraphStats cuda_graph_stats() const;
+  /// Per-node times (SessionOptions::profile on the CPU; otherwise empty). Allocates: call it
+  /// between runs. With profiling off, run() pays one branch per node and nothing else.
+  SessionProfile profile() const;
+  /// Forgets the times so far (e.g. after warm-up runs).
+  void reset_profile();
 
  private:
   explicit Session(std::unique_ptr<SessionImpl> impl);

@@ -4,6 +4,7 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -12,6 +13,7 @@
 #include "planner/graph.h"
 #include "runtime/cpu/kernel_registry.h"
 #include "runtime/node_bindings.h"
+#include "runtime/node_flops.h"
 
 namespace onepool::cpu {
 
@@ -67,10 +69,15 @@ class CpuBackend final : public Backend {
   Status copy_out(int32_t id, const TensorView& destination) override;
   Status execute() override;
   size_t owned_pool_bytes() const override { return owned_pool_ ? owned_pool_bytes_ : 0; }
+  bool enable_profiling() override;
+  SessionProfile profile() const override;
+  void reset_profile() override;
 
  private:
   Status allocate_pool(size_t bytes, void* caller_pool, size_t caller_capacity);
   Status bind_node_views(const Plan& plan);
+  Status run_node(size_t n);
+  Status execute_profiled();
 
   int threads_;
   ThreadPool thread_pool_;
@@ -82,6 +89,17 @@ class CpuBackend final : public Backend {
   std::vector<TensorView> value_views_;
   std::vector<TensorView> views_;  // every node's inputs then outputs, contiguous
   std::vector<BoundNode> bound_nodes_;
+  // Profiling (SessionOptions::profile): sized once by enable_profiling(), so that a profiled
+  // run allocates nothing either. Nanoseconds of steady_clock.
+  struct NodeTime {
+    int64_t total_ns = 0;
+    int64_t last_start_ns = 0;
+    int64_t last_ns = 0;
+  };
+  bool profiling_ = false;
+  std::vector<NodeTime> node_times_;
+  int64_t profiled_runs_ = 0;
+  int64_t profiled_run_ns_ = 0;
 };
 
 Status CpuBackend::prepare(const Model& model, NodeMemoryNeeds& needs) {
@@ -89,6 +107,7 @@ Status CpuBackend::prepare(const Model& model, NodeMemoryNeeds& needs) {
   const KernelRegistry registry = KernelRegistry::with_all_kernels();
   std::string problems;
   int problem_count = 0;
+  int invalid_count = 0;
   kernels_.clear();
   kernels_.resize(graph_->nodes.size());
   needs = NodeMemoryNeeds{};
@@ -100,7 +119,14 @@ Status CpuBackend::prepare(const Model& model, NodeMemoryNeeds& needs) {
       continue;
     }
     ++problem_count;
+    if (prepared.status().code() == StatusCode::kInvalidModel) ++invalid_count;
     problems += "\n  " + prepared.status().message();
+  }
+  // A malformed node (a Reshape whose output cannot hold its input, a constant Gather index out
+  // of range) makes the model invalid on every backend: say so, not that the CPU lacks something.
+  if (invalid_count > 0) {
+    return make_status(StatusCode::kInvalidModel, "the model is invalid: ", invalid_count,
+                       " node(s) are malformed", problems);
   }
   if (problem_count > 0) {
     return make_status(StatusCode::kUnsupported, problem_count,
@@ -185,21 +211,85 @@ Status CpuBackend::copy_out(int32_t id, const TensorView& destination) {
   return Status::ok();
 }
 
-Status CpuBackend::execute() {
-  for (size_t n = 0; n < kernels_.size(); ++n) {
-    const BoundNode& bound = bound_nodes_[n];
-    RunContext context;
-    context.inputs = std::span<const TensorView>(views_.data() + bound.first_input,
-                                                 bound.input_count);
-    context.outputs = std::span<const TensorView>(views_.data() + bound.first_output,
-                                                  bound.output_count);
-    context.workspace = bound.workspace;
-    context.workspace_bytes = bound.workspace_bytes;
-    context.threads = &thread_pool_;
-    Status status = kernels_[n].kernel->run(context);
-    if (!status.is_ok()) return status.with_context(describe_node(graph_->nodes[n]));
-  }
+Status CpuBackend::run_node(size_t n) {
+  const BoundNode& bound = bound_nodes_[n];
+  RunContext context;
+  context.inputs =
+      std::span<const TensorView>(views_.data() + bound.first_input, bound.input_count);
+  context.outputs =
+      std::span<const TensorView>(views_.data() + bound.first_output, bound.output_count);
+  context.workspace = bound.workspace;
+  context.workspace_bytes = bound.workspace_bytes;
+  context.threads = &thread_pool_;
+  Status status = kernels_[n].kernel->run(context);
+  if (!status.is_ok()) return status.with_context(describe_node(graph_->nodes[n]));
   return Status::ok();
+}
+
+Status CpuBackend::execute() {
+  if (profiling_) return execute_profiled();
+  for (size_t n = 0; n < kernels_.size(); ++n) ONEPOOL_RETURN_IF_ERROR(run_node(n));
+  return Status::ok();
+}
+
+// One clock read between consecutive nodes (each node's end is the next one's start), so the
+// node times add up to the run's time but for the loop's own few nanoseconds per node.
+Status CpuBackend::execute_profiled() {
+  using Clock = std::chrono::steady_clock;
+  const auto ns = [](Clock::duration d) {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(d).count();
+  };
+  const Clock::time_point run_start = Clock::now();
+  Clock::time_point start = run_start;
+  for (size_t n = 0; n < kernels_.size(); ++n) {
+    ONEPOOL_RETURN_IF_ERROR(run_node(n));
+    const Clock::time_point end = Clock::now();
+    NodeTime& time = node_times_[n];
+    time.last_start_ns = ns(start - run_start);
+    time.last_ns = ns(end - start);
+    time.total_ns += time.last_ns;
+    start = end;
+  }
+  ++profiled_runs_;
+  profiled_run_ns_ += ns(start - run_start);
+  return Status::ok();
+}
+
+bool CpuBackend::enable_profiling() {
+  profiling_ = true;
+  node_times_.assign(kernels_.size(), NodeTime{});
+  return true;
+}
+
+void CpuBackend::reset_profile() {
+  node_times_.assign(node_times_.size(), NodeTime{});
+  profiled_runs_ = 0;
+  profiled_run_ns_ = 0;
+}
+
+SessionProfile CpuBackend::profile() const {
+  SessionProfile result;
+  if (!profiling_) return result;
+  result.runs = profiled_runs_;
+  result.total_run_ms = static_cast<double>(profiled_run_ns_) * 1e-6;
+  for (size_t n = 0; n < kernels_.size(); ++n) {
+    const Node& node = graph_->nodes[n];
+    NodeProfile record;
+    record.node = node.name;
+    record.op_type = node.op_type;
+    record.implementation =
+        kernels_[n].implementation.empty() ? node.op_type : kernels_[n].implementation;
+    for (ValueId id : node.inputs) {
+      record.input_shapes.push_back(id == kNoValue ? Shape{}
+                                                   : graph_->values[static_cast<size_t>(id)].shape);
+    }
+    record.flops = node_flops(*graph_, node);
+    record.total_ms = static_cast<double>(node_times_[n].total_ns) * 1e-6;
+    record.last_start_ms = static_cast<double>(node_times_[n].last_start_ns) * 1e-6;
+    record.last_ms = static_cast<double>(node_times_[n].last_ns) * 1e-6;
+    result.nodes.push_back(std::move(record));
+  }
+  return result;
 }
 
 }  // namespace

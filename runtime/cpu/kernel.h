@@ -62,6 +62,8 @@ struct PreparedKernel {
   bool output_is_view = false;
   /// Concat: run() skips every input whose data already sits at its slice of the output.
   bool concat_in_place = false;
+  /// The path chosen at prepare, shown by the profiler (e.g. "im2col+sgemm"); empty: the op.
+  std::string implementation;
 };
 
 /// Prepares a kernel for a node, or explains why the node is unsupported (kUnsupported, naming

@@ -109,6 +109,7 @@ Expected<LoadedSession> load_session(const ModelFlags& flags) {
   session_options.plan.budget_ms = flags.plan_budget_ms;
   session_options.cuda_graph = !flags.no_cuda_graph;
   session_options.tf32 = flags.tf32;
+  session_options.profile = flags.profile;
   Plan saved_plan;
   if (!flags.load_plan.empty()) {
     ONEPOOL_ASSIGN_OR_RETURN(saved_plan, read_plan_file(flags.load_plan));

@@ -30,6 +30,7 @@ struct ModelFlags {
   int verbosity = 0;
   bool no_cuda_graph = false;
   bool tf32 = false;
+  bool profile = false;  // bench --profile / --profile-json: time every node
 };
 
 /// Adds the ModelFlags options to a subcommand.

@@ -9,6 +9,7 @@
 #include "tools/onepool/cmd_bench_sweep.h"
 #include "tools/onepool/commands.h"
 #include "tools/onepool/latency_stats.h"
+#include "tools/onepool/profile_report.h"
 #include "tools/onepool/tensor_compare.h"
 #include "tools/onepool/tensor_files.h"
 
@@ -36,7 +37,11 @@ struct RunFlags {
   double atol = 1e-4;
   double rtol = 1e-3;
   SweepFlags sweep;  // bench only
+  std::string profile_json;  // bench only: Chrome trace of the profiled runs
 };
+
+// Runs traced into --profile-json at most (the trace grows with runs x nodes).
+constexpr size_t kMaxTracedRuns = 20;
 
 // A `--shapes` range without a sweep runs at the top of the range (said on the first line).
 Expected<RunFlags> with_ranges_at_top(const RunFlags& flags) {
@@ -133,7 +138,20 @@ std::vector<HostTensor> make_output_tensors(const Model& model) {
 struct TimedRuns {
   double first_run_ms = 0;
   std::vector<double> samples_ms;
+  std::vector<ProfiledRun> traced;  // --profile-json: the first timed runs' timelines
 };
+
+// Appends the last run's node timeline (read between runs: profile() allocates).
+void trace_last_run(const Session& session, double start_us, TimedRuns& runs) {
+  const SessionProfile profile = session.profile();
+  ProfiledRun run;
+  run.start_us = start_us;
+  for (const NodeProfile& node : profile.nodes) {
+    run.node_start_ms.push_back(node.last_start_ms);
+    run.node_ms.push_back(node.last_ms);
+  }
+  runs.traced.push_back(std::move(run));
+}
 
 // Runs warmup + measured iterations (at least `iterations`, and until `duration_s` passes).
 Expected<TimedRuns> timed_runs(Session& session, std::span<const TensorView> inputs,
@@ -145,6 +163,8 @@ Expected<TimedRuns> timed_runs(Session& session, std::span<const TensorView> inp
     ONEPOOL_RETURN_IF_ERROR(session.run(inputs, outputs));
     if (i == 0) runs.first_run_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   }
+  session.reset_profile();  // the profile covers the timed runs only
+  const bool tracing = !flags.profile_json.empty();
   const auto begin = Clock::now();
   for (int i = 0;; ++i) {
     const double elapsed_s = std::chrono::duration<double>(Clock::now() - begin).count();
@@ -152,6 +172,10 @@ Expected<TimedRuns> timed_runs(Session& session, std::span<const TensorView> inp
     const auto start = Clock::now();
     ONEPOOL_RETURN_IF_ERROR(session.run(inputs, outputs));
     runs.samples_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
+    if (tracing && runs.traced.size() < kMaxTracedRuns) {
+      trace_last_run(session, std::chrono::duration<double, std::micro>(start - begin).count(),
+                     runs);
+    }
   }
   return runs;
 }
@@ -207,6 +231,13 @@ Status run_or_bench(const RunFlags& given_flags, bool is_bench) {
   std::vector<TensorView> output_views = views_of(outputs);
   ONEPOOL_ASSIGN_OR_RETURN(TimedRuns runs, timed_runs(*loaded.session, input_views, output_views, flags));
   const LatencyStats stats = compute_latency_stats(runs.samples_ms);
+  if (flags.model.profile) print_profile(loaded.session->profile(), stats.mean);
+  if (!flags.profile_json.empty()) {
+    ONEPOOL_RETURN_IF_ERROR(
+        write_chrome_trace(flags.profile_json, loaded.session->profile(), runs.traced));
+    std::printf("trace:     %zu runs written to %s (chrome://tracing, Perfetto)\n",
+                runs.traced.size(), flags.profile_json.c_str());
+  }
   std::printf("first run: %.3f ms\n", runs.first_run_ms);
   if (!is_bench || flags.model.verbosity > 0) print_outputs(*loaded.model, outputs, flags.print_outputs);
   std::printf("%s\n", format_latency(stats).c_str());
@@ -326,7 +357,12 @@ void register_run_commands(CLI::App& app, int& exit_code) {
   bench->add_option("--runs-per-shape", bench_flags->sweep.runs_per_shape,
                     "sweep: timed runs of each shape")
       ->capture_default_str();
+  bench->add_flag("--profile", bench_flags->model.profile,
+                  "time every node: per-node table sorted by time, and per op type");
+  bench->add_option("--profile-json", bench_flags->profile_json,
+                    "write Chrome trace events of the first timed runs (implies node timing)");
   bench->callback([bench_flags, &exit_code] {
+    if (!bench_flags->profile_json.empty()) bench_flags->model.profile = true;
     const Status status = run_or_bench(*bench_flags, true);
     exit_code = status.is_ok() ? 0 : report_error(status);
   });

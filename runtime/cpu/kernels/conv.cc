@@ -130,6 +130,18 @@ Status check_channels(const NodeContext& node, ConvPlan& plan) {
   return Status::ok();
 }
 
+const char* path_name(ConvPath path) {
+  switch (path) {
+    case ConvPath::kDepthwise:
+      return "depthwise direct";
+    case ConvPath::kPointwise:
+      return "pointwise sgemm";
+    case ConvPath::kIm2col:
+      return "im2col+sgemm";
+  }
+  return "";
+}
+
 struct WorkspaceBytes {
   size_t needed = 0;
   size_t preferred = 0;
@@ -187,6 +199,7 @@ Expected<PreparedKernel> make_conv_kernel(const NodeContext& node) {
   ONEPOOL_ASSIGN_OR_RETURN(const WorkspaceBytes workspace, choose_path(node, plan));
   prepared.workspace_bytes = workspace.needed;
   prepared.workspace_preferred_bytes = workspace.preferred;
+  prepared.implementation = path_name(plan.path);
   prepared.kernel = std::make_unique<ConvKernel>(plan);
   return prepared;
 }

@@ -155,6 +155,7 @@ Expected<PreparedKernel> make_conv_transpose_kernel(const NodeContext& node) {
   ONEPOOL_ASSIGN_OR_RETURN(const WorkspaceBytes workspace, workspace_bytes(node, plan));
   prepared.workspace_bytes = workspace.needed;
   prepared.workspace_preferred_bytes = workspace.preferred;
+  prepared.implementation = "sgemm+col2im";
   prepared.kernel = std::make_unique<ConvTransposeKernel>(plan);
   return prepared;
 }

@@ -1,0 +1,61 @@
+// FLOP counts from static shapes (see node_flops.h).
+#include "runtime/node_flops.h"
+
+#include <algorithm>
+
+namespace onepool {
+
+namespace {
+
+const Shape* shape_of(const Graph& graph, ValueId id) {
+  if (id == kNoValue) return nullptr;
+  return &graph.values[static_cast<size_t>(id)].shape;
+}
+
+double product(const Shape& shape, int first, int last) {
+  double result = 1;
+  for (int axis = first; axis < last; ++axis) result *= static_cast<double>(shape[axis]);
+  return result;
+}
+
+// Conv: 2 * N * C_out * output_spatial * (C_in / group) * kernel_spatial; W is [C_out, C_in /
+// group, k...], so the last factors are W's element count per output channel.
+double conv_flops(const Shape& w, const Shape& y) {
+  if (w.rank() < 3 || y.rank() != w.rank()) return 0;
+  return 2.0 * product(y, 0, y.rank()) * product(w, 1, w.rank());
+}
+
+// ConvTranspose: every input element meets W[c, :, k...] (C_out / group * kernel_spatial).
+double conv_transpose_flops(const Shape& x, const Shape& w) {
+  if (w.rank() < 3 || x.rank() != w.rank()) return 0;
+  return 2.0 * product(x, 0, x.rank()) * product(w, 1, w.rank());
+}
+
+// MatMul: 2 * Y elements * K, with K the last dim of A (a 1-D A is [K]).
+double matmul_flops(const Shape& a, const Shape& y) {
+  if (a.rank() < 1) return 0;
+  return 2.0 * product(y, 0, y.rank()) * static_cast<double>(a[a.rank() - 1]);
+}
+
+// Gemm: 2 * M * N * K, K from A [M, K] or A^T.
+double gemm_flops(const Node& node, const Shape& a, const Shape& y) {
+  if (a.rank() != 2) return 0;
+  const int64_t k = node.attributes.get_int("transA", 0) != 0 ? a[0] : a[1];
+  return 2.0 * product(y, 0, y.rank()) * static_cast<double>(k);
+}
+
+}  // namespace
+
+double node_flops(const Graph& graph, const Node& node) {
+  const Shape* a = shape_of(graph, node.input(0));
+  const Shape* b = shape_of(graph, node.input(1));
+  const Shape* y = node.outputs.empty() ? nullptr : shape_of(graph, node.outputs[0]);
+  if (a == nullptr || b == nullptr || y == nullptr) return 0;
+  if (node.op_type == "Conv") return conv_flops(*b, *y);
+  if (node.op_type == "ConvTranspose") return conv_transpose_flops(*a, *b);
+  if (node.op_type == "MatMul") return matmul_flops(*a, *y);
+  if (node.op_type == "Gemm") return gemm_flops(node, *a, *y);
+  return 0;
+}
+
+}  // namespace onepool
