@@ -1,6 +1,7 @@
 // The KServe v2 server in-process on 127.0.0.1 under abuse, with mlp.onnx (x [1,784] float32):
 // 16 connections sending their headers one byte per 200 ms, 8 POSTs whose body stops after 100
-// bytes, 200 clients connecting at once, and oversize and malformed requests. Throughout, a
+// bytes, 64 idle keep-alive connections, 200 clients connecting at once, and oversize and
+// malformed requests (8 POST workers, 2 for the rest, 2 Sessions). Throughout, a
 // probe asks GET /v2/health/live every 50 ms on a new connection and must be answered within
 // 1 s every time; the resident set after three rounds must stay within 24 MiB of the one after a
 // warm-up round. Time-outs are short here (headers 1 s, whole request 2 s) to keep the test
@@ -350,9 +351,24 @@ void malformed(int port, RoundResult& result) {
   }
 }
 
+// 64 connections make one keep-alive request each, then stay open and idle for the round.
+std::vector<int> idle_keep_alive(int port, RoundResult& result) {
+  std::vector<int> fds;
+  for (int c = 0; c < 64; ++c) {
+    const int fd = connect_to(port);
+    if (fd < 0) continue;
+    fds.push_back(fd);
+    send_all(fd, "GET /v2/health/ready HTTP/1.1\r\nHost: x\r\n\r\n");
+    const int status = status_of(read_response(fd, milliseconds(1000)));
+    if (status != 200) result.problems.push_back(str_cat("keep-alive ", c, ": status ", status));
+  }
+  return fds;
+}
+
 RoundResult abuse_round(int port) {
   RoundResult result;
   std::mutex mutex;
+  const std::vector<int> idle = idle_keep_alive(port, result);
   std::thread headers([&] { slow_headers(port, result, mutex); });
   std::thread bodies([&] { slow_bodies(port, result, mutex); });
   std::thread clients([&] { burst(port, result, mutex); });
@@ -360,6 +376,7 @@ RoundResult abuse_round(int port) {
   headers.join();
   bodies.join();
   clients.join();
+  for (const int fd : idle) ::close(fd);
   return result;
 }
 
@@ -410,6 +427,63 @@ TEST_CASE("serve abuse: slow clients, a burst and bad requests never stall healt
   REQUIRE(sum_at != std::string::npos);
   CHECK(std::stod(text.substr(sum_at + 37)) > 4 * 16 * 1.0);
   MESSAGE("wall time " << ms_since(test_start) << " ms");
+}
+
+// Bytes from `fd` until `needle` has appeared `count` times or `timeout` passes.
+std::string read_until(int fd, const std::string& needle, int count, milliseconds timeout) {
+  const auto deadline = Clock::now() + timeout;
+  std::string in;
+  auto found = [&] {
+    int n = 0;
+    for (size_t at = in.find(needle); at != std::string::npos; at = in.find(needle, at + 1)) ++n;
+    return n;
+  };
+  while (found() < count) {
+    const auto left = std::chrono::duration_cast<milliseconds>(deadline - Clock::now()).count();
+    pollfd entry{fd, POLLIN, 0};
+    if (left <= 0 || ::poll(&entry, 1, static_cast<int>(left)) <= 0) break;
+    char buffer[16384];
+    const ssize_t n = ::recv(fd, buffer, sizeof(buffer), 0);
+    if (n <= 0) break;
+    in.append(buffer, static_cast<size_t>(n));
+  }
+  return in;
+}
+
+// Two requests in one write on one connection get two answers, in order. A body announced with
+// `Expect: 100-continue` gets one "100 Continue" (from the front; httplib must not send a
+// second), then the inference.
+TEST_CASE("serve front: pipelined requests and Expect: 100-continue") {
+  auto model = load_mlp();
+  if (!model) return;
+  RunningServer running(model);
+
+  const int pipelined = connect_to(running.port);
+  REQUIRE(pipelined >= 0);
+  send_all(pipelined,
+           "GET /v2/health/live HTTP/1.1\r\nHost: x\r\n\r\n"
+           "GET /v2/health/ready HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  const std::string both = read_until(pipelined, "HTTP/1.1 200", 2, milliseconds(2000));
+  ::close(pipelined);
+  const size_t live = both.find("{\"live\":true}");
+  const size_t ready = both.find("{\"ready\":true}");
+  CHECK(live != std::string::npos);
+  CHECK(ready != std::string::npos);
+  CHECK(live < ready);
+
+  const int expecting = connect_to(running.port);
+  REQUIRE(expecting >= 0);
+  const std::string body = infer_json(3);
+  send_all(expecting, str_cat("POST /v2/models/mlp/infer HTTP/1.1\r\nHost: x\r\n",
+                              "Expect: 100-continue\r\nConnection: close\r\n",
+                              "Content-Length: ", body.size(), "\r\n\r\n"));
+  const std::string interim = read_until(expecting, "100 Continue", 1, milliseconds(1000));
+  CHECK(interim.find("HTTP/1.1 100 Continue\r\n\r\n") == 0);
+  send_all(expecting, body);
+  const std::string answer = read_until(expecting, "\"outputs\"", 1, milliseconds(5000));
+  ::close(expecting);
+  CHECK(answer.find("HTTP/1.1 200 OK") != std::string::npos);
+  CHECK(answer.find("100 Continue") == std::string::npos);
 }
 
 }  // namespace

@@ -368,6 +368,66 @@ TEST_CASE("serve: bad requests get 4xx and the server keeps serving") {
   CHECK(metrics->body.find("onepool_requests_total{status=\"413\"} 1\n") != std::string::npos);
 }
 
+// Statuses the HTTP layer used to get wrong: a known path with another method is 405 with an
+// Allow header (not 404); rank 100 is the client's error (400, not 500); a 560 KB body sent as
+// a form (curl -d's Content-Type) is inferred, not refused with 413 by a form-size limit; a
+// port outside 0..65535 is refused by create() instead of wrapping (70000 would be 4464).
+TEST_CASE("serve: 405 with Allow, rank 100 is 400, form-encoded bodies, port range") {
+  auto model = load_mlp();
+  if (!model) return;
+  RunningServer running(model, 1, milliseconds(5000));
+  httplib::Client client = running.client();
+
+  auto put = client.Put(kInfer, "{}", "application/json");
+  check_error(put, 405, "method PUT not allowed for /v2/models/mlp/infer; allowed: POST");
+  CHECK(put->get_header_value("Allow") == "POST");
+  auto del = client.Delete("/v2/health/live");
+  check_error(del, 405, "method DELETE not allowed");
+  CHECK(del->get_header_value("Allow") == "GET, HEAD");
+  check_error(client.Get(kInfer), 405, "allowed: POST");
+  check_error(client.Get("/v2/models/mlp/nothing"), 404, "no route for GET");
+
+  const Json rank_100 = {{"inputs",
+                          {{{"name", "x"},
+                            {"shape", std::vector<int>(100, 1)},
+                            {"datatype", "FP32"},
+                            {"data", {1.0}}}}}};
+  check_error(client.Post(kInfer, rank_100.dump(), "application/json"), 400,
+              "input 'x': rank 100 exceeds the maximum rank 8");
+
+  const std::vector<float> x = make_input(9);
+  const std::string padded = json_request(x, "form") + std::string(560000, ' ');
+  auto form = client.Post(kInfer, padded, "application/x-www-form-urlencoded");
+  REQUIRE(form);
+  CHECK_MESSAGE(form->status == 200, form->body.substr(0, 300));
+  CHECK(same_bits(json_outputs(form->body), reference_outputs(model, x)));
+
+  auto pool = SessionPool::create(model, SessionOptions{}, 1);
+  REQUIRE(pool.has_value());
+  ServeOptions options;
+  options.model_name = "mlp";
+  options.port = 70000;
+  auto refused = InferenceServer::create(std::move(*pool), options);
+  REQUIRE_FALSE(refused.has_value());
+  CHECK(refused.status().message().find("--port 70000 is outside 0..65535") != std::string::npos);
+}
+
+// A keep-alive client reuses its connection through the front for 20 requests, each answered.
+TEST_CASE("serve: keep-alive connections serve many requests") {
+  auto model = load_mlp();
+  if (!model) return;
+  RunningServer running(model, 1, milliseconds(5000));
+  httplib::Client client = running.client();
+  client.set_keep_alive(true);
+  int ok = 0;
+  for (int i = 0; i < 10; ++i) {
+    auto ready = client.Get("/v2/health/ready");
+    auto infer = client.Post(kInfer, json_request(make_input(i), "k"), "application/json");
+    ok += (ready && ready->status == 200) + (infer && infer->status == 200);
+  }
+  CHECK(ok == 20);
+}
+
 // With its only Session leased by the test, an infer waits the 100 ms queue timeout and gets
 // 503 "busy: all 1 sessions in use for 100 ms"; once the lease is back, the same request works.
 TEST_CASE("serve: busy pool answers 503") {

@@ -333,8 +333,8 @@ bool HttpFront::process_and_close_socket(socket_t sock) {
     connection->over_limit = open_connections_ >= options_.max_connections;
     ++open_connections_;
     incoming_.push_back(std::move(connection));
+    wake();  // under the lock: stop_connections() closes the eventfd under it
   }
-  wake();
   return true;
 }
 
