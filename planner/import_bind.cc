@@ -115,6 +115,13 @@ Status check_input_type(const onnx::ValueInfoProto& input) {
     return make_status(StatusCode::kUnsupported, "input '", input.name(),
                        "' is not a tensor (sequence, map and optional inputs are not supported)");
   }
+  const auto& dims = input.type().tensor_type().shape().dim();
+  for (int axis = 0; axis < dims.size(); ++axis) {
+    if (!dims[axis].has_dim_value() || dims[axis].dim_value() >= 0) continue;
+    return make_status(StatusCode::kInvalidModel, "input '", input.name(), "' declares dim ",
+                       dims[axis].dim_value(), " at axis ", axis,
+                       "; a dim is a size (0 or more) or a symbolic name");
+  }
   const int32_t elem_type = input.type().tensor_type().elem_type();
   const DType dtype = dtype_from_onnx(elem_type);
   if (dtype == DType::kUndefined) {

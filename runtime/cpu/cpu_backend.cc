@@ -222,8 +222,11 @@ Status CpuBackend::run_node(size_t n) {
   context.workspace_bytes = bound.workspace_bytes;
   context.threads = &thread_pool_;
   Status status = kernels_[n].kernel->run(context);
-  if (!status.is_ok()) return status.with_context(describe_node(graph_->nodes[n]));
-  return Status::ok();
+  if (status.is_ok()) return status;
+  // Kernels that name their node themselves (Gather's index errors) get no second prefix.
+  const std::string node_label = describe_node(graph_->nodes[n]);
+  if (status.message().rfind(node_label, 0) == 0) return status;
+  return status.with_context(node_label);
 }
 
 Status CpuBackend::execute() {

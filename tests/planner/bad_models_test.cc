@@ -363,6 +363,16 @@ TEST_CASE("import: a model newer than the ONNX library imports with a warning") 
   CHECK(current->import_warnings.empty());
 }
 
+// An input dim of -5 is a malformed model, not an unbound symbolic dim named '?'.
+TEST_CASE("bad model: a negative input dim") {
+  onnx::ModelProto model = relu_model({"1", "4"});
+  model.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()
+      ->mutable_shape()->mutable_dim(1)->set_dim_value(-5);
+  const Status status = import_status(model, {});
+  CHECK(status.code() == StatusCode::kInvalidModel);
+  CHECK(contains(status, "input 'x' declares dim -5 at axis 1"));
+}
+
 // Every model of the generated suite imports or fails with a message, never kInternal.
 TEST_CASE("bad model: the generated model suite in ONEPOOL_MODELS_DIR") {
   const char* dir = std::getenv("ONEPOOL_MODELS_DIR");

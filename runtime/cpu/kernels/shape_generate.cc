@@ -45,6 +45,12 @@ class RangeKernel final : public Kernel {
     if (delta == T{0}) return make_status(StatusCode::kInvalidArgument, node_, ": delta is 0");
     const double steps = std::ceil((static_cast<double>(limit) - static_cast<double>(start)) /
                                    static_cast<double>(delta));
+    // A count beyond int64 (Range(INT64_MIN, INT64_MAX, 1)) cannot be converted: say so instead
+    // of printing a wrapped, negative count.
+    if (steps >= 9.2e18) {
+      return make_status(StatusCode::kInvalidArgument, node_, ": start/limit/delta give ", steps,
+                         " elements, more than an int64 count; the output has ", count_);
+    }
     const int64_t count = steps > 0 ? static_cast<int64_t>(steps) : 0;
     if (count != count_) {
       return make_status(StatusCode::kInvalidArgument, node_, ": output has ", count_,
