@@ -22,6 +22,7 @@ KernelRegistry KernelRegistry::with_all_kernels() {
   register_reverse_sequence_kernel(registry);
   register_det_kernel(registry);
   register_einsum_kernel(registry);
+  register_grid_sample_kernel(registry);
   return registry;
 }
 

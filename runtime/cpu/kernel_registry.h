@@ -41,5 +41,6 @@ void register_lrn_mvn_kernels(KernelRegistry& registry);         // norm_lrn.cc
 void register_reverse_sequence_kernel(KernelRegistry& registry); // reverse_sequence.cc
 void register_det_kernel(KernelRegistry& registry);              // det.cc
 void register_einsum_kernel(KernelRegistry& registry);           // einsum.cc
+void register_grid_sample_kernel(KernelRegistry& registry);      // grid_sample.cc
 
 }  // namespace onepool::cpu
