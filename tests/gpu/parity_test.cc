@@ -17,12 +17,11 @@
 #include <cstring>
 #include <fstream>
 #include <new>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <random>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "gpu/parity_cases.h"
 #include "gpu/test_graphs.h"
@@ -128,7 +127,8 @@ SessionOptions cuda_options(bool cuda_graph) {
 void check_parity(const std::shared_ptr<const Model>& model,
                   std::vector<std::vector<HostTensor>> input_sets, const std::string& label,
                   double atol, double rtol, const std::vector<HostTensor>& expected = {}) {
-  Expected<std::vector<std::vector<HostTensor>>> cpu = run_sets(model, SessionOptions{}, input_sets);
+  Expected<std::vector<std::vector<HostTensor>>> cpu =
+      run_sets(model, SessionOptions{}, input_sets);
   CHECK_MESSAGE(cpu.has_value(), label, " on cpu: ", cpu.status().to_string());
   if (!cpu) return;
   for (const bool graph : {true, false}) {
@@ -174,6 +174,7 @@ void check_case(const Case& c) {
   check_parity(*model, two_input_sets(case_inputs(c)), c.label, c.atol, c.rtol, c.expected);
 }
 
+#ifdef ONEPOOL_HAVE_CUDA
 // Floats in [-1, 1) from a cheap hash (large tensors: mt19937 would take seconds per GiB).
 HostTensor pattern_floats(const Shape& shape, uint32_t seed) {
   HostTensor t = zeros(DType::kFloat32, shape);
@@ -184,6 +185,7 @@ HostTensor pattern_floats(const Shape& shape, uint32_t seed) {
   }
   return t;
 }
+#endif
 
 }  // namespace
 
@@ -203,25 +205,25 @@ TEST_CASE("large tensors: grid-stride loops wrap, a tensor above 2^31 bytes") {
   require_device();
 #ifdef ONEPOOL_HAVE_CUDA
   constexpr int64_t kWrapElements = int64_t{65535} * 8 * 256 + 12345;
-  constexpr int64_t kWrapRows = int64_t{65535} * 16 + 51451;  // 1.1 million rows
+  constexpr int64_t kWrapRows = int64_t{65535} * 16 + 51451;    // 1.1 million rows
   constexpr int64_t kHugeElements = (int64_t{1} << 29) + 4096;  // 2^31 + 16 KiB of float32
   const auto var_pattern = [](Shape s, uint32_t seed) { return var(pattern_floats(s, seed)); };
   std::vector<std::pair<Case, size_t>> cases;  // the case and the device bytes it needs
   cases.push_back({make_case("Add", {var_pattern({kWrapElements}, 1), var_pattern({1}, 2)},
                              DType::kFloat32, {kWrapElements}, {}, "wrapping broadcast"),
                    static_cast<size_t>(kWrapElements) * 4 * 3});
-  cases.push_back({make_case("ReduceSum", {var_pattern({kWrapRows, 3}, 3),
-                                           constant(int64s({1}, {1}))},
-                             DType::kFloat32, {kWrapRows, 1}, {}, "wrapping rows"),
-                   static_cast<size_t>(kWrapRows) * 4 * 4});
+  cases.push_back(
+      {make_case("ReduceSum", {var_pattern({kWrapRows, 3}, 3), constant(int64s({1}, {1}))},
+                 DType::kFloat32, {kWrapRows, 1}, {}, "wrapping rows"),
+       static_cast<size_t>(kWrapRows) * 4 * 4});
   cases.push_back({make_case("Softmax", {var_pattern({kWrapRows, 3}, 4)}, DType::kFloat32,
                              {kWrapRows, 3}, {}, "wrapping rows"),
                    static_cast<size_t>(kWrapRows) * 4 * 6});
-  cases.push_back({make_case("LayerNormalization",
-                             {var_pattern({kWrapRows, 4}, 5), weight({4}, 6), weight({4}, 7)},
-                             DType::kFloat32, {kWrapRows, 4}, {{"axis", int_attr(-1)}},
-                             "wrapping rows"),
-                   static_cast<size_t>(kWrapRows) * 4 * 8});
+  cases.push_back(
+      {make_case("LayerNormalization",
+                 {var_pattern({kWrapRows, 4}, 5), weight({4}, 6), weight({4}, 7)}, DType::kFloat32,
+                 {kWrapRows, 4}, {{"axis", int_attr(-1)}}, "wrapping rows"),
+       static_cast<size_t>(kWrapRows) * 4 * 8});
   cases.push_back({make_case("Relu", {var_pattern({kHugeElements}, 8)}, DType::kFloat32,
                              {kHugeElements}, {}, "above 2^31 bytes"),
                    static_cast<size_t>(kHugeElements) * 4 * 2});
