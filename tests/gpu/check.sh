@@ -236,7 +236,7 @@ phase2() {
     local model
     for model in mlp resnet18; do
       # Both models have a symbolic "batch" dim (see models/generate.py SYMBOLIC).
-      step "memcheck ${model}" 120 "${sanitizer}" --tool memcheck --error-exitcode 3 \
+      step "memcheck ${model}" 90 "${sanitizer}" --tool memcheck --error-exitcode 3 \
         --leak-check full "${CLI}" run "${MODELS}/${model}.onnx" --dim batch=1 \
         --device cuda:0 --warmup 0 --iterations 2
       if grep -q 'Device not supported' "${LOGS}/memcheck_${model}.log" 2> /dev/null; then
@@ -248,7 +248,7 @@ phase2() {
   fi
   if python3 -c "import torch, torchvision, transformers" 2> /dev/null; then
     local left=$((DEADLINE - SECONDS - 40))
-    if step "bench vs PyTorch" 280 python3 tests/gpu/torch_bench.py --onepool "${CLI}" \
+    if step "bench vs PyTorch" 280 env PYTHONUNBUFFERED=1 python3 tests/gpu/torch_bench.py --onepool "${CLI}" \
       --out "${BUILD}/torch_bench" --budget-s "$((left < 200 ? left : 200))"; then
       sed -n '/^p50 latency/,$p' "${LOGS}/bench_vs_PyTorch.log" > "${OUT}/bench_table.txt"
     fi

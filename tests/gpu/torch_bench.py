@@ -148,6 +148,10 @@ def main():
             if "error" in row:
                 print(f"{tag}: {row['error']}")
             results.append(row)
+            # One line per row as soon as it is measured: a run cut short keeps what it had.
+            print(f"row {tag}: onepool+graph {cell(row.get('onepool_graph'))} "
+                  f"onepool {cell(row.get('onepool_nograph'))} eager {cell(row.get('eager'))} "
+                  f"compile {cell(row.get('compile'))} ms", flush=True)
             torch.cuda.empty_cache()
 
     with open(os.path.join(args.out, "bench.json"), "w") as f:
