@@ -1,7 +1,8 @@
 // The CUDA backend: one stream and one cuBLAS handle per Session, one device pool (a single
-// cudaMalloc of plan.pool_bytes, or caller device memory), the Model's weights uploaded once,
-// and execute() that replays the whole node sequence as one CUDA graph (Session::cuda_graph_stats
-// says whether it did).
+// cudaMalloc of plan.pool_bytes, or caller device memory), the Model's weights uploaded once per
+// Session (not yet shared by the Sessions of one Model: see DeviceWeights), and execute() that
+// replays the whole node sequence as one CUDA graph (Session::cuda_graph_stats says whether it
+// did). Every call makes its device current and gives the caller's current device back.
 //
 // Never falls back to the CPU: a missing driver or device is a kDeviceError naming the CUDA
 // runtime version, the driver's answer and the device requested. Thread-compatible, like the
