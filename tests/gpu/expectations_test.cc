@@ -41,7 +41,8 @@ std::string difference(const HostTensor& actual, const HostTensor& expected, dou
     if (expected.dtype == DType::kFloat32) {
       const double a = actual.as<float>()[i];
       const double b = expected.as<float>()[i];
-      if ((std::isnan(a) && std::isnan(b)) || a == b || std::abs(a - b) <= atol + rtol * std::abs(b)) {
+      if ((std::isnan(a) && std::isnan(b)) || a == b ||
+          std::abs(a - b) <= atol + rtol * std::abs(b)) {
         continue;
       }
       return str_cat("element ", i, ": ", a, " vs expected ", b);
@@ -119,7 +120,8 @@ TEST_CASE("ConvTranspose padding table on the CPU kernel") {
     const HostTensor& b = c.inputs[2]->tensor;
     HostTensor reference = zeros(DType::kFloat32, {1, 3, p.expected_out});
     for (int64_t m = 0; m < 3; ++m) {
-      for (int64_t o = 0; o < p.expected_out; ++o) reference.as_mutable<float>()[m * p.expected_out + o] = b.as<float>()[m];
+      for (int64_t o = 0; o < p.expected_out; ++o)
+        reference.as_mutable<float>()[m * p.expected_out + o] = b.as<float>()[m];
       for (int64_t ch = 0; ch < 2; ++ch) {
         for (int64_t i = 0; i < p.in; ++i) {
           for (int64_t k = 0; k < p.kernel; ++k) {
@@ -160,8 +162,8 @@ TEST_CASE("CUDA Mod arithmetic, compiled for the host, matches the table") {
     CAPTURE(m.a);
     CAPTURE(m.b);
     CAPTURE(m.fmod);
-    const int64_t r = m.fmod != 0 ? cuda::mod_truncated<int64_t>(m.a, m.b)
-                                  : cuda::mod_floored<int64_t>(m.a, m.b);
+    const int64_t r =
+        m.fmod != 0 ? cuda::mod_truncated<int64_t>(m.a, m.b) : cuda::mod_floored<int64_t>(m.a, m.b);
     CHECK(r == m.expected);
   }
   for (const expectations::FloatModCase& m : expectations::kFloatModCases) {
@@ -234,8 +236,8 @@ TEST_CASE("every parity case prepares for CUDA") {
 
 // ONNX: float Mod needs fmod = 1; the CUDA backend refuses fmod = 0 the way the CPU does.
 TEST_CASE("float Mod with fmod 0 is refused by CUDA preparation") {
-  const Case c = make_case("Mod", {rnd({4}, 1), rnd({4}, 2)}, DType::kFloat32, {4},
-                           {{"fmod", int_attr(0)}});
+  const Case c =
+      make_case("Mod", {rnd({4}, 1), rnd({4}, 2)}, DType::kFloat32, {4}, {{"fmod", int_attr(0)}});
   const Graph graph = single_node_graph(c);
   cuda::CudaBackendOptions options;
   Expected<cuda::CudaPreparedKernel> prepared =

@@ -62,8 +62,8 @@ inline HostTensor random_ints(DType dtype, const Shape& shape, int64_t lo, int64
     std::byte* p = t.data.data() + static_cast<size_t>(i) * size;
     if (dtype == DType::kBool) {
       *reinterpret_cast<bool*>(p) = v != 0;
-    } else if (dtype == DType::kFloat32 || dtype == DType::kFloat64 ||
-               dtype == DType::kFloat16 || dtype == DType::kBFloat16) {
+    } else if (dtype == DType::kFloat32 || dtype == DType::kFloat64 || dtype == DType::kFloat16 ||
+               dtype == DType::kBFloat16) {
       for (size_t b = 0; b < size; ++b) p[b] = static_cast<std::byte>(rng() & 0x7f);
     } else {
       std::memcpy(p, &v, size);  // little-endian: the low bytes
@@ -133,8 +133,8 @@ using Attributes = std::vector<std::pair<std::string, Attribute>>;
 
 /// A case with one output of `dtype` and shape `out`, labelled with the op unless `label` says
 /// more.
-inline Case make_case(std::string op, std::vector<std::optional<In>> inputs, DType dtype,
-                      Shape out, Attributes attributes = {}, std::string label = "") {
+inline Case make_case(std::string op, std::vector<std::optional<In>> inputs, DType dtype, Shape out,
+                      Attributes attributes = {}, std::string label = "") {
   Case c;
   c.label = label.empty() ? op : op + " " + label;
   c.op = std::move(op);
