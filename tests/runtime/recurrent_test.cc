@@ -268,13 +268,19 @@ std::vector<std::optional<TestInput>> inputs_of(const Problem& pr, const Data& d
 struct KernelRun {
   Outputs outputs;
   size_t workspace_bytes = 0;
+  size_t workspace_preferred_bytes = 0;
   long allocations = -1;
 };
 
-// Prepares the node and runs it twice, the second time with the workspace at exactly the declared
-// size and filled with NaN bytes (a kernel reading scratch it did not write shows NaN), outputs
+// The workspace a run is granted: the declared least (a projection window of 64 / batch steps,
+// at least 1), the preferred size (every step at once), or halfway (windows that split the
+// sequence unevenly).
+enum class Grant { kLeast, kHalfway, kPreferred };
+
+// Prepares the node and runs it twice, the second time with the workspace granted as `grant`
+// says and filled with NaN bytes (a kernel reading scratch it did not write shows NaN), outputs
 // filled with garbage, omitted outputs as null views, and the heap allocations of run() counted.
-Expected<KernelRun> run_kernel(const Problem& pr, const Data& data) {
+Expected<KernelRun> run_kernel(const Problem& pr, const Data& data, Grant grant = Grant::kLeast) {
   const std::vector<bool> wanted = {pr.want_y, pr.want_y_h, pr.want_y_c};
   std::vector<OutputSpec> specs = {{DType::kFloat32, pr.y_shape()},
                                    {DType::kFloat32, pr.state_shape()}};
@@ -311,7 +317,12 @@ Expected<KernelRun> run_kernel(const Problem& pr, const Data& data) {
   }
   // As the CPU backend does: OpenBLAS's own threaded driver allocates at every call.
   openblas_set_num_threads(1);
-  std::vector<std::byte> workspace(prepared.workspace_bytes, std::byte{0xFF});
+  const size_t least = prepared.workspace_bytes;
+  const size_t preferred = std::max(least, prepared.workspace_preferred_bytes);
+  const size_t granted = grant == Grant::kLeast       ? least
+                         : grant == Grant::kPreferred ? preferred
+                                                      : least + (preferred - least) / 2;
+  std::vector<std::byte> workspace(granted, std::byte{0xFF});
   cpu::ThreadPool pool(2);
   cpu::RunContext context;
   context.inputs = in;
@@ -331,6 +342,7 @@ Expected<KernelRun> run_kernel(const Problem& pr, const Data& data) {
   ONEPOOL_RETURN_IF_ERROR(status);
   KernelRun result;
   result.workspace_bytes = prepared.workspace_bytes;
+  result.workspace_preferred_bytes = prepared.workspace_preferred_bytes;
   result.allocations = g_allocations.load();
   result.outputs.y = storage[0];
   result.outputs.y_h = storage[1];
@@ -347,17 +359,28 @@ void check_close(const std::vector<float>& actual, const std::vector<float>& exp
   }
 }
 
-// Runs the kernel and the reference and compares every requested output.
+// Runs the kernel with each workspace grant and the reference, and compares every requested
+// output. The preferred workspace holds seq - min(seq, max(1, 64 / batch)) more projection steps
+// than the least, each of batch * gates * hidden floats.
 KernelRun check_against_reference(const Problem& pr) {
   const Data data = make_data(pr);
-  auto run = run_kernel(pr, data);
-  REQUIRE_MESSAGE(run.has_value(), run.status().to_string());
   const Outputs expected = reference(pr, data);
-  if (pr.want_y) check_close(run->outputs.y, expected.y, "Y");
-  if (pr.want_y_h) check_close(run->outputs.y_h, expected.y_h, "Y_h");
-  if (pr.op == "LSTM" && pr.want_y_c) check_close(run->outputs.y_c, expected.y_c, "Y_c");
-  CHECK(run->allocations == 0);
-  return *run;
+  KernelRun last;
+  for (Grant grant : {Grant::kLeast, Grant::kHalfway, Grant::kPreferred}) {
+    CAPTURE(static_cast<int>(grant));
+    auto run = run_kernel(pr, data, grant);
+    REQUIRE_MESSAGE(run.has_value(), run.status().to_string());
+    if (pr.want_y) check_close(run->outputs.y, expected.y, "Y");
+    if (pr.want_y_h) check_close(run->outputs.y_h, expected.y_h, "Y_h");
+    if (pr.op == "LSTM" && pr.want_y_c) check_close(run->outputs.y_c, expected.y_c, "Y_c");
+    CHECK(run->allocations == 0);
+    const size_t step_bytes = static_cast<size_t>(pr.batch * pr.gates() * pr.hidden) * 4;
+    const int64_t least_steps = std::min<int64_t>(pr.seq, std::max<int64_t>(1, 64 / pr.batch));
+    CHECK(run->workspace_preferred_bytes - run->workspace_bytes ==
+          static_cast<size_t>(pr.seq - least_steps) * step_bytes);
+    last = *run;
+  }
+  return last;
 }
 
 // Y entries of (t, d, b) for t >= sequence_lens[b] must be exactly 0.
@@ -575,21 +598,51 @@ TEST_CASE("RNN clip with Relu") {
 }
 
 // Sizes large enough for the threaded paths (the GEMMs split across threads and the gate math
-// over batch rows): batch 24, hidden 48, input 40, seq 7, bidirectional, all three ops.
-TEST_CASE("Larger shapes take the threaded paths") {
+// over batch rows): batch 24, hidden 48, input 40, seq 7, bidirectional, all three ops, both
+// layouts. The least workspace holds 2 of the 7 steps (64 / 24), halfway 4: the projection runs
+// in windows, per time step with layout 1 (batch 24 > window).
+TEST_CASE("Larger shapes take the threaded paths and projection windows") {
   for (const std::string op : {"LSTM", "GRU", "RNN"}) {
-    CAPTURE(op);
-    Problem pr;
-    pr.op = op;
-    pr.seq = 7;
-    pr.batch = 24;
-    pr.input = 40;
-    pr.hidden = 48;
-    pr.direction = "bidirectional";
-    pr.peepholes = pr.op == "LSTM";
-    pr.sequence_lens.assign(24, 7);
-    for (int64_t b = 0; b < 24; b += 3) pr.sequence_lens[b] = static_cast<int32_t>(b % 7);
-    check_against_reference(pr);
+    for (int64_t layout : {0, 1}) {
+      CAPTURE(op);
+      CAPTURE(layout);
+      Problem pr;
+      pr.op = op;
+      pr.layout = layout;
+      pr.seq = 7;
+      pr.batch = 24;
+      pr.input = 40;
+      pr.hidden = 48;
+      pr.direction = "bidirectional";
+      pr.peepholes = pr.op == "LSTM";
+      pr.sequence_lens.assign(24, 7);
+      for (int64_t b = 0; b < 24; b += 3) pr.sequence_lens[b] = static_cast<int32_t>(b % 7);
+      check_against_reference(pr);
+    }
+  }
+}
+
+// A sequence of 21 steps with batch 8: the least workspace holds windows of 8 steps ([0,8),
+// [8,16), [16,21)), walked forwards and backwards; with layout 1 each batch row's steps are
+// projected by one product (batch 8 <= window 8). GRU in both linear_before_reset settings.
+TEST_CASE("Long sequences run in projection windows") {
+  for (const std::string op : {"LSTM", "GRU", "RNN"}) {
+    for (int64_t layout : {0, 1}) {
+      CAPTURE(op);
+      CAPTURE(layout);
+      Problem pr;
+      pr.op = op;
+      pr.layout = layout;
+      pr.seq = 21;
+      pr.batch = 8;
+      pr.input = 5;
+      pr.hidden = 6;
+      pr.direction = "bidirectional";
+      pr.linear_before_reset = layout;
+      pr.sequence_lens = {21, 20, 9, 8, 16, 17, 1, 0};
+      const KernelRun run = check_against_reference(pr);
+      check_zero_past_length(pr, run.outputs.y);
+    }
   }
 }
 

@@ -3,6 +3,7 @@
 #include "runtime/cpu/kernels/recurrent.h"
 
 #include <cctype>
+#include <limits>
 #include <utility>
 
 #include "runtime/cpu/kernel_registry.h"
@@ -283,20 +284,29 @@ bool add_slice(int64_t count, int64_t element_size, int64_t& total, int64_t& off
   return !__builtin_add_overflow(total, padded, &total);
 }
 
+constexpr int64_t kLeastProjectionRows = 64;
+
+// The fixed slices first, then the projection window: every step at the preferred size; at the
+// least, enough steps for kLeastProjectionRows rows of X (a one-row GEMM per step would cost
+// twice the time for a saving of a few hundred KB). CBLAS takes 32-bit dims and leading dimensions:
+// checked for the largest products (seq*batch rows; X rows seq*input apart with layout 1).
 Status plan_workspace(const NodeContext& node, RecurrentPlan& plan) {
   const int64_t element_size = node.input(kInputX).dtype == DType::kFloat64 ? 8 : 4;
   int64_t rows = 0;
-  int64_t projected = 0;
-  int64_t recurrent = 0;
+  int64_t step = 0;
+  int64_t all_steps = 0;
   int64_t state = 0;
   const bool products_fit = !__builtin_mul_overflow(plan.seq_length, plan.batch, &rows) &&
-                            !__builtin_mul_overflow(rows, plan.gate_width(), &projected) &&
-                            !__builtin_mul_overflow(plan.batch, plan.gate_width(), &recurrent) &&
+                            !__builtin_mul_overflow(plan.batch, plan.gate_width(), &step) &&
+                            !__builtin_mul_overflow(rows, plan.gate_width(), &all_steps) &&
                             !__builtin_mul_overflow(plan.batch, plan.hidden, &state);
+  const int64_t least_steps =
+      std::min(plan.seq_length,
+               std::max<int64_t>(1, kLeastProjectionRows / std::max<int64_t>(1, plan.batch)));
+  int64_t least_window = 0;
   int64_t total = 0;
-  int64_t unused = 0;
-  bool fits = products_fit && add_slice(projected, element_size, total, plan.projected_offset) &&
-              add_slice(recurrent, element_size, total, plan.recurrent_offset) &&
+  bool fits = products_fit && !__builtin_mul_overflow(step, least_steps, &least_window) &&
+              add_slice(step, element_size, total, plan.recurrent_offset) &&
               add_slice(state, element_size, total, plan.hidden_offset);
   if (fits && plan.op == RecurrentOp::kLstm) {
     fits = add_slice(state, element_size, total, plan.cell_offset);
@@ -304,23 +314,34 @@ Status plan_workspace(const NodeContext& node, RecurrentPlan& plan) {
   if (fits && plan.op == RecurrentOp::kGru && !plan.linear_before_reset) {
     fits = add_slice(state, element_size, total, plan.scratch_offset);
   }
-  if (!fits || __builtin_mul_overflow(total, element_size, &unused)) {
+  plan.projected_offset = total;
+  int64_t least = 0;
+  int64_t preferred = 0;
+  fits = fits && !__builtin_add_overflow(total, std::max(step, least_window), &least) &&
+         !__builtin_add_overflow(total, all_steps, &preferred) &&
+         !__builtin_mul_overflow(least, element_size, &least) &&
+         !__builtin_mul_overflow(preferred, element_size, &preferred);
+  if (!fits) {
     return node.error(StatusCode::kOutOfRange, "workspace for seq_length=", plan.seq_length,
                       " batch=", plan.batch, " ", plan.gates, "*hidden_size=", plan.gate_width(),
                       " overflows int64");
   }
-  plan.workspace_bytes = static_cast<size_t>(total * element_size);
-  // CBLAS takes 32-bit dims: the input projection has seq*batch rows.
-  GemmShape projection;
-  projection.m = rows;
-  projection.n = plan.gate_width();
-  projection.k = std::max(plan.input_size, plan.hidden);
-  projection.lda = projection.ldb = projection.k;
-  projection.ldc = projection.n;
-  if (!gemm_fits_blas(projection)) {
-    return node.error(StatusCode::kUnsupported, "seq_length*batch=", rows, ", ", plan.gates,
-                      "*hidden_size=", plan.gate_width(), " or input_size=", plan.input_size,
-                      " exceed the 32-bit BLAS range");
+  plan.workspace_bytes = static_cast<size_t>(least);
+  plan.workspace_preferred_bytes = static_cast<size_t>(preferred);
+  GemmShape largest;
+  largest.m = rows;
+  largest.n = plan.gate_width();
+  largest.k = std::max(plan.input_size, plan.hidden);
+  if (__builtin_mul_overflow(plan.seq_length, plan.input_size, &largest.lda)) {
+    largest.lda = std::numeric_limits<int64_t>::max();
+  }
+  if (!plan.batch_first) largest.lda = largest.k;
+  largest.ldb = largest.k;
+  largest.ldc = step;
+  if (!gemm_fits_blas(largest)) {
+    return node.error(StatusCode::kUnsupported, "seq_length=", plan.seq_length,
+                      " batch=", plan.batch, " input_size=", plan.input_size, " ", plan.gates,
+                      "*hidden_size=", plan.gate_width(), " exceed the 32-bit BLAS range");
   }
   return Status::ok();
 }

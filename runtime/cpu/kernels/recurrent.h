@@ -2,13 +2,16 @@
 // recurrent_rnn.cc); the node checks and the workspace layout live in recurrent.cc.
 //
 // Each direction runs in three steps, every buffer a slice of the node's planned workspace:
-//   1. projected = X * W^T + biases for all time steps at once: one GEMM with seq*batch rows.
+//   1. projected = X * W^T + biases for a window of time steps at once (InputProjection): as
+//      many steps as the granted workspace holds, all of them at the preferred size (one GEMM
+//      with seq*batch rows), one step at the least.
 //   2. Per time step: recurrent = H_prev * R^T (one GEMM over the batch), then the op's gate
 //      math row by row, only for the batch rows whose sequence is still running (sequence_lens).
 //   3. Y at the steps past a row's length is zero; Y_h / Y_c hold the state after the row's last
 //      step (zero for a row of length 0, as ONNX Runtime does).
-// Cost per direction: one [seq*batch, input] x [input, gates*hidden] product, seq products of
-// [batch, hidden] x [hidden, gates*hidden], and O(seq * batch * gates * hidden) gate math.
+// Cost per direction: [seq*batch, input] x [input, gates*hidden] of input products (in windows),
+// seq products of [batch, hidden] x [hidden, gates*hidden], and O(seq*batch*gates*hidden) gate
+// math. Workspace: 3 or 4 [batch, hidden]-sized slices plus 1 to seq steps of projection.
 #pragma once
 
 #include <algorithm>
@@ -79,20 +82,17 @@ struct RecurrentPlan {
   int64_t activations_per_direction = 1;
   std::vector<GateActivation> activations;  // directions * activations_per_direction
   // Workspace slices, in elements from its start (each padded to 64 bytes).
-  int64_t projected_offset = 0;  // [seq*batch, gates*hidden], row x_row(t, b)
   int64_t recurrent_offset = 0;  // [batch, gates*hidden]
   int64_t hidden_offset = 0;     // [batch, hidden]
   int64_t cell_offset = 0;       // [batch, hidden], LSTM
   int64_t scratch_offset = 0;    // [batch, hidden], GRU with linear_before_reset == 0
-  size_t workspace_bytes = 0;
+  int64_t projected_offset = 0;  // last: [window steps, batch, gates*hidden], 1 to seq steps
+  size_t workspace_bytes = 0;    // with a one-step window
+  size_t workspace_preferred_bytes = 0;  // with a seq-step window
 
   int64_t gate_width() const { return gates * hidden; }
   /// Whether direction d runs from the last time step to the first.
   bool backward(int64_t d) const { return reverse || d == 1; }
-  /// Row of X (and of the projected buffer) holding time step t of batch row b.
-  int64_t x_row(int64_t t, int64_t b) const {
-    return batch_first ? b * seq_length + t : t * batch + b;
-  }
   /// Offset in Y of the hidden vector of (t, direction d, b).
   int64_t y_offset(int64_t t, int64_t d, int64_t b) const {
     return batch_first ? ((b * seq_length + t) * directions + d) * hidden
@@ -274,27 +274,88 @@ struct RecurrentTensors {
 /// Fails (kInvalidArgument) when a sequence_lens value lies outside [0, seq_length].
 Status check_sequence_lens(const RecurrentPlan& plan, const int32_t* sequence_lens);
 
-/// Step 1 of a direction: projected = X * W_d^T, plus Wb_d and, on the first `rb_columns`
-/// columns, Rb_d (the recurrence bias that can be added before the gate math).
+/// Step 1 of a direction: X * W_d^T plus Wb_d and, on the first `rb_columns` columns, Rb_d
+/// (the part of the recurrence bias that can be added before the gate math), for a window of
+/// time steps at a time, laid out [step - begin][batch][gates*hidden] in the workspace's last
+/// slice. Windows are aligned to multiples of their length, so a backward walk reuses them too.
 template <class T>
-void project_inputs(const RecurrentPlan& plan, const RecurrentTensors<T>& io, int64_t d,
-                    int64_t rb_columns, T* projected, ThreadPool* threads) {
-  const int64_t width = plan.gate_width();
-  const int64_t rows = plan.seq_length * plan.batch;
-  product_transposed(rows, width, plan.input_size, io.x, plan.input_size,
-                     io.w + d * width * plan.input_size, projected, width, threads);
-  if (io.b == nullptr) return;
-  const T* wb = io.b + d * 2 * width;
-  const T* rb = wb + width;
-  const int64_t min_rows = std::max<int64_t>(1, 8192 / std::max<int64_t>(1, width));
-  threads->parallel_for(rows, min_rows, [&](int64_t begin, int64_t end) {
-    for (int64_t row = begin; row < end; ++row) {
-      T* p = projected + row * width;
-      for (int64_t j = 0; j < rb_columns; ++j) p[j] += wb[j] + rb[j];
-      for (int64_t j = rb_columns; j < width; ++j) p[j] += wb[j];
+class InputProjection {
+ public:
+  InputProjection(const RecurrentPlan& plan, const RecurrentTensors<T>& io, int64_t d,
+                  int64_t rb_columns, T* workspace, size_t workspace_bytes, ThreadPool* threads)
+      : plan_(plan),
+        x_(io.x),
+        w_(io.w + d * plan.gate_width() * plan.input_size),
+        wb_(io.b ? io.b + d * 2 * plan.gate_width() : nullptr),
+        rb_columns_(rb_columns),
+        buffer_(workspace + plan.projected_offset),
+        threads_(threads) {
+    const int64_t step_elements = plan.batch * plan.gate_width();
+    const int64_t available =
+        static_cast<int64_t>(workspace_bytes / sizeof(T)) - plan.projected_offset;
+    window_ = step_elements == 0 ? plan.seq_length : available / step_elements;
+    window_ = std::max<int64_t>(1, std::min(window_, plan.seq_length));
+  }
+
+  /// Makes time step t's projection available, projecting its window when needed.
+  void cover(int64_t t) {
+    if (t >= begin_ && t < end_) return;
+    begin_ = t / window_ * window_;
+    end_ = std::min(begin_ + window_, plan_.seq_length);
+    project();
+  }
+
+  /// The projected row of (t, b); t must be covered.
+  const T* row(int64_t t, int64_t b) const {
+    return buffer_ + ((t - begin_) * plan_.batch + b) * plan_.gate_width();
+  }
+
+ private:
+  void project() const {
+    const int64_t width = plan_.gate_width();
+    const int64_t input = plan_.input_size;
+    const int64_t batch = plan_.batch;
+    const int64_t steps = end_ - begin_;
+    if (!plan_.batch_first) {
+      // The window's rows of X are contiguous: one product.
+      product_transposed(steps * batch, width, input, x_ + begin_ * batch * input, input, w_,
+                         buffer_, width, threads_);
+    } else if (batch <= steps) {
+      // X[b, begin:end] is contiguous; its rows land batch*width apart in the window.
+      for (int64_t b = 0; b < batch; ++b) {
+        product_transposed(steps, width, input, x_ + (b * plan_.seq_length + begin_) * input, input,
+                           w_, buffer_ + b * width, batch * width, threads_);
+      }
+    } else {
+      // X[:, t] has its batch rows seq*input apart.
+      for (int64_t t = begin_; t < end_; ++t) {
+        product_transposed(batch, width, input, x_ + t * input, plan_.seq_length * input, w_,
+                           buffer_ + (t - begin_) * batch * width, width, threads_);
+      }
     }
-  });
-}
+    if (wb_ == nullptr) return;
+    const T* rb = wb_ + width;
+    const int64_t min_rows = std::max<int64_t>(1, 8192 / std::max<int64_t>(1, width));
+    threads_->parallel_for(steps * batch, min_rows, [&](int64_t first, int64_t last) {
+      for (int64_t row = first; row < last; ++row) {
+        T* p = buffer_ + row * width;
+        for (int64_t j = 0; j < rb_columns_; ++j) p[j] += wb_[j] + rb[j];
+        for (int64_t j = rb_columns_; j < width; ++j) p[j] += wb_[j];
+      }
+    });
+  }
+
+  const RecurrentPlan& plan_;
+  const T* x_;
+  const T* w_;
+  const T* wb_;
+  int64_t rb_columns_;
+  T* buffer_;
+  ThreadPool* threads_;
+  int64_t window_ = 1;
+  int64_t begin_ = 0;
+  int64_t end_ = 0;  // empty until the first cover()
+};
 
 /// state[b] = the initial state of direction d (zeros when the input is omitted).
 template <class T>

@@ -25,31 +25,33 @@ class GruKernel final : public Kernel {
     ONEPOOL_RETURN_IF_ERROR(check_sequence_lens(plan_, io.sequence_lens));
     T* workspace = reinterpret_cast<T*>(context.workspace);
     for (int64_t d = 0; d < plan_.directions; ++d) {
-      run_direction(io, d, workspace, context.threads);
+      run_direction(io, d, workspace, context.workspace_bytes, context.threads);
     }
     return Status::ok();
   }
 
  private:
-  void run_direction(const RecurrentTensors<T>& io, int64_t d, T* workspace,
+  void run_direction(const RecurrentTensors<T>& io, int64_t d, T* workspace, size_t workspace_bytes,
                      ThreadPool* threads) const {
     const int64_t h = plan_.hidden;
     const int64_t width = plan_.gate_width();
-    T* projected = workspace + plan_.projected_offset;
     T* recurrent = workspace + plan_.recurrent_offset;
     T* hidden = workspace + plan_.hidden_offset;
-    // Step 1. Every time step's input projection; Rbh joins it unless it must be multiplied by r.
-    project_inputs(plan_, io, d, plan_.linear_before_reset ? 2 * h : width, projected, threads);
+    // Step 1. The input projection, a window of time steps at a time; Rbh joins it unless it
+    // must be multiplied by r.
+    InputProjection<T> projection(plan_, io, d, plan_.linear_before_reset ? 2 * h : width,
+                                  workspace, workspace_bytes, threads);
     load_state(plan_, io.initial_h, d, hidden);
     const T* r = io.r + d * width * h;
     const T* rb_h = io.b ? io.b + d * 2 * width + width + 2 * h : nullptr;
     // Step 2. The recurrence.
     for (int64_t step = 0; step < plan_.seq_length; ++step) {
       const int64_t t = time_at(plan_, d, step);
+      projection.cover(t);
       if (plan_.linear_before_reset) {
-        step_linear_before_reset(io, d, t, r, rb_h, projected, recurrent, hidden, threads);
+        step_linear_before_reset(io, d, t, r, rb_h, projection, recurrent, hidden, threads);
       } else {
-        step_reset_before_linear(io, d, t, r, projected, recurrent, hidden,
+        step_reset_before_linear(io, d, t, r, projection, recurrent, hidden,
                                  workspace + plan_.scratch_offset, threads);
       }
       store_step_output(plan_, io, hidden, t, d);
@@ -72,13 +74,13 @@ class GruKernel final : public Kernel {
   }
 
   void step_linear_before_reset(const RecurrentTensors<T>& io, int64_t d, int64_t t, const T* r,
-                                const T* rb_h, const T* projected, T* recurrent, T* hidden,
-                                ThreadPool* threads) const {
+                                const T* rb_h, const InputProjection<T>& projection, T* recurrent,
+                                T* hidden, ThreadPool* threads) const {
     const int64_t h = plan_.hidden;
     const int64_t width = plan_.gate_width();
     product_transposed(plan_.batch, width, h, hidden, h, r, recurrent, width, threads);
     for_each_running_row(plan_, io, t, threads, [&](int64_t b) {
-      const T* x_part = projected + plan_.x_row(t, b) * width;
+      const T* x_part = projection.row(t, b);
       T* gates = recurrent + b * width;
       finish_update_gates(d, x_part, gates);
       const T* reset = gates + h;
@@ -93,8 +95,8 @@ class GruKernel final : public Kernel {
   }
 
   void step_reset_before_linear(const RecurrentTensors<T>& io, int64_t d, int64_t t, const T* r,
-                                const T* projected, T* recurrent, T* hidden, T* reset_hidden,
-                                ThreadPool* threads) const {
+                                const InputProjection<T>& projection, T* recurrent, T* hidden,
+                                T* reset_hidden, ThreadPool* threads) const {
     const int64_t h = plan_.hidden;
     const int64_t width = plan_.gate_width();
     // z and r for every row; rows past their length only feed r (.) Ht-1 rows nobody reads.
@@ -103,7 +105,7 @@ class GruKernel final : public Kernel {
     threads->parallel_for(plan_.batch, min_rows, [&](int64_t begin, int64_t end) {
       for (int64_t b = begin; b < end; ++b) {
         T* gates = recurrent + b * width;
-        finish_update_gates(d, projected + plan_.x_row(t, b) * width, gates);
+        finish_update_gates(d, projection.row(t, b), gates);
         const T* h_row = hidden + b * h;
         for (int64_t j = 0; j < h; ++j) reset_hidden[b * h + j] = gates[h + j] * h_row[j];
       }
@@ -111,7 +113,7 @@ class GruKernel final : public Kernel {
     product_transposed(plan_.batch, h, h, reset_hidden, h, r + 2 * h * h, recurrent + 2 * h, width,
                        threads);
     for_each_running_row(plan_, io, t, threads, [&](int64_t b) {
-      const T* x_part = projected + plan_.x_row(t, b) * width;
+      const T* x_part = projection.row(t, b);
       T* gates = recurrent + b * width;
       T* h_gate = gates + 2 * h;
       for (int64_t j = 0; j < h; ++j) h_gate[j] += x_part[2 * h + j];
@@ -129,6 +131,7 @@ Expected<PreparedKernel> make_gru_kernel(const NodeContext& node) {
   ONEPOOL_ASSIGN_OR_RETURN(RecurrentPlan plan, plan_recurrent(node, RecurrentOp::kGru));
   PreparedKernel prepared;
   prepared.workspace_bytes = plan.workspace_bytes;
+  prepared.workspace_preferred_bytes = plan.workspace_preferred_bytes;
   if (node.input(kInputX).dtype == DType::kFloat64) {
     prepared.kernel = std::make_unique<GruKernel<double>>(std::move(plan));
   } else {

@@ -26,22 +26,21 @@ class LstmKernel final : public Kernel {
     ONEPOOL_RETURN_IF_ERROR(check_sequence_lens(plan_, io.sequence_lens));
     T* workspace = reinterpret_cast<T*>(context.workspace);
     for (int64_t d = 0; d < plan_.directions; ++d) {
-      run_direction(io, d, workspace, context.threads);
+      run_direction(io, d, workspace, context.workspace_bytes, context.threads);
     }
     return Status::ok();
   }
 
  private:
-  void run_direction(const RecurrentTensors<T>& io, int64_t d, T* workspace,
+  void run_direction(const RecurrentTensors<T>& io, int64_t d, T* workspace, size_t workspace_bytes,
                      ThreadPool* threads) const {
     const int64_t h = plan_.hidden;
     const int64_t width = plan_.gate_width();
-    T* projected = workspace + plan_.projected_offset;
     T* recurrent = workspace + plan_.recurrent_offset;
     T* hidden = workspace + plan_.hidden_offset;
     T* cell = workspace + plan_.cell_offset;
-    // Step 1. Every time step's input projection with both biases.
-    project_inputs(plan_, io, d, width, projected, threads);
+    // Step 1. The input projection with both biases, a window of time steps at a time.
+    InputProjection<T> projection(plan_, io, d, width, workspace, workspace_bytes, threads);
     load_state(plan_, io.initial_h, d, hidden);
     load_state(plan_, io.initial_c, d, cell);
     const T* r = io.r + d * width * h;
@@ -49,10 +48,11 @@ class LstmKernel final : public Kernel {
     // Step 2. The recurrence, one GEMM and one pass of gate math per time step.
     for (int64_t step = 0; step < plan_.seq_length; ++step) {
       const int64_t t = time_at(plan_, d, step);
+      projection.cover(t);
       product_transposed(plan_.batch, width, h, hidden, h, r, recurrent, width, threads);
       for_each_running_row(plan_, io, t, threads, [&](int64_t b) {
-        update_row(d, projected + plan_.x_row(t, b) * width, recurrent + b * width, peepholes,
-                   hidden + b * h, cell + b * h);
+        update_row(d, projection.row(t, b), recurrent + b * width, peepholes, hidden + b * h,
+                   cell + b * h);
       });
       store_step_output(plan_, io, hidden, t, d);
     }
@@ -111,6 +111,7 @@ Expected<PreparedKernel> make_lstm_kernel(const NodeContext& node) {
   ONEPOOL_ASSIGN_OR_RETURN(RecurrentPlan plan, plan_recurrent(node, RecurrentOp::kLstm));
   PreparedKernel prepared;
   prepared.workspace_bytes = plan.workspace_bytes;
+  prepared.workspace_preferred_bytes = plan.workspace_preferred_bytes;
   if (node.input(kInputX).dtype == DType::kFloat64) {
     prepared.kernel = std::make_unique<LstmKernel<double>>(std::move(plan));
   } else {

@@ -18,29 +18,29 @@ class RnnKernel final : public Kernel {
     ONEPOOL_RETURN_IF_ERROR(check_sequence_lens(plan_, io.sequence_lens));
     T* workspace = reinterpret_cast<T*>(context.workspace);
     for (int64_t d = 0; d < plan_.directions; ++d) {
-      run_direction(io, d, workspace, context.threads);
+      run_direction(io, d, workspace, context.workspace_bytes, context.threads);
     }
     return Status::ok();
   }
 
  private:
-  void run_direction(const RecurrentTensors<T>& io, int64_t d, T* workspace,
+  void run_direction(const RecurrentTensors<T>& io, int64_t d, T* workspace, size_t workspace_bytes,
                      ThreadPool* threads) const {
     const int64_t h = plan_.hidden;
-    T* projected = workspace + plan_.projected_offset;
     T* recurrent = workspace + plan_.recurrent_offset;
     T* hidden = workspace + plan_.hidden_offset;
-    // Step 1. Every time step's input projection with both biases.
-    project_inputs(plan_, io, d, h, projected, threads);
+    // Step 1. The input projection with both biases, a window of time steps at a time.
+    InputProjection<T> projection(plan_, io, d, h, workspace, workspace_bytes, threads);
     load_state(plan_, io.initial_h, d, hidden);
     const T* r = io.r + d * h * h;
     const GateActivation& f = plan_.activation(d, 0);
     // Step 2. The recurrence.
     for (int64_t step = 0; step < plan_.seq_length; ++step) {
       const int64_t t = time_at(plan_, d, step);
+      projection.cover(t);
       product_transposed(plan_.batch, h, h, hidden, h, r, recurrent, h, threads);
       for_each_running_row(plan_, io, t, threads, [&](int64_t b) {
-        const T* x_part = projected + plan_.x_row(t, b) * h;
+        const T* x_part = projection.row(t, b);
         T* gate = recurrent + b * h;
         for (int64_t j = 0; j < h; ++j) gate[j] += x_part[j];
         finish_gate(plan_, f, gate, h);
@@ -61,6 +61,7 @@ Expected<PreparedKernel> make_rnn_kernel(const NodeContext& node) {
   ONEPOOL_ASSIGN_OR_RETURN(RecurrentPlan plan, plan_recurrent(node, RecurrentOp::kRnn));
   PreparedKernel prepared;
   prepared.workspace_bytes = plan.workspace_bytes;
+  prepared.workspace_preferred_bytes = plan.workspace_preferred_bytes;
   if (node.input(kInputX).dtype == DType::kFloat64) {
     prepared.kernel = std::make_unique<RnnKernel<double>>(std::move(plan));
   } else {
