@@ -4,14 +4,15 @@
 // Each direction runs in three steps, every buffer a slice of the node's planned workspace:
 //   1. projected = X * W^T + biases for a window of time steps at once (InputProjection): as
 //      many steps as the granted workspace holds, all of them at the preferred size (one GEMM
-//      with seq*batch rows), one step at the least.
+//      with seq*batch rows), 64 rows of X at the least (plan_workspace in recurrent.cc).
 //   2. Per time step: recurrent = H_prev * R^T (one GEMM over the batch), then the op's gate
 //      math row by row, only for the batch rows whose sequence is still running (sequence_lens).
 //   3. Y at the steps past a row's length is zero; Y_h / Y_c hold the state after the row's last
 //      step (zero for a row of length 0, as ONNX Runtime does).
 // Cost per direction: [seq*batch, input] x [input, gates*hidden] of input products (in windows),
 // seq products of [batch, hidden] x [hidden, gates*hidden], and O(seq*batch*gates*hidden) gate
-// math. Workspace: 3 or 4 [batch, hidden]-sized slices plus 1 to seq steps of projection.
+// math. Workspace: a [batch, gates*hidden] slice, 1 to 3 [batch, hidden] slices, and 1 to seq
+// steps of projection.
 #pragma once
 
 #include <algorithm>
@@ -87,7 +88,7 @@ struct RecurrentPlan {
   int64_t cell_offset = 0;       // [batch, hidden], LSTM
   int64_t scratch_offset = 0;    // [batch, hidden], GRU with linear_before_reset == 0
   int64_t projected_offset = 0;  // last: [window steps, batch, gates*hidden], 1 to seq steps
-  size_t workspace_bytes = 0;    // with a one-step window
+  size_t workspace_bytes = 0;    // with the least window
   size_t workspace_preferred_bytes = 0;  // with a seq-step window
 
   int64_t gate_width() const { return gates * hidden; }
