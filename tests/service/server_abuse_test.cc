@@ -412,7 +412,13 @@ TEST_CASE("serve abuse: slow clients, a burst and bad requests never stall healt
   CHECK(probe.probes() > 20);
   CHECK(probe.failures() == 0);
   CHECK(probe.worst_ms() < 1000.0);
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  // ASan keeps freed memory in a quarantine (256 MiB by default) and TSan grows its shadow:
+  // under them LeakSanitizer, not RSS, says whether anything leaks.
+  MESSAGE("RSS growth not checked under a sanitizer");
+#else
   CHECK(rss_after < rss_before + (size_t{24} << 20));
+#endif
 
   // Every rejected request is counted with its real duration: the 3 × 16 slow-header 408s alone
   // took at least 1 s each.
@@ -463,7 +469,7 @@ TEST_CASE("serve front: pipelined requests and Expect: 100-continue") {
   send_all(pipelined,
            "GET /v2/health/live HTTP/1.1\r\nHost: x\r\n\r\n"
            "GET /v2/health/ready HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-  const std::string both = read_until(pipelined, "HTTP/1.1 200", 2, milliseconds(2000));
+  const std::string both = read_until(pipelined, "{\"ready\":true}", 1, milliseconds(2000));
   ::close(pipelined);
   const size_t live = both.find("{\"live\":true}");
   const size_t ready = both.find("{\"ready\":true}");
