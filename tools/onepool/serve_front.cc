@@ -411,7 +411,11 @@ void HttpFront::read_ready(Connection& connection, Clock::time_point now) {
       total += static_cast<size_t>(got);
       if (connection.draining) continue;
       connection.in.append(buffer.data(), static_cast<size_t>(got));
-      if (connection.header_bytes == 0 && connection.in.size() > options_.max_header_bytes) break;
+      // Stop at what the request can use, so a sender cannot make the buffer grow: the head
+      // (parsed and limited by advance()) or the announced body.
+      const size_t enough =
+          connection.header_bytes == 0 ? options_.max_header_bytes : connection.request_bytes - 1;
+      if (connection.in.size() > enough) break;
       continue;
     }
     if (got < 0 && errno == EINTR) continue;
