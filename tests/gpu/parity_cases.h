@@ -204,6 +204,12 @@ inline void add_pooling(std::vector<Case>& cases) {
   cases.push_back(make_case("MaxPool", {rnd({2, 3, 10}, 71)}, kF, {2, 3, 4},
                             {{"kernel_shape", ints_attr({3})}, {"strides", ints_attr({2})}},
                             "1-D"));
+  // NaN propagates through a window; -inf loses to any finite value (rotated inputs too).
+  cases.push_back(make_case(
+      "MaxPool",
+      {var(floats({1, 1, 8}, {1.0f, expectations::kNaN, 3.0f, -expectations::kInf, 6.0f,
+                              -expectations::kInf, 2.0f, 5.0f}))},
+      kF, {1, 1, 4}, {{"kernel_shape", ints_attr({2})}, {"strides", ints_attr({2})}}, "NaN"));
   cases.push_back(make_case("AveragePool", {rnd({1, 2, 8, 8}, 72)}, kF, {1, 2, 4, 4},
                             {{"kernel_shape", ints_attr({2, 2})}, {"strides", ints_attr({2, 2})}}));
   cases.push_back(make_case("AveragePool", {rnd({1, 2, 7, 7}, 73)}, kF, {1, 2, 4, 4},

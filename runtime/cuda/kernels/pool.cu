@@ -2,6 +2,7 @@
 #include <cfloat>
 
 #include "runtime/cuda/kernels/device_util.cuh"
+#include "runtime/cuda/kernels/scalar_ops.h"
 
 namespace onepool::cuda {
 
@@ -13,6 +14,7 @@ __global__ void pool_kernel(PoolParams p, const float* x, float* y) {
     const int64_t ow = i % p.out_w;
     const int64_t oh = (i / p.out_w) % p.out_h;
     const float* plane = x + (i / (p.out_w * p.out_h)) * p.in_h * p.in_w;
+    // Max starts from -FLT_MAX (a window of padding only gives it, as the CPU) and keeps NaN.
     float acc = p.is_max ? -FLT_MAX : 0.0f;
     int64_t valid = 0;
     int64_t padded = 0;  // window cells inside the padded input (count_include_pad divisor)
@@ -23,7 +25,7 @@ __global__ void pool_kernel(PoolParams p, const float* x, float* y) {
         if (ih < p.in_h + p.end_h && iw < p.in_w + p.end_w) ++padded;
         if (ih < 0 || ih >= p.in_h || iw < 0 || iw >= p.in_w) continue;
         const float v = plane[ih * p.in_w + iw];
-        acc = p.is_max ? fmaxf(acc, v) : acc + v;
+        acc = p.is_max ? nan_propagating_max(acc, v) : acc + v;
         ++valid;
       }
     }
