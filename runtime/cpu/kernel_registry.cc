@@ -23,6 +23,10 @@ KernelRegistry KernelRegistry::with_all_kernels() {
   register_det_kernel(registry);
   register_einsum_kernel(registry);
   register_grid_sample_kernel(registry);
+  register_signal_window_kernels(registry);
+  register_signal_dft_kernels(registry);
+  register_max_unpool_kernel(registry);
+  register_roi_align_kernel(registry);
   return registry;
 }
 

@@ -42,5 +42,9 @@ void register_reverse_sequence_kernel(KernelRegistry& registry); // reverse_sequ
 void register_det_kernel(KernelRegistry& registry);              // det.cc
 void register_einsum_kernel(KernelRegistry& registry);           // einsum.cc
 void register_grid_sample_kernel(KernelRegistry& registry);      // grid_sample.cc
+void register_signal_window_kernels(KernelRegistry& registry);  // signal_window.cc
+void register_signal_dft_kernels(KernelRegistry& registry);     // signal_dft.cc
+void register_max_unpool_kernel(KernelRegistry& registry);       // max_unpool.cc
+void register_roi_align_kernel(KernelRegistry& registry);        // roi_align.cc
 
 }  // namespace onepool::cpu
