@@ -21,8 +21,9 @@
 // Cost: one front thread, `post_threads + other_threads` workers; memory bounded by
 // max_connections × max_header_bytes plus max_buffered_bytes of bodies.
 //
-// Thread-safety: configure handlers before serving; stop_connections() from any thread but a
-// worker; the destructor stops everything.
+// Ownership and thread-safety: the front owns every accepted socket until it closes it.
+// Register handlers before serving; call stop_connections() from any thread but a worker; the
+// destructor stops everything.
 #pragma once
 
 #include <httplib.h>
@@ -73,9 +74,8 @@ class HttpFront : public httplib::Server {
   /// On a handler's thread: when the first byte of the request being handled arrived.
   static Clock::time_point request_start();
 
-  struct Connection;
-
  private:
+  struct Connection;
   class Lane;
   // httplib calls this (from its accept loop, through an inline task queue) for each accepted
   // socket: the socket joins the front instead of occupying a worker.
@@ -84,7 +84,7 @@ class HttpFront : public httplib::Server {
   void front_loop();
   void adopt(std::unique_ptr<Connection> connection, Clock::time_point now);
   void read_ready(Connection& connection, Clock::time_point now);
-  // Step 2: true once `connection` holds a whole request (or was answered and is draining).
+  // Step 2: dispatches `connection` once it holds a whole request, or answers it (reject).
   void advance(Connection& connection, Clock::time_point now);
   void reject(Connection& connection, int status, const std::string& message,
               Clock::time_point now);

@@ -3,6 +3,7 @@
 #include <httplib.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <exception>
 #include <functional>
 #include <regex>
@@ -45,11 +46,10 @@ HttpFrontOptions front_options(const ServeOptions& options, size_t sessions,
   front.write_timeout = options.write_timeout;
   front.keep_alive_timeout = options.keep_alive_timeout;
   front.max_body_bytes = options.max_body_bytes;
-  // Room for a few bodies of the maximum size at once, and never less than one.
-  front.max_buffered_bytes = std::max<size_t>(size_t{256} << 20, options.max_body_bytes);
-  if (options.max_body_bytes <= (size_t{1} << 40)) {
-    front.max_buffered_bytes = std::max(front.max_buffered_bytes, 4 * options.max_body_bytes);
-  }
+  // Room for four bodies of the maximum size at once (at least 256 MiB); more get 503.
+  const size_t four_bodies =
+      options.max_body_bytes > SIZE_MAX / 4 ? SIZE_MAX : 4 * options.max_body_bytes;
+  front.max_buffered_bytes = std::max(size_t{256} << 20, four_bodies);
   front.max_connections = options.max_connections;
   front.post_threads =
       options.http_threads != 0 ? options.http_threads : std::max<size_t>(8, 2 * sessions);
