@@ -229,7 +229,7 @@ struct RoundResult {
 };
 
 // 16 connections send "GET /v2/health/live HTTP/1.1\r\nX-Slow: aaaa..." one byte per 200 ms;
-// each must get 408 within the 1 s header time-out (+0.5 s).
+// each must get 408 after the 1 s header time-out (+1 s of slack for a loaded CI machine).
 void slow_headers(int port, RoundResult& result, std::mutex& mutex) {
   std::vector<std::thread> threads;
   std::atomic<int> got_408{0};
@@ -247,7 +247,7 @@ void slow_headers(int port, RoundResult& result, std::mutex& mutex) {
       if (response.empty()) response = read_response(fd, milliseconds(1000));
       const double ms = ms_since(start);
       ::close(fd);
-      if (status_of(response) == 408 && ms < 1500.0) {
+      if (status_of(response) == 408 && ms >= 900.0 && ms < 2000.0) {
         ++got_408;
       } else {
         std::lock_guard lock(mutex);
@@ -271,10 +271,10 @@ void slow_bodies(int port, RoundResult& result, std::mutex& mutex) {
       const auto start = Clock::now();
       send_all(fd, str_cat("POST /v2/models/mlp/infer HTTP/1.1\r\nHost: x\r\n",
                            "Content-Length: 3000\r\n\r\n", std::string(100, ' ')));
-      const std::string response = read_response(fd, milliseconds(4000));
+      const std::string response = read_response(fd, milliseconds(5000));
       const double ms = ms_since(start);
       ::close(fd);
-      if (status_of(response) == 408 && ms >= 1900.0 && ms < 3000.0) {
+      if (status_of(response) == 408 && ms >= 1900.0 && ms < 3500.0) {
         ++got_408;
       } else {
         std::lock_guard lock(mutex);
