@@ -86,7 +86,32 @@ Status check_group(const onnx::NodeProto& node) {
                      group->i(), "; it must be at least 1");
 }
 
+// ONNX's shape inference reads 'axis' into an int: -2^63 became axis 0 and the model ran. No
+// tensor OnePool accepts has more than Shape::kMaxRank (8) axes, so an axis outside [-8, 8]
+// (Flatten's 'axis' may equal the rank) is out of range for any input; the kernels check the
+// exact range against the input's rank.
+Status check_axis_attributes(const onnx::NodeProto& node) {
+  constexpr int64_t kAxisLimit = 8;
+  if (!node.domain().empty() && node.domain() != "ai.onnx") return Status::ok();
+  for (const auto& attribute : node.attribute()) {
+    std::vector<int64_t> values;
+    if (attribute.name() == "axis" && attribute.type() == onnx::AttributeProto::INT) {
+      values.push_back(attribute.i());
+    } else if (attribute.name() == "axes" && attribute.type() == onnx::AttributeProto::INTS) {
+      values.assign(attribute.ints().begin(), attribute.ints().end());
+    }
+    for (int64_t value : values) {
+      if (value >= -kAxisLimit && value <= kAxisLimit) continue;
+      return make_status(StatusCode::kInvalidModel, node_label(node), ": attribute '",
+                         attribute.name(), "' holds ", value, ", outside the axes of any tensor ([",
+                         -kAxisLimit, ", ", kAxisLimit, "] for up to ", kAxisLimit, " dims)");
+    }
+  }
+  return Status::ok();
+}
+
 Status check_node(const onnx::NodeProto& node) {
+  ONEPOOL_RETURN_IF_ERROR(check_axis_attributes(node));
   if (!has_window_attributes(node.op_type())) return Status::ok();
   ONEPOOL_RETURN_IF_ERROR(check_ints_range(node, "strides", 1));
   ONEPOOL_RETURN_IF_ERROR(check_ints_range(node, "dilations", 1));

@@ -12,6 +12,7 @@
 
 #include "planner/graph.h"
 #include "runtime/cpu/kernel_registry.h"
+#include "runtime/cpu/kernels/conv_dnnl.h"
 #include "runtime/node_bindings.h"
 #include "runtime/node_flops.h"
 
@@ -111,6 +112,8 @@ Status CpuBackend::prepare(const Model& model, NodeMemoryNeeds& needs) {
   kernels_.clear();
   kernels_.resize(graph_->nodes.size());
   needs = NodeMemoryNeeds{};
+  // oneDNN primitives (when built in) fix their work split at creation from this count.
+  nn::set_dnnl_threads(threads_);
   for (size_t n = 0; n < graph_->nodes.size(); ++n) {
     Expected<PreparedKernel> prepared = prepare_kernel(registry, *graph_, graph_->nodes[n]);
     if (prepared) {
@@ -119,7 +122,9 @@ Status CpuBackend::prepare(const Model& model, NodeMemoryNeeds& needs) {
       continue;
     }
     ++problem_count;
-    if (prepared.status().code() == StatusCode::kInvalidModel) ++invalid_count;
+    const StatusCode code = prepared.status().code();
+    // kOutOfRange at prepare: a constant input checked at load (a Gather index past its axis).
+    if (code == StatusCode::kInvalidModel || code == StatusCode::kOutOfRange) ++invalid_count;
     problems += "\n  " + prepared.status().message();
   }
   // A malformed node (a Reshape whose output cannot hold its input, a constant Gather index out
