@@ -11,6 +11,11 @@ endif()
 
 function(onepool_target_options target)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wno-unused-parameter)
+  # No contraction of a * b + c into a fused multiply-add: GCC's default for C++ contracts
+  # wherever the target has FMA, so a -march=native build and a generic one rounded differently
+  # (and broke a max-pool / Equal tie on a line-detection model). Without it, every build of the
+  # same sources gives the same bits on the same machine; tests/build_parity.sh checks it in CI.
+  target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-ffp-contract=off>)
   if(ONEPOOL_WERROR)
     target_compile_options(${target} PRIVATE -Werror)
   endif()
