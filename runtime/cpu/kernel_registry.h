@@ -32,20 +32,20 @@ void register_matmul_kernels(KernelRegistry& registry);
 void register_reduce_kernels(KernelRegistry& registry);
 void register_shape_kernels(KernelRegistry& registry);
 void register_tensor_kernels(KernelRegistry& registry);
-void register_recurrent_kernels(KernelRegistry& registry);  // recurrent.cc: LSTM, GRU, RNN
-void register_cumsum_trilu_kernels(KernelRegistry& registry);    // cumsum_trilu.cc
-void register_scatter_gather_kernels(KernelRegistry& registry);  // scatter_gather_nd.cc
-void register_loss_kernels(KernelRegistry& registry);            // loss.cc
-void register_onehot_kernel(KernelRegistry& registry);           // onehot.cc
-void register_lrn_mvn_kernels(KernelRegistry& registry);         // norm_lrn.cc
-void register_reverse_sequence_kernel(KernelRegistry& registry); // reverse_sequence.cc
-void register_det_kernel(KernelRegistry& registry);              // det.cc
-void register_einsum_kernel(KernelRegistry& registry);           // einsum.cc
-void register_grid_sample_kernel(KernelRegistry& registry);      // grid_sample.cc
-void register_signal_window_kernels(KernelRegistry& registry);  // signal_window.cc
-void register_signal_dft_kernels(KernelRegistry& registry);     // signal_dft.cc
-void register_max_unpool_kernel(KernelRegistry& registry);       // max_unpool.cc
-void register_roi_align_kernel(KernelRegistry& registry);        // roi_align.cc
-void register_tfidf_vectorizer_kernel(KernelRegistry& registry); // tfidf_vectorizer.cc
+void register_recurrent_kernels(KernelRegistry& registry);        // recurrent.cc: LSTM, GRU, RNN
+void register_cumsum_trilu_kernels(KernelRegistry& registry);     // cumsum_trilu.cc
+void register_scatter_gather_kernels(KernelRegistry& registry);   // scatter_gather_nd.cc
+void register_loss_kernels(KernelRegistry& registry);             // loss.cc
+void register_onehot_kernel(KernelRegistry& registry);            // onehot.cc
+void register_lrn_mvn_kernels(KernelRegistry& registry);          // norm_lrn.cc
+void register_reverse_sequence_kernel(KernelRegistry& registry);  // reverse_sequence.cc
+void register_det_kernel(KernelRegistry& registry);               // det.cc
+void register_einsum_kernel(KernelRegistry& registry);            // einsum.cc
+void register_grid_sample_kernel(KernelRegistry& registry);       // grid_sample.cc
+void register_signal_window_kernels(KernelRegistry& registry);    // signal_window.cc
+void register_signal_dft_kernels(KernelRegistry& registry);       // signal_dft.cc
+void register_max_unpool_kernel(KernelRegistry& registry);        // max_unpool.cc
+void register_roi_align_kernel(KernelRegistry& registry);         // roi_align.cc
+void register_tfidf_vectorizer_kernel(KernelRegistry& registry);  // tfidf_vectorizer.cc
 
 }  // namespace onepool::cpu

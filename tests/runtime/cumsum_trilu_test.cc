@@ -60,9 +60,9 @@ TEST_CASE("CumSum 1-D, the four modes") {
       {1, 3, 6, 10, 15}, {0, 1, 3, 6, 10}, {15, 14, 12, 9, 5}, {14, 12, 9, 5, 0}};
   for (int mode = 0; mode < 4; ++mode) {
     const bool exclusive = (mode & 1) != 0, reverse = (mode & 2) != 0;
-    auto result = run_single_node("CumSum", {f32(Shape{5}, x), i32(Shape{}, {0})},
-                                  {{DType::kFloat32, Shape{5}}},
-                                  cumsum_attributes(exclusive, reverse));
+    auto result =
+        run_single_node("CumSum", {f32(Shape{5}, x), i32(Shape{}, {0})},
+                        {{DType::kFloat32, Shape{5}}}, cumsum_attributes(exclusive, reverse));
     REQUIRE(result.has_value());
     CHECK(values_of<float>(result.value()[0]) == expected[static_cast<size_t>(mode)]);
   }
@@ -81,13 +81,13 @@ TEST_CASE("CumSum 3-D matches the naive reference on every axis and mode") {
     for (int mode = 0; mode < 4; ++mode) {
       const bool exclusive = (mode & 1) != 0, reverse = (mode & 2) != 0;
       INFO("axis ", axis, " exclusive ", exclusive, " reverse ", reverse);
-      auto result = run_single_node("CumSum", {f32(shape, x), i64(Shape{1}, {axis}, mode == 1)},
-                                    {{DType::kFloat32, shape}},
-                                    cumsum_attributes(exclusive, reverse));
+      auto result =
+          run_single_node("CumSum", {f32(shape, x), i64(Shape{1}, {axis}, mode == 1)},
+                          {{DType::kFloat32, shape}}, cumsum_attributes(exclusive, reverse));
       REQUIRE(result.has_value());
       const std::vector<float> actual = values_of<float>(result.value()[0]);
-      const std::vector<float> expected = naive_cumsum(x, outer, dims[a], inner, exclusive,
-                                                       reverse);
+      const std::vector<float> expected =
+          naive_cumsum(x, outer, dims[a], inner, exclusive, reverse);
       for (size_t i = 0; i < x.size(); ++i) CHECK(actual[i] == doctest::Approx(expected[i]));
     }
   }
@@ -95,18 +95,18 @@ TEST_CASE("CumSum 3-D matches the naive reference on every axis and mode") {
 
 // int64 sums are exact: [1e12, 1e12, 1] → [1e12, 2e12, 2e12 + 1].
 TEST_CASE("CumSum int64") {
-  auto result = run_single_node("CumSum",
-                                {i64(Shape{3}, {1000000000000, 1000000000000, 1}),
-                                 i64(Shape{}, {0})},
-                                {{DType::kInt64, Shape{3}}});
+  auto result = run_single_node(
+      "CumSum", {i64(Shape{3}, {1000000000000, 1000000000000, 1}), i64(Shape{}, {0})},
+      {{DType::kInt64, Shape{3}}});
   REQUIRE(result.has_value());
   CHECK(values_of<int64_t>(result.value()[0]) ==
         std::vector<int64_t>{1000000000000, 2000000000000, 2000000000001});
 }
 
 TEST_CASE("CumSum axis out of range: constant at prepare, runtime at run") {
-  auto constant = run_single_node("CumSum", {f32(Shape{2, 2}, {1, 2, 3, 4}), i64(Shape{}, {2}, true)},
-                                  {{DType::kFloat32, Shape{2, 2}}});
+  auto constant =
+      run_single_node("CumSum", {f32(Shape{2, 2}, {1, 2, 3, 4}), i64(Shape{}, {2}, true)},
+                      {{DType::kFloat32, Shape{2, 2}}});
   REQUIRE_FALSE(constant.has_value());
   CHECK(constant.status().code() == StatusCode::kInvalidModel);
   auto runtime = run_single_node("CumSum", {f32(Shape{2, 2}, {1, 2, 3, 4}), i64(Shape{}, {-3})},

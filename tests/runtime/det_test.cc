@@ -36,8 +36,8 @@ TEST_CASE("Det hand-computed") {
                               {{DType::kFloat32, Shape{}}});
   REQUIRE(swap.has_value());
   CHECK(values_of<float>(swap.value()[0])[0] == doctest::Approx(-3.0));
-  auto singular = run_single_node("Det", {f32(Shape{2, 2}, {1, 2, 2, 4})},
-                                  {{DType::kFloat32, Shape{}}});
+  auto singular =
+      run_single_node("Det", {f32(Shape{2, 2}, {1, 2, 2, 4})}, {{DType::kFloat32, Shape{}}});
   REQUIRE(singular.has_value());
   CHECK(values_of<float>(singular.value()[0])[0] == doctest::Approx(0.0));
   auto one = run_single_node("Det", {f32(Shape{1, 1}, {5})}, {{DType::kFloat32, Shape{}}});
@@ -48,7 +48,8 @@ TEST_CASE("Det hand-computed") {
 // A [2, 3, 4, 4] batch of random matrices against cofactor expansion, matrix by matrix.
 TEST_CASE("Det batched matches cofactor expansion") {
   const std::vector<float> x = random_values(2 * 3 * 16, 21);
-  auto result = run_single_node("Det", {f32(Shape{2, 3, 4, 4}, x)}, {{DType::kFloat32, Shape{2, 3}}});
+  auto result =
+      run_single_node("Det", {f32(Shape{2, 3, 4, 4}, x)}, {{DType::kFloat32, Shape{2, 3}}});
   REQUIRE(result.has_value());
   const std::vector<float> y = values_of<float>(result.value()[0]);
   for (size_t k = 0; k < 6; ++k) {
@@ -59,8 +60,8 @@ TEST_CASE("Det batched matches cofactor expansion") {
 }
 
 TEST_CASE("Det rejects non-square input and a wrong output shape") {
-  auto square = run_single_node("Det", {f32(Shape{2, 3}, random_values(6, 1))},
-                                {{DType::kFloat32, Shape{}}});
+  auto square =
+      run_single_node("Det", {f32(Shape{2, 3}, random_values(6, 1))}, {{DType::kFloat32, Shape{}}});
   REQUIRE_FALSE(square.has_value());
   CHECK(square.status().code() == StatusCode::kInvalidModel);
   auto output = run_single_node("Det", {f32(Shape{2, 2, 2}, random_values(8, 1))},

@@ -93,9 +93,9 @@ TEST_CASE("Einsum ellipsis: batch diagonal and broadcasting") {
       for (size_t k = 0; k < 3; ++k) sum += double(a[n * 3 + k]) * b[m * 3 + k];
       expected.push_back(sum);
     }
-  check_close(run_einsum("...k,...k->...", {f32(Shape{2, 1, 3}, a), f32(Shape{4, 3}, b)},
-                         Shape{2, 4}),
-              expected);
+  check_close(
+      run_einsum("...k,...k->...", {f32(Shape{2, 1, 3}, a), f32(Shape{4, 3}, b)}, Shape{2, 4}),
+      expected);
 }
 
 // Three inputs: "i,ij,j->" = u^T M v with u = [1, 2], M = [[1, 2], [3, 4]], v = [5, 6]:
@@ -108,9 +108,9 @@ TEST_CASE("Einsum with three inputs") {
 
 // int64 "ij,jk" = [[1, 2], [3, 4]] @ [[5, 6], [7, 8]] = [[19, 22], [43, 50]].
 TEST_CASE("Einsum on int64") {
-  auto result = run_single_node("Einsum",
-                                {i64(Shape{2, 2}, {1, 2, 3, 4}), i64(Shape{2, 2}, {5, 6, 7, 8})},
-                                {{DType::kInt64, Shape{2, 2}}}, equation("ij,jk"));
+  auto result =
+      run_single_node("Einsum", {i64(Shape{2, 2}, {1, 2, 3, 4}), i64(Shape{2, 2}, {5, 6, 7, 8})},
+                      {{DType::kInt64, Shape{2, 2}}}, equation("ij,jk"));
   REQUIRE(result.has_value());
   CHECK(values_of<int64_t>(result.value()[0]) == std::vector<int64_t>{19, 22, 43, 50});
 }
@@ -118,12 +118,12 @@ TEST_CASE("Einsum on int64") {
 TEST_CASE("Einsum rejects malformed equations and mismatched sizes") {
   const auto x = f32(Shape{2, 3}, {1, 2, 3, 4, 5, 6});
   const std::vector<std::pair<std::string, Shape>> bad = {
-      {"ijk->i", Shape{2}},      // three labels for rank 2
-      {"ij,jk->ik", Shape{2}},   // two terms, one input
-      {"i1->i", Shape{2}},       // bad character
-      {"ij->k", Shape{2}},       // output label not in an input
-      {"ij->ii", Shape{2, 2}},   // repeated output label
-      {"ij->i", Shape{3}},       // wrong output shape
+      {"ijk->i", Shape{2}},     // three labels for rank 2
+      {"ij,jk->ik", Shape{2}},  // two terms, one input
+      {"i1->i", Shape{2}},      // bad character
+      {"ij->k", Shape{2}},      // output label not in an input
+      {"ij->ii", Shape{2, 2}},  // repeated output label
+      {"ij->i", Shape{3}},      // wrong output shape
   };
   for (const auto& [text, out] : bad) {
     INFO(text);

@@ -120,9 +120,8 @@ TEST_CASE("ThresholdedRelu") {
 
 // Mish(x) = x * tanh(log(1 + e^x)); large x gives x, large negative x gives -0.
 TEST_CASE("Mish") {
-  check_against("Mish", {-30.0f, -2.0f, -0.5f, 0.0f, 0.5f, 2.0f, 30.0f, 100.0f}, [](double v) {
-    return v * std::tanh(std::log1p(std::exp(v)));
-  });
+  check_against("Mish", {-30.0f, -2.0f, -0.5f, 0.0f, 0.5f, 2.0f, 30.0f, 100.0f},
+                [](double v) { return v * std::tanh(std::log1p(std::exp(v))); });
 }
 
 TEST_CASE("trigonometric functions reject integer inputs") {

@@ -98,20 +98,17 @@ TEST_CASE("GridSample: NaN coordinate samples nothing, bad shapes and modes are 
       sample({1, 2, 3, 4}, 2, 2, {nan, 0}, grid_attributes("bilinear", "border", false))[0]));
   CHECK(sample({1, 2, 3, 4}, 2, 2, {1e30f, 0}, grid_attributes("bilinear", "zeros", false))[0] ==
         0.0f);
-  auto grid_shape = run_single_node("GridSample",
-                                    {f32(Shape{1, 1, 2, 2}, {1, 2, 3, 4}),
-                                     f32(Shape{1, 1, 1, 3}, {0, 0, 0})},
-                                    {{DType::kFloat32, Shape{1, 1, 1, 1}}});
+  auto grid_shape = run_single_node(
+      "GridSample", {f32(Shape{1, 1, 2, 2}, {1, 2, 3, 4}), f32(Shape{1, 1, 1, 3}, {0, 0, 0})},
+      {{DType::kFloat32, Shape{1, 1, 1, 1}}});
   REQUIRE_FALSE(grid_shape.has_value());
   CHECK(grid_shape.status().code() == StatusCode::kInvalidModel);
-  auto mode = run_single_node("GridSample",
-                              {f32(Shape{1, 1, 2, 2}, {1, 2, 3, 4}), f32(Shape{1, 1, 1, 2}, {0, 0})},
-                              {{DType::kFloat32, Shape{1, 1, 1, 1}}},
-                              grid_attributes("area", "zeros", false));
+  auto mode = run_single_node(
+      "GridSample", {f32(Shape{1, 1, 2, 2}, {1, 2, 3, 4}), f32(Shape{1, 1, 1, 2}, {0, 0})},
+      {{DType::kFloat32, Shape{1, 1, 1, 1}}}, grid_attributes("area", "zeros", false));
   REQUIRE_FALSE(mode.has_value());
   CHECK(mode.status().code() == StatusCode::kInvalidModel);
-  auto rank = run_single_node("GridSample",
-                              {f32(Shape{1, 1, 2}, {1, 2}), f32(Shape{1, 1, 1}, {0})},
+  auto rank = run_single_node("GridSample", {f32(Shape{1, 1, 2}, {1, 2}), f32(Shape{1, 1, 1}, {0})},
                               {{DType::kFloat32, Shape{1, 1, 1}}});
   REQUIRE_FALSE(rank.has_value());
   CHECK(rank.status().code() == StatusCode::kUnsupported);

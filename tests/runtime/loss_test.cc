@@ -36,7 +36,8 @@ std::vector<double> reference_loss(const std::vector<float>& x, const std::vecto
       double value = x[static_cast<size_t>((n * C + t) * D + d)];
       if (softmax) {
         double total = 0.0;
-        for (int64_t c = 0; c < C; ++c) total += std::exp(x[static_cast<size_t>((n * C + c) * D + d)]);
+        for (int64_t c = 0; c < C; ++c)
+          total += std::exp(x[static_cast<size_t>((n * C + c) * D + d)]);
         value -= std::log(total);
       }
       const double w = weight != nullptr ? (*weight)[static_cast<size_t>(t)] : 1.0;
@@ -65,9 +66,9 @@ TEST_CASE("NegativeLogLikelihoodLoss hand-computed") {
                               {{DType::kFloat32, Shape{}}});  // reduction defaults to mean
   REQUIRE(mean.has_value());
   CHECK(values_of<float>(mean.value()[0])[0] == doctest::Approx(3.5));
-  auto weighted = run_single_node("NegativeLogLikelihoodLoss",
-                                  {input, target, f32(Shape{3}, {0.5f, 1, 2})},
-                                  {{DType::kFloat32, Shape{}}}, loss_attributes("mean", {}));
+  auto weighted =
+      run_single_node("NegativeLogLikelihoodLoss", {input, target, f32(Shape{3}, {0.5f, 1, 2})},
+                      {{DType::kFloat32, Shape{}}}, loss_attributes("mean", {}));
   REQUIRE(weighted.has_value());
   CHECK(values_of<float>(weighted.value()[0])[0] == doctest::Approx(3.2));
 }
@@ -75,9 +76,9 @@ TEST_CASE("NegativeLogLikelihoodLoss hand-computed") {
 // scores [[0, 0]], label 1: log_softmax = [-ln 2, -ln 2], loss ln 2 = 0.6931472;
 // log_prob output [-0.6931472, -0.6931472].
 TEST_CASE("SoftmaxCrossEntropyLoss hand-computed, with log_prob") {
-  auto result = run_single_node("SoftmaxCrossEntropyLoss",
-                                {f32(Shape{1, 2}, {0, 0}), i64(Shape{1}, {1})},
-                                {{DType::kFloat32, Shape{}}, {DType::kFloat32, Shape{1, 2}}});
+  auto result =
+      run_single_node("SoftmaxCrossEntropyLoss", {f32(Shape{1, 2}, {0, 0}), i64(Shape{1}, {1})},
+                      {{DType::kFloat32, Shape{}}, {DType::kFloat32, Shape{1, 2}}});
   REQUIRE(result.has_value());
   CHECK(values_of<float>(result.value()[0])[0] == doctest::Approx(0.6931472));
   for (float v : values_of<float>(result.value()[1])) CHECK(v == doctest::Approx(-0.6931472));
@@ -105,8 +106,8 @@ TEST_CASE("losses match the scalar reference") {
                                       loss_attributes(reduction, ignore));
         REQUIRE(result.has_value());
         const std::vector<float> actual = values_of<float>(result.value()[0]);
-        const std::vector<double> expected = reference_loss(
-            x, target, weighted ? &weight : nullptr, N, C, D, reduction, ignore, softmax);
+        const std::vector<double> expected = reference_loss(x, target, weighted ? &weight : nullptr,
+                                                            N, C, D, reduction, ignore, softmax);
         REQUIRE(actual.size() == expected.size());
         for (size_t i = 0; i < actual.size(); ++i) {
           CHECK(actual[i] == doctest::Approx(expected[i]).epsilon(1e-5));

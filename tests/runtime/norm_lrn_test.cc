@@ -47,9 +47,9 @@ std::vector<double> naive_lrn(const std::vector<float>& x, int64_t N, int64_t C,
 // x = [1, 2, 3] on 3 channels (1x3x1x1), size 3, alpha 3, beta 1, bias 1:
 // square sums [1+4, 1+4+9, 4+9] = [5, 14, 13]; y = x / (1 + 1 * sums) = [1/6, 2/15, 3/14].
 TEST_CASE("LRN hand-computed") {
-  auto result = run_single_node("LRN", {f32(Shape{1, 3, 1, 1}, {1, 2, 3})},
-                                {{DType::kFloat32, Shape{1, 3, 1, 1}}},
-                                lrn_attributes(3, 3.0f, 1.0f, 1.0f));
+  auto result =
+      run_single_node("LRN", {f32(Shape{1, 3, 1, 1}, {1, 2, 3})},
+                      {{DType::kFloat32, Shape{1, 3, 1, 1}}}, lrn_attributes(3, 3.0f, 1.0f, 1.0f));
   REQUIRE(result.has_value());
   const std::vector<float> y = values_of<float>(result.value()[0]);
   CHECK(y[0] == doctest::Approx(1.0 / 6.0));
@@ -63,9 +63,9 @@ TEST_CASE("LRN matches the naive loop for every window size") {
   const std::vector<float> x = random_values(N * C * S, 5);
   for (int64_t size = 1; size <= 8; ++size) {
     INFO("size ", size);
-    auto result = run_single_node("LRN", {f32(Shape{N, C, 3, 4}, x)},
-                                  {{DType::kFloat32, Shape{N, C, 3, 4}}},
-                                  lrn_attributes(size, 0.5f, 0.75f, 2.0f));
+    auto result =
+        run_single_node("LRN", {f32(Shape{N, C, 3, 4}, x)}, {{DType::kFloat32, Shape{N, C, 3, 4}}},
+                        lrn_attributes(size, 0.5f, 0.75f, 2.0f));
     REQUIRE(result.has_value());
     const std::vector<float> actual = values_of<float>(result.value()[0]);
     const std::vector<double> expected = naive_lrn(x, N, C, S, size, 0.5, 0.75, 2.0);
@@ -76,8 +76,8 @@ TEST_CASE("LRN matches the naive loop for every window size") {
 }
 
 TEST_CASE("LRN requires size >= 1 and rank >= 3") {
-  auto no_size = run_single_node("LRN", {f32(Shape{1, 2, 1}, {1, 2})},
-                                 {{DType::kFloat32, Shape{1, 2, 1}}});
+  auto no_size =
+      run_single_node("LRN", {f32(Shape{1, 2, 1}, {1, 2})}, {{DType::kFloat32, Shape{1, 2, 1}}});
   REQUIRE_FALSE(no_size.has_value());
   CHECK(no_size.status().code() == StatusCode::kInvalidModel);
   auto rank2 = run_single_node("LRN", {f32(Shape{1, 2}, {1, 2})}, {{DType::kFloat32, Shape{1, 2}}},
@@ -136,8 +136,9 @@ TEST_CASE("MeanVarianceNormalization over arbitrary axes matches the definition"
 TEST_CASE("MeanVarianceNormalization rejects an axis out of range") {
   AttributeMap attributes;
   attributes.set("axes", ints_attr({3}));
-  auto result = run_single_node("MeanVarianceNormalization", {f32(Shape{2, 2, 2}, random_values(8, 1))},
-                                {{DType::kFloat32, Shape{2, 2, 2}}}, attributes);
+  auto result =
+      run_single_node("MeanVarianceNormalization", {f32(Shape{2, 2, 2}, random_values(8, 1))},
+                      {{DType::kFloat32, Shape{2, 2, 2}}}, attributes);
   REQUIRE_FALSE(result.has_value());
   CHECK(result.status().code() == StatusCode::kInvalidModel);
 }

@@ -22,11 +22,11 @@ AttributeMap axes(int64_t time_axis, int64_t batch_axis) {
 // x = [[0, 4, 8, 12], [1, 5, 9, 13], [2, 6, 10, 14], [3, 7, 11, 15]]
 // → [[3, 6, 9, 12], [2, 5, 8, 13], [1, 4, 10, 14], [0, 7, 11, 15]].
 TEST_CASE("ReverseSequence time-major (spec example)") {
-  auto result = run_single_node(
-      "ReverseSequence",
-      {f32(Shape{4, 4}, {0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15}),
-       i64(Shape{4}, {4, 3, 2, 1})},
-      {{DType::kFloat32, Shape{4, 4}}}, axes(0, 1));
+  auto result =
+      run_single_node("ReverseSequence",
+                      {f32(Shape{4, 4}, {0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15}),
+                       i64(Shape{4}, {4, 3, 2, 1})},
+                      {{DType::kFloat32, Shape{4, 4}}}, axes(0, 1));
   REQUIRE(result.has_value());
   CHECK(values_of<float>(result.value()[0]) ==
         std::vector<float>{3, 6, 9, 12, 2, 5, 8, 13, 1, 4, 10, 14, 0, 7, 11, 15});
@@ -38,9 +38,9 @@ TEST_CASE("ReverseSequence time-major (spec example)") {
 TEST_CASE("ReverseSequence batch-major (spec example)") {
   std::vector<float> x(16);
   for (size_t i = 0; i < 16; ++i) x[i] = static_cast<float>(i);
-  auto result = run_single_node("ReverseSequence",
-                                {f32(Shape{4, 4}, x), i64(Shape{4}, {1, 2, 3, 4})},
-                                {{DType::kFloat32, Shape{4, 4}}}, axes(1, 0));
+  auto result =
+      run_single_node("ReverseSequence", {f32(Shape{4, 4}, x), i64(Shape{4}, {1, 2, 3, 4})},
+                      {{DType::kFloat32, Shape{4, 4}}}, axes(1, 0));
   REQUIRE(result.has_value());
   CHECK(values_of<float>(result.value()[0]) ==
         std::vector<float>{0, 1, 2, 3, 5, 4, 6, 7, 10, 9, 8, 11, 15, 14, 13, 12});
@@ -72,14 +72,14 @@ TEST_CASE("ReverseSequence length out of range is an error") {
 }
 
 TEST_CASE("ReverseSequence rejects bad axes and a lens shape that is not [batch]") {
-  auto bad_axes = run_single_node("ReverseSequence",
-                                  {f32(Shape{2, 2}, {1, 2, 3, 4}), i64(Shape{2}, {1, 1})},
-                                  {{DType::kFloat32, Shape{2, 2}}}, axes(0, 0));
+  auto bad_axes =
+      run_single_node("ReverseSequence", {f32(Shape{2, 2}, {1, 2, 3, 4}), i64(Shape{2}, {1, 1})},
+                      {{DType::kFloat32, Shape{2, 2}}}, axes(0, 0));
   REQUIRE_FALSE(bad_axes.has_value());
   CHECK(bad_axes.status().code() == StatusCode::kInvalidModel);
-  auto bad_lens = run_single_node("ReverseSequence",
-                                  {f32(Shape{2, 2}, {1, 2, 3, 4}), i64(Shape{3}, {1, 1, 1})},
-                                  {{DType::kFloat32, Shape{2, 2}}});
+  auto bad_lens =
+      run_single_node("ReverseSequence", {f32(Shape{2, 2}, {1, 2, 3, 4}), i64(Shape{3}, {1, 1, 1})},
+                      {{DType::kFloat32, Shape{2, 2}}});
   REQUIRE_FALSE(bad_lens.has_value());
   CHECK(bad_lens.status().code() == StatusCode::kInvalidModel);
 }

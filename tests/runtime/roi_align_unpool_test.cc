@@ -39,11 +39,10 @@ TEST_CASE("RoiAlign avg on a ramp, both coordinate modes") {
   for (const auto& [transform, expected] :
        {std::pair<std::string, float>{"output_half_pixel", 1.0f}, {"half_pixel", 0.5f}}) {
     INFO(transform);
-    auto result = run_single_node("RoiAlign",
-                                  {f32(Shape{1, 1, 4, 4}, ramp4()), f32(Shape{1, 4}, {0, 0, 2, 2}),
-                                   i64(Shape{1}, {0})},
-                                  {{DType::kFloat32, Shape{1, 1, 1, 1}}},
-                                  roi_attributes(1, 1, 2, transform));
+    auto result = run_single_node(
+        "RoiAlign",
+        {f32(Shape{1, 1, 4, 4}, ramp4()), f32(Shape{1, 4}, {0, 0, 2, 2}), i64(Shape{1}, {0})},
+        {{DType::kFloat32, Shape{1, 1, 1, 1}}}, roi_attributes(1, 1, 2, transform));
     REQUIRE(result.has_value());
     CHECK(values_of<float>(result.value()[0])[0] == doctest::Approx(expected));
   }
@@ -52,28 +51,25 @@ TEST_CASE("RoiAlign avg on a ramp, both coordinate modes") {
 // Two bins across the roi (0, 0, 4, 4), output_half_pixel, one sample each: bin centres at
 // x = 1 and 3 → [1, 3]. Max mode with one sample per bin at x = 1 (weights 1 on column 1): 1.
 TEST_CASE("RoiAlign several bins and max mode") {
-  auto avg = run_single_node("RoiAlign",
-                             {f32(Shape{1, 1, 4, 4}, ramp4()), f32(Shape{1, 4}, {0, 0, 4, 4}),
-                              i64(Shape{1}, {0})},
-                             {{DType::kFloat32, Shape{1, 1, 1, 2}}},
-                             roi_attributes(1, 2, 1, "output_half_pixel"));
+  auto avg = run_single_node(
+      "RoiAlign",
+      {f32(Shape{1, 1, 4, 4}, ramp4()), f32(Shape{1, 4}, {0, 0, 4, 4}), i64(Shape{1}, {0})},
+      {{DType::kFloat32, Shape{1, 1, 1, 2}}}, roi_attributes(1, 2, 1, "output_half_pixel"));
   REQUIRE(avg.has_value());
   CHECK(values_of<float>(avg.value()[0]) == std::vector<float>{1, 3});
-  auto max = run_single_node("RoiAlign",
-                             {f32(Shape{1, 1, 4, 4}, ramp4()), f32(Shape{1, 4}, {0, 0, 4, 4}),
-                              i64(Shape{1}, {0})},
-                             {{DType::kFloat32, Shape{1, 1, 1, 2}}},
-                             roi_attributes(1, 2, 1, "output_half_pixel", "max"));
+  auto max = run_single_node(
+      "RoiAlign",
+      {f32(Shape{1, 1, 4, 4}, ramp4()), f32(Shape{1, 4}, {0, 0, 4, 4}), i64(Shape{1}, {0})},
+      {{DType::kFloat32, Shape{1, 1, 1, 2}}}, roi_attributes(1, 2, 1, "output_half_pixel", "max"));
   REQUIRE(max.has_value());
   CHECK(values_of<float>(max.value()[0]) == std::vector<float>{1, 3});
 }
 
 TEST_CASE("RoiAlign: batch index and non-finite roi are errors") {
-  auto batch = run_single_node("RoiAlign",
-                               {f32(Shape{1, 1, 4, 4}, ramp4()), f32(Shape{1, 4}, {0, 0, 2, 2}),
-                                i64(Shape{1}, {1})},
-                               {{DType::kFloat32, Shape{1, 1, 1, 1}}},
-                               roi_attributes(1, 1, 2, "half_pixel"));
+  auto batch = run_single_node(
+      "RoiAlign",
+      {f32(Shape{1, 1, 4, 4}, ramp4()), f32(Shape{1, 4}, {0, 0, 2, 2}), i64(Shape{1}, {1})},
+      {{DType::kFloat32, Shape{1, 1, 1, 1}}}, roi_attributes(1, 1, 2, "half_pixel"));
   REQUIRE_FALSE(batch.has_value());
   CHECK(batch.status().code() == StatusCode::kInvalidArgument);
   auto nan = run_single_node("RoiAlign",
@@ -91,10 +87,9 @@ TEST_CASE("MaxUnpool scatters by flat index into the default shape") {
   AttributeMap attributes;
   attributes.set("kernel_shape", ints_attr({2, 2}));
   attributes.set("strides", ints_attr({2, 2}));
-  auto result = run_single_node("MaxUnpool",
-                                {f32(Shape{1, 1, 2, 2}, {5, 6, 7, 8}),
-                                 i64(Shape{1, 1, 2, 2}, {0, 3, 9, 15})},
-                                {{DType::kFloat32, Shape{1, 1, 4, 4}}}, attributes);
+  auto result = run_single_node(
+      "MaxUnpool", {f32(Shape{1, 1, 2, 2}, {5, 6, 7, 8}), i64(Shape{1, 1, 2, 2}, {0, 3, 9, 15})},
+      {{DType::kFloat32, Shape{1, 1, 4, 4}}}, attributes);
   REQUIRE(result.has_value());
   std::vector<float> expected(16, 0.0f);
   expected[0] = 5;
@@ -103,17 +98,15 @@ TEST_CASE("MaxUnpool scatters by flat index into the default shape") {
   expected[15] = 8;
   CHECK(values_of<float>(result.value()[0]) == expected);
 
-  auto bad_index = run_single_node("MaxUnpool",
-                                   {f32(Shape{1, 1, 2, 2}, {5, 6, 7, 8}),
-                                    i64(Shape{1, 1, 2, 2}, {0, 3, 9, 16})},
-                                   {{DType::kFloat32, Shape{1, 1, 4, 4}}}, attributes);
+  auto bad_index = run_single_node(
+      "MaxUnpool", {f32(Shape{1, 1, 2, 2}, {5, 6, 7, 8}), i64(Shape{1, 1, 2, 2}, {0, 3, 9, 16})},
+      {{DType::kFloat32, Shape{1, 1, 4, 4}}}, attributes);
   REQUIRE_FALSE(bad_index.has_value());
   CHECK(bad_index.status().code() == StatusCode::kOutOfRange);
 
-  auto bad_shape = run_single_node("MaxUnpool",
-                                   {f32(Shape{1, 1, 2, 2}, {5, 6, 7, 8}),
-                                    i64(Shape{1, 1, 2, 2}, {0, 3, 9, 15})},
-                                   {{DType::kFloat32, Shape{1, 1, 5, 5}}}, attributes);
+  auto bad_shape = run_single_node(
+      "MaxUnpool", {f32(Shape{1, 1, 2, 2}, {5, 6, 7, 8}), i64(Shape{1, 1, 2, 2}, {0, 3, 9, 15})},
+      {{DType::kFloat32, Shape{1, 1, 5, 5}}}, attributes);
   REQUIRE_FALSE(bad_shape.has_value());
   CHECK(bad_shape.status().code() == StatusCode::kInvalidModel);
 }
@@ -126,10 +119,11 @@ TEST_CASE("MaxUnpool with output_shape keeps coordinates") {
   AttributeMap attributes;
   attributes.set("kernel_shape", ints_attr({2, 2}));
   attributes.set("strides", ints_attr({2, 2}));
-  auto result = run_single_node("MaxUnpool",
-                                {f32(Shape{1, 1, 2, 2}, {5, 6, 7, 8}),
-                                 i64(Shape{1, 1, 2, 2}, {5, 7, 13, 15}), i64(Shape{4}, {1, 1, 5, 5})},
-                                {{DType::kFloat32, Shape{1, 1, 5, 5}}}, attributes);
+  auto result =
+      run_single_node("MaxUnpool",
+                      {f32(Shape{1, 1, 2, 2}, {5, 6, 7, 8}), i64(Shape{1, 1, 2, 2}, {5, 7, 13, 15}),
+                       i64(Shape{4}, {1, 1, 5, 5})},
+                      {{DType::kFloat32, Shape{1, 1, 5, 5}}}, attributes);
   REQUIRE(result.has_value());
   std::vector<float> expected(25, 0.0f);
   expected[6] = 5;
@@ -137,11 +131,11 @@ TEST_CASE("MaxUnpool with output_shape keeps coordinates") {
   expected[16] = 7;
   expected[18] = 8;
   CHECK(values_of<float>(result.value()[0]) == expected);
-  auto mismatch = run_single_node("MaxUnpool",
-                                  {f32(Shape{1, 1, 2, 2}, {5, 6, 7, 8}),
-                                   i64(Shape{1, 1, 2, 2}, {0, 3, 9, 15}),
-                                   i64(Shape{4}, {1, 1, 4, 4})},
-                                  {{DType::kFloat32, Shape{1, 1, 5, 5}}}, attributes);
+  auto mismatch =
+      run_single_node("MaxUnpool",
+                      {f32(Shape{1, 1, 2, 2}, {5, 6, 7, 8}), i64(Shape{1, 1, 2, 2}, {0, 3, 9, 15}),
+                       i64(Shape{4}, {1, 1, 4, 4})},
+                      {{DType::kFloat32, Shape{1, 1, 5, 5}}}, attributes);
   REQUIRE_FALSE(mismatch.has_value());
   CHECK(mismatch.status().code() == StatusCode::kInvalidArgument);
 }

@@ -25,11 +25,10 @@ AttributeMap reduction(const std::string& name) {
 // data = 1..8, indices [[4], [3], [1], [7]], updates [9, 10, 11, 12]
 // → [1, 11, 3, 10, 9, 6, 7, 12] (the spec's first example).
 TEST_CASE("ScatterND 1-D example") {
-  auto result = run_single_node(
-      "ScatterND",
-      {f32(Shape{8}, {1, 2, 3, 4, 5, 6, 7, 8}), i64(Shape{4, 1}, {4, 3, 1, 7}),
-       f32(Shape{4}, {9, 10, 11, 12})},
-      {{DType::kFloat32, Shape{8}}});
+  auto result = run_single_node("ScatterND",
+                                {f32(Shape{8}, {1, 2, 3, 4, 5, 6, 7, 8}),
+                                 i64(Shape{4, 1}, {4, 3, 1, 7}), f32(Shape{4}, {9, 10, 11, 12})},
+                                {{DType::kFloat32, Shape{8}}});
   REQUIRE(result.has_value());
   CHECK(values_of<float>(result.value()[0]) == std::vector<float>{1, 11, 3, 10, 9, 6, 7, 12});
 }
@@ -38,22 +37,21 @@ TEST_CASE("ScatterND 1-D example") {
 // slice 1 ← 10..13, slice 0 ← 20..23 → [20, 21, 22, 23, 10, 11, 12, 13].
 TEST_CASE("ScatterND slices, negative index, int32 indices") {
   const std::vector<float> data = {1, 2, 3, 4, 5, 6, 7, 8};
-  auto result = run_single_node(
-      "ScatterND",
-      {f32(Shape{2, 2, 2}, data), i32(Shape{2, 1}, {1, -2}),
-       f32(Shape{2, 2, 2}, {10, 11, 12, 13, 20, 21, 22, 23})},
-      {{DType::kFloat32, Shape{2, 2, 2}}});
+  auto result = run_single_node("ScatterND",
+                                {f32(Shape{2, 2, 2}, data), i32(Shape{2, 1}, {1, -2}),
+                                 f32(Shape{2, 2, 2}, {10, 11, 12, 13, 20, 21, 22, 23})},
+                                {{DType::kFloat32, Shape{2, 2, 2}}});
   REQUIRE(result.has_value());
-  CHECK(values_of<float>(result.value()[0]) ==
-        std::vector<float>{20, 21, 22, 23, 10, 11, 12, 13});
+  CHECK(values_of<float>(result.value()[0]) == std::vector<float>{20, 21, 22, 23, 10, 11, 12, 13});
 }
 
 // data = [1, 2, 3, 4]; indices [[0], [0], [3]]; updates [5, 6, 7]:
 // add → [12, 2, 3, 11]; mul → [30, 2, 3, 28]; max → [6, 2, 3, 7]; min → [1, 2, 3, 4].
 TEST_CASE("ScatterND reductions accumulate duplicates") {
-  const std::vector<std::pair<std::string, std::vector<float>>> cases = {
-      {"add", {12, 2, 3, 11}}, {"mul", {30, 2, 3, 28}}, {"max", {6, 2, 3, 7}},
-      {"min", {1, 2, 3, 4}}};
+  const std::vector<std::pair<std::string, std::vector<float>>> cases = {{"add", {12, 2, 3, 11}},
+                                                                         {"mul", {30, 2, 3, 28}},
+                                                                         {"max", {6, 2, 3, 7}},
+                                                                         {"min", {1, 2, 3, 4}}};
   for (const auto& [name, expected] : cases) {
     INFO("reduction ", name);
     auto result = run_single_node(
@@ -67,8 +65,7 @@ TEST_CASE("ScatterND reductions accumulate duplicates") {
 
 TEST_CASE("ScatterND in place overwrites data's own buffer") {
   auto result = run_single_node_in_place(
-      "ScatterND",
-      {i64(Shape{4}, {1, 2, 3, 4}), i64(Shape{1, 1}, {2}), i64(Shape{1}, {30})},
+      "ScatterND", {i64(Shape{4}, {1, 2, 3, 4}), i64(Shape{1, 1}, {2}), i64(Shape{1}, {30})},
       {DType::kInt64, Shape{4}});
   REQUIRE(result.has_value());
   CHECK(values_of<int64_t>(result->output) == std::vector<int64_t>{1, 2, 30, 4});
@@ -99,37 +96,36 @@ TEST_CASE("ScatterND rejects updates of the wrong shape at prepare") {
 // data [[0, 1], [2, 3]]: indices [[0, 0], [1, 1]] → [0, 3]; indices [[1], [0]] → rows swapped;
 // batch_dims 1, data [2, 2, 2] = 0..7, indices [[1], [0]] → [[2, 3], [4, 5]].
 TEST_CASE("GatherND examples, with and without batch_dims") {
-  auto elements = run_single_node("GatherND",
-                                  {f32(Shape{2, 2}, {0, 1, 2, 3}), i64(Shape{2, 2}, {0, 0, 1, 1})},
-                                  {{DType::kFloat32, Shape{2}}});
+  auto elements =
+      run_single_node("GatherND", {f32(Shape{2, 2}, {0, 1, 2, 3}), i64(Shape{2, 2}, {0, 0, 1, 1})},
+                      {{DType::kFloat32, Shape{2}}});
   REQUIRE(elements.has_value());
   CHECK(values_of<float>(elements.value()[0]) == std::vector<float>{0, 3});
 
-  auto rows = run_single_node("GatherND",
-                              {f32(Shape{2, 2}, {0, 1, 2, 3}), i64(Shape{2, 1}, {1, -2})},
-                              {{DType::kFloat32, Shape{2, 2}}});
+  auto rows =
+      run_single_node("GatherND", {f32(Shape{2, 2}, {0, 1, 2, 3}), i64(Shape{2, 1}, {1, -2})},
+                      {{DType::kFloat32, Shape{2, 2}}});
   REQUIRE(rows.has_value());
   CHECK(values_of<float>(rows.value()[0]) == std::vector<float>{2, 3, 0, 1});
 
   AttributeMap batch;
   batch.set("batch_dims", int_attr(1));
-  auto batched = run_single_node("GatherND",
-                                 {f32(Shape{2, 2, 2}, {0, 1, 2, 3, 4, 5, 6, 7}),
-                                  i64(Shape{2, 1}, {1, 0})},
-                                 {{DType::kFloat32, Shape{2, 2}}}, batch);
+  auto batched = run_single_node(
+      "GatherND", {f32(Shape{2, 2, 2}, {0, 1, 2, 3, 4, 5, 6, 7}), i64(Shape{2, 1}, {1, 0})},
+      {{DType::kFloat32, Shape{2, 2}}}, batch);
   REQUIRE(batched.has_value());
   CHECK(values_of<float>(batched.value()[0]) == std::vector<float>{2, 3, 4, 5});
 }
 
 TEST_CASE("GatherND out-of-range index and bad output shape") {
-  auto bad_index = run_single_node("GatherND",
-                                   {f32(Shape{2, 2}, {0, 1, 2, 3}), i64(Shape{1, 2}, {0, 2})},
-                                   {{DType::kFloat32, Shape{1}}});
+  auto bad_index =
+      run_single_node("GatherND", {f32(Shape{2, 2}, {0, 1, 2, 3}), i64(Shape{1, 2}, {0, 2})},
+                      {{DType::kFloat32, Shape{1}}});
   REQUIRE_FALSE(bad_index.has_value());
   CHECK(bad_index.status().code() == StatusCode::kOutOfRange);
-  auto bad_shape = run_single_node("GatherND",
-                                   {f32(Shape{2, 2}, {0, 1, 2, 3}), i64(Shape{1, 2}, {0, 1})},
-                                   {{DType::kFloat32, Shape{2}}});
+  auto bad_shape =
+      run_single_node("GatherND", {f32(Shape{2, 2}, {0, 1, 2, 3}), i64(Shape{1, 2}, {0, 1})},
+                      {{DType::kFloat32, Shape{2}}});
   REQUIRE_FALSE(bad_shape.has_value());
   CHECK(bad_shape.status().code() == StatusCode::kInvalidModel);
 }
@@ -183,16 +179,14 @@ TEST_CASE("ScatterElements duplicates: add accumulates, none keeps the last") {
 }
 
 TEST_CASE("ScatterElements out-of-range index and bad reduction") {
-  auto bad_index = run_single_node("ScatterElements",
-                                   {f32(Shape{3}, {1, 2, 3}), i64(Shape{1}, {3}),
-                                    f32(Shape{1}, {9})},
-                                   {{DType::kFloat32, Shape{3}}});
+  auto bad_index = run_single_node(
+      "ScatterElements", {f32(Shape{3}, {1, 2, 3}), i64(Shape{1}, {3}), f32(Shape{1}, {9})},
+      {{DType::kFloat32, Shape{3}}});
   REQUIRE_FALSE(bad_index.has_value());
   CHECK(bad_index.status().code() == StatusCode::kOutOfRange);
-  auto bad_reduction = run_single_node("ScatterElements",
-                                       {f32(Shape{3}, {1, 2, 3}), i64(Shape{1}, {0}),
-                                        f32(Shape{1}, {9})},
-                                       {{DType::kFloat32, Shape{3}}}, reduction("mean"));
+  auto bad_reduction = run_single_node(
+      "ScatterElements", {f32(Shape{3}, {1, 2, 3}), i64(Shape{1}, {0}), f32(Shape{1}, {9})},
+      {{DType::kFloat32, Shape{3}}}, reduction("mean"));
   REQUIRE_FALSE(bad_reduction.has_value());
   CHECK(bad_reduction.status().code() == StatusCode::kInvalidModel);
 }

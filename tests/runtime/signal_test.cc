@@ -20,8 +20,8 @@ TestInput i32(Shape shape, const std::vector<int32_t>& values, bool constant = f
 std::vector<float> run_window(const std::string& op, int64_t size, bool periodic) {
   AttributeMap attributes;
   attributes.set("periodic", int_attr(periodic ? 1 : 0));
-  auto result = run_single_node(op, {i64(Shape{}, {size})}, {{DType::kFloat32, Shape{size}}},
-                                attributes);
+  auto result =
+      run_single_node(op, {i64(Shape{}, {size})}, {{DType::kFloat32, Shape{size}}}, attributes);
   REQUIRE(result.has_value());
   return values_of<float>(result.value()[0]);
 }
@@ -43,7 +43,8 @@ std::vector<std::complex<double>> naive_dft(const std::vector<std::complex<doubl
   for (int64_t k = 0; k < length; ++k) {
     std::complex<double> sum = 0.0;
     for (int64_t n = 0; n < std::min<int64_t>(length, static_cast<int64_t>(x.size())); ++n) {
-      const double angle = sign * 2 * M_PI * static_cast<double>(k * n) / static_cast<double>(length);
+      const double angle =
+          sign * 2 * M_PI * static_cast<double>(k * n) / static_cast<double>(length);
       sum += x[static_cast<size_t>(n)] * std::polar(1.0, angle);
     }
     out[static_cast<size_t>(k)] = inverse ? sum / static_cast<double>(length) : sum;
@@ -118,8 +119,8 @@ TEST_CASE("DFT matches the direct sum on every line") {
     attributes.set("onesided", int_attr(c.onesided ? 1 : 0));
     std::vector<std::optional<TestInput>> inputs = {f32(Shape{2, 6, 3, 2}, x)};
     if (c.length) inputs.push_back(i64(Shape{}, {*c.length}, true));
-    auto result = run_single_node("DFT", inputs, {{DType::kFloat32, Shape{2, bins, 3, 2}}},
-                                  attributes);
+    auto result =
+        run_single_node("DFT", inputs, {{DType::kFloat32, Shape{2, bins, 3, 2}}}, attributes);
     REQUIRE(result.has_value());
     const std::vector<float> y = values_of<float>(result.value()[0]);
     std::vector<double> expected(y.size());
@@ -175,17 +176,16 @@ TEST_CASE("STFT matches per-frame direct DFTs") {
 TEST_CASE("STFT frame_step or frame_length that disagree with the output are errors") {
   const std::vector<float> signal = random_values(32, 23);
   for (int64_t step : {3, 0}) {
-    auto result = run_single_node("STFT",
-                                  {f32(Shape{1, 32, 1}, signal), i64(Shape{}, {step}), std::nullopt,
-                                   i64(Shape{}, {8})},
-                                  {{DType::kFloat32, Shape{1, 7, 5, 2}}});
+    auto result = run_single_node(
+        "STFT",
+        {f32(Shape{1, 32, 1}, signal), i64(Shape{}, {step}), std::nullopt, i64(Shape{}, {8})},
+        {{DType::kFloat32, Shape{1, 7, 5, 2}}});
     REQUIRE_FALSE(result.has_value());
     CHECK(result.status().code() == StatusCode::kInvalidArgument);
   }
-  auto too_long = run_single_node("STFT",
-                                  {f32(Shape{1, 32, 1}, signal), i64(Shape{}, {4}), std::nullopt,
-                                   i64(Shape{}, {64})},
-                                  {{DType::kFloat32, Shape{1, 7, 5, 2}}});
+  auto too_long = run_single_node(
+      "STFT", {f32(Shape{1, 32, 1}, signal), i64(Shape{}, {4}), std::nullopt, i64(Shape{}, {64})},
+      {{DType::kFloat32, Shape{1, 7, 5, 2}}});
   REQUIRE_FALSE(too_long.has_value());
   CHECK(too_long.status().code() == StatusCode::kInvalidArgument);
 }

@@ -3,10 +3,10 @@
 // reason (an op, attribute or dtype OnePool does not support). Exit 1 on any failure.
 //
 // Each test belongs to an operator: the op type of the single node of its model.onnx (Constant
-// nodes feeding it aside); for a model of several nodes (the "_expanded" function bodies), the op of the test of the same name
-// without "_expanded", marked "(expanded)"; else the test name. The run ends with a table of
-// passed / failed / skipped per operator and the commonest skip reason; `--op NAME` runs only
-// the tests of one operator (its expanded tests included).
+// nodes feeding it aside); for a model of several nodes (the "_expanded" function bodies), the op
+// of the test of the same name without "_expanded", marked "(expanded)"; else the test name. The
+// run ends with a table of passed / failed / skipped per operator and the commonest skip reason;
+// `--op NAME` runs only the tests of one operator (its expanded tests included).
 #include <unistd.h>
 
 #include <algorithm>
@@ -212,9 +212,9 @@ void print_operator_table(const std::map<std::string, OperatorSummary>& table) {
     std::printf("  %-*s %3d / %d / %-3d", static_cast<int>(width), op.c_str(), summary.counts[0],
                 summary.counts[1], summary.counts[2]);
     if (!summary.skip_reasons.empty()) {
-      const auto top = std::max_element(
-          summary.skip_reasons.begin(), summary.skip_reasons.end(),
-          [](const auto& a, const auto& b) { return a.second < b.second; });
+      const auto top =
+          std::max_element(summary.skip_reasons.begin(), summary.skip_reasons.end(),
+                           [](const auto& a, const auto& b) { return a.second < b.second; });
       std::printf("  %s", top->first.c_str());
       if (summary.skip_reasons.size() > 1) {
         std::printf(" (+%zu other reasons)", summary.skip_reasons.size() - 1);

@@ -68,7 +68,10 @@ template <class T>
 class CumSumKernel final : public Kernel {
  public:
   CumSumKernel(std::string node, Shape shape, ScalarParameter axis, bool exclusive, bool reverse)
-      : node_(std::move(node)), shape_(shape), axis_(axis), exclusive_(exclusive),
+      : node_(std::move(node)),
+        shape_(shape),
+        axis_(axis),
+        exclusive_(exclusive),
         reverse_(reverse) {}
 
   Status run(const RunContext& context) override {
@@ -76,8 +79,8 @@ class CumSumKernel final : public Kernel {
     const int rank = shape_.rank();
     if (axis < -rank || axis >= rank) {
       return make_status(StatusCode::kInvalidArgument, node_, ": axis ", axis,
-                         " is out of range for rank ", rank, " (expected [", -rank, ", ",
-                         rank - 1, "])");
+                         " is out of range for rank ", rank, " (expected [", -rank, ", ", rank - 1,
+                         "])");
     }
     if (axis < 0) axis += rank;
     int64_t outer = 1, inner = 1;
@@ -87,8 +90,8 @@ class CumSumKernel final : public Kernel {
     const T* x = context.inputs[0].as<const T>();
     T* y = context.outputs[0].as<T>();
     context.threads->parallel_for(outer, 1, [&](int64_t begin, int64_t end) {
-      for (int64_t o = begin; o < end; ++o) scan_block(x + o * dim * inner, y + o * dim * inner,
-                                                       dim, inner);
+      for (int64_t o = begin; o < end; ++o)
+        scan_block(x + o * dim * inner, y + o * dim * inner, dim, inner);
     });
     return Status::ok();
   }
@@ -125,7 +128,8 @@ class CumSumKernel final : public Kernel {
 
 Expected<PreparedKernel> make_cumsum_kernel(const NodeContext& node) {
   ONEPOOL_RETURN_IF_ERROR(require_same_io(node));
-  if (!node.has_input(1)) return node.error(StatusCode::kInvalidModel, "input 1 (axis) is required");
+  if (!node.has_input(1))
+    return node.error(StatusCode::kInvalidModel, "input 1 (axis) is required");
   ONEPOOL_ASSIGN_OR_RETURN(ScalarParameter axis, scalar_parameter(node, 1, "axis"));
   const Shape& shape = node.input(0).shape;
   if (shape.rank() == 0) {
@@ -143,15 +147,16 @@ Expected<PreparedKernel> make_cumsum_kernel(const NodeContext& node) {
   constexpr DTypeSet kCumSumTypes = kFloatTypes | dtype_bit(DType::kInt32) |
                                     dtype_bit(DType::kInt64) | dtype_bit(DType::kUInt32) |
                                     dtype_bit(DType::kUInt64);
-  return visit_dtype<kCumSumTypes>(
-      node, describe_input(node, 0), node.input(0).dtype, [&](auto tag) -> Expected<PreparedKernel> {
-        using T = typename decltype(tag)::type;
-        PreparedKernel prepared;
-        prepared.kernel = std::make_unique<CumSumKernel<T>>(describe_node(node.node()), shape,
-                                                            axis, exclusive, reverse);
-        prepared.in_place_inputs = kInPlaceInput0;
-        return prepared;
-      });
+  return visit_dtype<kCumSumTypes>(node, describe_input(node, 0), node.input(0).dtype,
+                                   [&](auto tag) -> Expected<PreparedKernel> {
+                                     using T = typename decltype(tag)::type;
+                                     PreparedKernel prepared;
+                                     prepared.kernel = std::make_unique<CumSumKernel<T>>(
+                                         describe_node(node.node()), shape, axis, exclusive,
+                                         reverse);
+                                     prepared.in_place_inputs = kInPlaceInput0;
+                                     return prepared;
+                                   });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -200,7 +205,8 @@ Expected<PreparedKernel> make_trilu_kernel(const NodeContext& node) {
     return node.error(StatusCode::kInvalidModel, "input '", node.input(0).name,
                       "' must have rank >= 2, got ", shape.to_string());
   }
-  ONEPOOL_ASSIGN_OR_RETURN(size_t element_size, data::movable_element_size(node, node.input(0).dtype));
+  ONEPOOL_ASSIGN_OR_RETURN(size_t element_size,
+                           data::movable_element_size(node, node.input(0).dtype));
   const int64_t rows = shape[shape.rank() - 2];
   const int64_t cols = shape[shape.rank() - 1];
   const int64_t count = shape.element_count();
@@ -208,8 +214,7 @@ Expected<PreparedKernel> make_trilu_kernel(const NodeContext& node) {
   const bool upper = node.node().attributes.get_int("upper", 1) != 0;
   PreparedKernel prepared;
   data::dispatch_element_size(element_size, [&](auto tag) {
-    prepared.kernel =
-        std::make_unique<TriluKernel<decltype(tag)>>(matrices, rows, cols, k, upper);
+    prepared.kernel = std::make_unique<TriluKernel<decltype(tag)>>(matrices, rows, cols, k, upper);
   });
   prepared.in_place_inputs = kInPlaceInput0;
   return prepared;

@@ -76,7 +76,8 @@ Expected<PreparedKernel> make_det_kernel(const NodeContext& node) {
   }
   const int64_t m = shape[shape.rank() - 1];
   ONEPOOL_ASSIGN_OR_RETURN(int64_t cells, data::checked_mul(m, m, "Det matrix"));
-  ONEPOOL_ASSIGN_OR_RETURN(int64_t bytes, data::checked_mul(cells, static_cast<int64_t>(sizeof(double)), "Det matrix"));
+  ONEPOOL_ASSIGN_OR_RETURN(
+      int64_t bytes, data::checked_mul(cells, static_cast<int64_t>(sizeof(double)), "Det matrix"));
   return visit_dtype<kFloatTypes>(
       node, describe_input(node, 0), input.dtype, [&](auto tag) -> Expected<PreparedKernel> {
         using T = typename decltype(tag)::type;

@@ -35,9 +35,9 @@ struct EinsumTerm {
 };
 
 struct EinsumPlan {
-  int label_count = 0;                          // labels used (ids remapped to 0..n-1)
-  int output_labels = 0;                        // the first output_labels ids are the output's
-  std::array<int64_t, kMaxLabels> sizes{};      // per label
+  int label_count = 0;                      // labels used (ids remapped to 0..n-1)
+  int output_labels = 0;                    // the first output_labels ids are the output's
+  std::array<int64_t, kMaxLabels> sizes{};  // per label
   std::vector<std::array<int64_t, kMaxLabels>> strides;  // per input, per label
   int64_t output_count = 1;
   int64_t reduce_count = 1;
@@ -118,22 +118,23 @@ Expected<EinsumPlan> make_einsum_plan(const NodeContext& node) {
   const size_t inputs = node.input_count();
   if (input_terms.size() != inputs || inputs == 0 || inputs > kMaxInputs) {
     return node.error(StatusCode::kInvalidModel, "equation '", equation, "' has ",
-                      input_terms.size(), " input terms for ", inputs,
-                      " inputs (1 to ", kMaxInputs, " supported)");
+                      input_terms.size(), " input terms for ", inputs, " inputs (1 to ", kMaxInputs,
+                      " supported)");
   }
   // Step 2. Parse the input terms; "..." spans the widest broadcast rank.
   int ellipsis_rank = 0;
   for (size_t k = 0; k < inputs; ++k) {
-    if (!node.has_input(k)) return node.error(StatusCode::kInvalidModel, "input ", k, " is missing");
+    if (!node.has_input(k))
+      return node.error(StatusCode::kInvalidModel, "input ", k, " is missing");
     int letters = 0;
     for (char c : input_terms[k]) letters += letter_id(c) >= 0 ? 1 : 0;
     ellipsis_rank = std::max(ellipsis_rank, node.input(k).shape.rank() - letters);
   }
   std::vector<EinsumTerm> terms;
   for (size_t k = 0; k < inputs; ++k) {
-    ONEPOOL_ASSIGN_OR_RETURN(EinsumTerm term, parse_term(node, input_terms[k],
-                                                         node.input(k).shape.rank(),
-                                                         ellipsis_rank, false));
+    ONEPOOL_ASSIGN_OR_RETURN(
+        EinsumTerm term,
+        parse_term(node, input_terms[k], node.input(k).shape.rank(), ellipsis_rank, false));
     terms.push_back(std::move(term));
   }
   // Step 3. The output term: explicit, or "..." then the letters seen once, sorted.
@@ -143,8 +144,8 @@ Expected<EinsumPlan> make_einsum_plan(const NodeContext& node) {
   }
   EinsumTerm output;
   if (arrow != std::string::npos) {
-    ONEPOOL_ASSIGN_OR_RETURN(output, parse_term(node, equation.substr(arrow + 2), 0,
-                                                ellipsis_rank, true));
+    ONEPOOL_ASSIGN_OR_RETURN(output,
+                             parse_term(node, equation.substr(arrow + 2), 0, ellipsis_rank, true));
   } else {
     for (int d = 0; d < ellipsis_rank; ++d) output.labels.push_back(kEllipsisBase + d);
     for (int label = 0; label < kEllipsisBase; ++label) {
@@ -250,7 +251,8 @@ class EinsumKernel final : public Kernel {
       const int64_t size = plan_.sizes[static_cast<size_t>(i)];
       const int64_t index = rest % size;
       rest /= size;
-      for (size_t k = 0; k < inputs; ++k) base[k] += index * plan_.strides[k][static_cast<size_t>(i)];
+      for (size_t k = 0; k < inputs; ++k)
+        base[k] += index * plan_.strides[k][static_cast<size_t>(i)];
     }
     std::array<int64_t, kMaxLabels> coord{};
     std::array<int64_t, kMaxInputs> offset = base;

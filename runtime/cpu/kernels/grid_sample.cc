@@ -127,9 +127,8 @@ class GridSampleKernel final : public Kernel {
     // nothing: 0 with zeros padding, NaN otherwise. This also keeps the integer casts defined.
     constexpr double kFar = 1e15;
     if (!(std::abs(sx) < kFar && std::abs(sy) < kFar)) {
-      return padding_ == PaddingMode::kZeros && !std::isnan(sx) && !std::isnan(sy)
-                 ? 0.0
-                 : std::nan("");
+      return padding_ == PaddingMode::kZeros && !std::isnan(sx) && !std::isnan(sy) ? 0.0
+                                                                                   : std::nan("");
     }
     if (mode_ == SampleMode::kNearest) {
       return pixel(image, static_cast<int64_t>(sy), static_cast<int64_t>(sx));
@@ -171,8 +170,8 @@ Expected<PreparedKernel> make_grid_sample_kernel(const NodeContext& node) {
                       x.shape.to_string(), ": only 2-D sampling ([N, C, H, W]) is supported");
   }
   if (grid.shape.rank() != 4 || grid.shape[0] != x.shape[0] || grid.shape[3] != 2) {
-    return node.error(StatusCode::kInvalidModel, "grid '", grid.name, "': expected [",
-                      x.shape[0], ", H_out, W_out, 2], got ", grid.shape.to_string());
+    return node.error(StatusCode::kInvalidModel, "grid '", grid.name, "': expected [", x.shape[0],
+                      ", H_out, W_out, 2], got ", grid.shape.to_string());
   }
   ONEPOOL_RETURN_IF_ERROR(require_input_dtype(node, 1, x.dtype));
   ONEPOOL_RETURN_IF_ERROR(require_output_dtype(node, 0, x.dtype));
@@ -204,8 +203,8 @@ Expected<PreparedKernel> make_grid_sample_kernel(const NodeContext& node) {
                       "border or reflection, got '", padding_name, "'");
   }
   const bool align_corners = attributes.get_int("align_corners", 0) != 0;
-  const GridSampleGeometry geometry{x.shape[0],    x.shape[1],    x.shape[2],
-                                    x.shape[3],    grid.shape[1], grid.shape[2]};
+  const GridSampleGeometry geometry{x.shape[0], x.shape[1],    x.shape[2],
+                                    x.shape[3], grid.shape[1], grid.shape[2]};
   return visit_dtype<kFloatTypes>(
       node, describe_input(node, 0), x.dtype, [&](auto tag) -> Expected<PreparedKernel> {
         using T = typename decltype(tag)::type;

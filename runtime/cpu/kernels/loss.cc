@@ -22,9 +22,9 @@ namespace {
 enum class LossReduction : uint8_t { kNone, kSum, kMean };
 
 struct LossGeometry {
-  int64_t batch = 0;     // N
-  int64_t classes = 0;   // C
-  int64_t positions = 0; // D: product of the dims after C (1 for [N, C])
+  int64_t batch = 0;      // N
+  int64_t classes = 0;    // C
+  int64_t positions = 0;  // D: product of the dims after C (1 for [N, C])
 };
 
 struct LossOptions {
@@ -44,7 +44,10 @@ class LossKernel final : public Kernel {
  public:
   LossKernel(std::string node, LossGeometry geometry, LossOptions options, bool has_weight,
              bool has_log_prob)
-      : node_(std::move(node)), g_(geometry), options_(options), has_weight_(has_weight),
+      : node_(std::move(node)),
+        g_(geometry),
+        options_(options),
+        has_weight_(has_weight),
         has_log_prob_(has_log_prob) {}
 
   Status run(const RunContext& context) override {
@@ -76,10 +79,9 @@ class LossKernel final : public Kernel {
         }
         if (t < 0 || t >= C) {
           return make_status(StatusCode::kOutOfRange, node_, ": target ", t, " at position ",
-                             position, " is out of range for ", C, " classes (expected [0, ",
-                             C - 1, "]", options_.has_ignore ? " or ignore_index " : "",
-                             options_.has_ignore ? std::to_string(options_.ignore_index) : "",
-                             ")");
+                             position, " is out of range for ", C, " classes (expected [0, ", C - 1,
+                             "]", options_.has_ignore ? " or ignore_index " : "",
+                             options_.has_ignore ? std::to_string(options_.ignore_index) : "", ")");
         }
         const double w = weight != nullptr ? static_cast<double>(weight[t]) : 1.0;
         const double value = -(static_cast<double>(x_n[t * D + d]) - shift) * w;

@@ -21,7 +21,10 @@ template <class E>
 class MaxUnpoolKernel final : public Kernel {
  public:
   MaxUnpoolKernel(std::string node, Shape out, Shape unpooled, int64_t count, bool shape_input)
-      : node_(std::move(node)), out_(out), unpooled_(unpooled), count_(count),
+      : node_(std::move(node)),
+        out_(out),
+        unpooled_(unpooled),
+        count_(count),
         shape_input_(shape_input) {}
 
   Status run(const RunContext& context) override {
@@ -31,9 +34,8 @@ class MaxUnpoolKernel final : public Kernel {
     const int64_t total = unpooled_.element_count();
     for (int64_t i = 0; i < count; ++i) {
       if (indices[i] < 0 || indices[i] >= total) {
-        return make_status(StatusCode::kOutOfRange, node_, ": index ", indices[i],
-                           " at position ", i, " is outside the output (expected [0, ",
-                           total - 1, "])");
+        return make_status(StatusCode::kOutOfRange, node_, ": index ", indices[i], " at position ",
+                           i, " is outside the output (expected [0, ", total - 1, "])");
       }
     }
     const E* x = context.inputs[0].as<const E>();
@@ -89,8 +91,7 @@ Expected<PreparedKernel> make_max_unpool_kernel(const NodeContext& node) {
   }
   ONEPOOL_RETURN_IF_ERROR(require_output_dtype(node, 0, x.dtype));
   const int spatial = x.shape.rank() - 2;
-  if (spatial < 1 || out.rank() != x.shape.rank() || out[0] != x.shape[0] ||
-      out[1] != x.shape[1]) {
+  if (spatial < 1 || out.rank() != x.shape.rank() || out[0] != x.shape[0] || out[1] != x.shape[1]) {
     return node.error(StatusCode::kInvalidModel, "X ", x.shape.to_string(), " and output ",
                       out.to_string(), " must be [N, C, spatial...] with the same N, C");
   }

@@ -25,9 +25,14 @@ class LrnKernel final : public Kernel {
  public:
   LrnKernel(int64_t batch, int64_t channels, int64_t spatial, int64_t size, double alpha,
             double beta, double bias)
-      : batch_(batch), channels_(channels), spatial_(spatial), before_((size - 1) / 2),
-        after_(size - 1 - (size - 1) / 2), scale_(alpha / static_cast<double>(size)),
-        beta_(beta), bias_(bias) {}
+      : batch_(batch),
+        channels_(channels),
+        spatial_(spatial),
+        before_((size - 1) / 2),
+        after_(size - 1 - (size - 1) / 2),
+        scale_(alpha / static_cast<double>(size)),
+        beta_(beta),
+        bias_(bias) {}
 
   Status run(const RunContext& context) override {
     const T* x = context.inputs[0].as<const T>();
@@ -91,15 +96,14 @@ Expected<PreparedKernel> make_lrn_kernel(const NodeContext& node) {
   const double bias = attributes.get_float("bias", 1.0f);
   int64_t spatial = 1;
   for (int a = 2; a < shape.rank(); ++a) spatial *= shape[a];
-  return visit_dtype<kFloatTypes>(
-      node, describe_input(node, 0), node.input(0).dtype,
-      [&](auto tag) -> Expected<PreparedKernel> {
-        using T = typename decltype(tag)::type;
-        PreparedKernel prepared;
-        prepared.kernel = std::make_unique<LrnKernel<T>>(shape[0], shape[1], spatial, size,
-                                                         alpha, beta, bias);
-        return prepared;
-      });
+  return visit_dtype<kFloatTypes>(node, describe_input(node, 0), node.input(0).dtype,
+                                  [&](auto tag) -> Expected<PreparedKernel> {
+                                    using T = typename decltype(tag)::type;
+                                    PreparedKernel prepared;
+                                    prepared.kernel = std::make_unique<LrnKernel<T>>(
+                                        shape[0], shape[1], spatial, size, alpha, beta, bias);
+                                    return prepared;
+                                  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -178,17 +182,18 @@ Expected<PreparedKernel> make_mvn_kernel(const NodeContext& node) {
     kept_strides[static_cast<size_t>(a)] = kept;
     kept *= shape[a];
   }
-  ONEPOOL_ASSIGN_OR_RETURN(int64_t workspace, data::checked_mul(kept, static_cast<int64_t>(2 * sizeof(double)),
-                                                                "MeanVarianceNormalization"));
-  return visit_dtype<kFloatTypes>(
-      node, describe_input(node, 0), node.input(0).dtype,
-      [&](auto tag) -> Expected<PreparedKernel> {
-        using T = typename decltype(tag)::type;
-        PreparedKernel prepared;
-        prepared.kernel = std::make_unique<MvnKernel<T>>(shape, kept_strides, kept, group);
-        prepared.workspace_bytes = static_cast<size_t>(workspace);
-        return prepared;
-      });
+  ONEPOOL_ASSIGN_OR_RETURN(int64_t workspace,
+                           data::checked_mul(kept, static_cast<int64_t>(2 * sizeof(double)),
+                                             "MeanVarianceNormalization"));
+  return visit_dtype<kFloatTypes>(node, describe_input(node, 0), node.input(0).dtype,
+                                  [&](auto tag) -> Expected<PreparedKernel> {
+                                    using T = typename decltype(tag)::type;
+                                    PreparedKernel prepared;
+                                    prepared.kernel = std::make_unique<MvnKernel<T>>(
+                                        shape, kept_strides, kept, group);
+                                    prepared.workspace_bytes = static_cast<size_t>(workspace);
+                                    return prepared;
+                                  });
 }
 
 }  // namespace

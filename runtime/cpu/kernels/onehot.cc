@@ -22,22 +22,32 @@ int64_t int_value_at(const TensorView& view, int64_t i) {
     return static_cast<int64_t>(v);
   };
   switch (view.dtype) {
-    case DType::kFloat32: return from_float(view.as<const float>()[i]);
-    case DType::kFloat64: return from_float(view.as<const double>()[i]);
-    case DType::kInt8: return view.as<const int8_t>()[i];
-    case DType::kInt16: return view.as<const int16_t>()[i];
-    case DType::kInt32: return view.as<const int32_t>()[i];
-    case DType::kInt64: return view.as<const int64_t>()[i];
-    case DType::kUInt8: return view.as<const uint8_t>()[i];
-    case DType::kUInt16: return view.as<const uint16_t>()[i];
-    case DType::kUInt32: return view.as<const uint32_t>()[i];
+    case DType::kFloat32:
+      return from_float(view.as<const float>()[i]);
+    case DType::kFloat64:
+      return from_float(view.as<const double>()[i]);
+    case DType::kInt8:
+      return view.as<const int8_t>()[i];
+    case DType::kInt16:
+      return view.as<const int16_t>()[i];
+    case DType::kInt32:
+      return view.as<const int32_t>()[i];
+    case DType::kInt64:
+      return view.as<const int64_t>()[i];
+    case DType::kUInt8:
+      return view.as<const uint8_t>()[i];
+    case DType::kUInt16:
+      return view.as<const uint16_t>()[i];
+    case DType::kUInt32:
+      return view.as<const uint32_t>()[i];
     case DType::kUInt64: {
       const uint64_t v = view.as<const uint64_t>()[i];
       return v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())
                  ? std::numeric_limits<int64_t>::min()
                  : static_cast<int64_t>(v);
     }
-    default: return std::numeric_limits<int64_t>::min();
+    default:
+      return std::numeric_limits<int64_t>::min();
   }
 }
 
@@ -110,9 +120,9 @@ Expected<PreparedKernel> make_onehot_kernel(const NodeContext& node) {
   ONEPOOL_ASSIGN_OR_RETURN(size_t element_size, data::movable_element_size(node, values.dtype));
   const Shape& out = node.output(0).shape;
   const int out_rank = indices.shape.rank() + 1;
-  ONEPOOL_ASSIGN_OR_RETURN(int axis,
-                           data::normalize_axis(node, node.node().attributes.get_int("axis", -1),
-                                                out_rank, "axis"));
+  ONEPOOL_ASSIGN_OR_RETURN(
+      int axis,
+      data::normalize_axis(node, node.node().attributes.get_int("axis", -1), out_rank, "axis"));
   // The output is indices' shape with the depth inserted at `axis`.
   bool shape_ok = out.rank() == out_rank;
   int64_t outer = 1, inner = 1;

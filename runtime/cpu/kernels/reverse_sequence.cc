@@ -16,8 +16,12 @@ class ReverseSequenceKernel final : public Kernel {
  public:
   ReverseSequenceKernel(std::string node, int64_t max_len, int64_t batch, int64_t time_stride,
                         int64_t batch_stride, int64_t inner_bytes)
-      : node_(std::move(node)), max_len_(max_len), batch_(batch), time_stride_(time_stride),
-        batch_stride_(batch_stride), inner_bytes_(inner_bytes) {}
+      : node_(std::move(node)),
+        max_len_(max_len),
+        batch_(batch),
+        time_stride_(time_stride),
+        batch_stride_(batch_stride),
+        inner_bytes_(inner_bytes) {}
 
   Status run(const RunContext& context) override {
     const TensorView& lens = context.inputs[1];
@@ -57,7 +61,8 @@ class ReverseSequenceKernel final : public Kernel {
 
 Expected<PreparedKernel> make_reverse_sequence_kernel(const NodeContext& node) {
   if (!node.has_input(0) || !node.has_input(1) || !node.has_output(0)) {
-    return node.error(StatusCode::kInvalidModel, "expected inputs input, sequence_lens and an "
+    return node.error(StatusCode::kInvalidModel,
+                      "expected inputs input, sequence_lens and an "
                       "output");
   }
   const Value& input = node.input(0);

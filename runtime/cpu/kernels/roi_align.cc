@@ -53,8 +53,8 @@ class RoiAlignKernel final : public Kernel {
       }
       const Geometry g = geometry(roi);
       if (g.grid_h * g.grid_w > (int64_t{1} << 24)) {
-        return make_status(StatusCode::kInvalidArgument, node_, ": roi ", r, " needs a ",
-                           g.grid_h, " x ", g.grid_w, " sampling grid per bin (limit 2^24)");
+        return make_status(StatusCode::kInvalidArgument, node_, ": roi ", r, " needs a ", g.grid_h,
+                           " x ", g.grid_w, " sampling grid per bin (limit 2^24)");
       }
     }
     // Step 2. Bins, parallel over (roi, channel).
@@ -139,8 +139,7 @@ class RoiAlignKernel final : public Kernel {
                         (static_cast<double>(iy) + 0.5) * g.bin_h / static_cast<double>(g.grid_h);
       for (int64_t ix = 0; ix < g.grid_w; ++ix) {
         const double xx = g.start_w + static_cast<double>(pw) * g.bin_w +
-                          (static_cast<double>(ix) + 0.5) * g.bin_w /
-                              static_cast<double>(g.grid_w);
+                          (static_cast<double>(ix) + 0.5) * g.bin_w / static_cast<double>(g.grid_w);
         double t[4];
         taps(image, yy, xx, t);
         if (!p_.max_mode) {
@@ -197,8 +196,9 @@ Expected<PreparedKernel> make_roi_align_kernel(const NodeContext& node) {
   p.out_w = attributes.get_int("output_width", 1);
   p.sampling_ratio = attributes.get_int("sampling_ratio", 0);
   p.spatial_scale = attributes.get_float("spatial_scale", 1.0f);
-  const std::string transform = attributes.get_string(
-      "coordinate_transformation_mode", node.graph().opset >= 16 ? "half_pixel" : "output_half_pixel");
+  const std::string transform =
+      attributes.get_string("coordinate_transformation_mode",
+                            node.graph().opset >= 16 ? "half_pixel" : "output_half_pixel");
   const std::string mode = attributes.get_string("mode", "avg");
   if ((transform != "half_pixel" && transform != "output_half_pixel") ||
       (mode != "avg" && mode != "max")) {

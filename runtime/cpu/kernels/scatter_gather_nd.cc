@@ -34,11 +34,21 @@ Expected<Reduction> parse_reduction(const NodeContext& node) {
 template <class T>
 void reduce_into(Reduction reduction, T& target, T update) {
   switch (reduction) {
-    case Reduction::kNone: target = update; return;
-    case Reduction::kAdd: target = static_cast<T>(target + update); return;
-    case Reduction::kMul: target = static_cast<T>(target * update); return;
-    case Reduction::kMax: target = std::max(target, update); return;
-    case Reduction::kMin: target = std::min(target, update); return;
+    case Reduction::kNone:
+      target = update;
+      return;
+    case Reduction::kAdd:
+      target = static_cast<T>(target + update);
+      return;
+    case Reduction::kMul:
+      target = static_cast<T>(target * update);
+      return;
+    case Reduction::kMax:
+      target = std::max(target, update);
+      return;
+    case Reduction::kMin:
+      target = std::min(target, update);
+      return;
   }
 }
 
@@ -49,8 +59,8 @@ int64_t index_at(const TensorView& indices, int64_t i) {
 
 Status index_error(const std::string& node, int64_t position, int64_t value, int64_t dim) {
   return make_status(StatusCode::kOutOfRange, node, ": index ", value, " at position ", position,
-                     " of 'indices' is out of range for a dim of ", dim, " (expected [", -dim,
-                     ", ", dim - 1, "])");
+                     " of 'indices' is out of range for a dim of ", dim, " (expected [", -dim, ", ",
+                     dim - 1, "])");
 }
 
 Status check_indices_dtype(const NodeContext& node, size_t index) {
@@ -103,8 +113,12 @@ class ScatterNDKernel final : public Kernel {
  public:
   ScatterNDKernel(std::string node, Shape data, int64_t tuples, int tuple_size, int64_t slice,
                   Reduction reduction)
-      : node_(std::move(node)), data_(data), tuples_(tuples), tuple_size_(tuple_size),
-        slice_(slice), reduction_(reduction) {
+      : node_(std::move(node)),
+        data_(data),
+        tuples_(tuples),
+        tuple_size_(tuple_size),
+        slice_(slice),
+        reduction_(reduction) {
     int64_t stride = slice_;
     for (int k = tuple_size_ - 1; k >= 0; --k) {
       strides_[static_cast<size_t>(k)] = stride;
@@ -174,9 +188,8 @@ Expected<PreparedKernel> make_scatter_nd_kernel(const NodeContext& node) {
   }
   const int64_t tuple_size = indices[indices.rank() - 1];
   if (tuple_size < 1 || tuple_size > data.rank()) {
-    return node.error(StatusCode::kInvalidModel, "indices '", node.input(1).name,
-                      "': last dim ", tuple_size, " must be in [1, ", data.rank(),
-                      "] (data rank)");
+    return node.error(StatusCode::kInvalidModel, "indices '", node.input(1).name, "': last dim ",
+                      tuple_size, " must be in [1, ", data.rank(), "] (data rank)");
   }
   // updates.shape must be indices.shape[:-1] + data.shape[k:].
   Shape expected;
@@ -212,9 +225,14 @@ class GatherNDKernel final : public Kernel {
  public:
   GatherNDKernel(std::string node, Shape data, int64_t batches, int64_t tuples_per_batch,
                  int batch_dims, int tuple_size, int64_t slice_bytes, int64_t batch_stride_bytes)
-      : node_(std::move(node)), data_(data), batches_(batches),
-        tuples_per_batch_(tuples_per_batch), batch_dims_(batch_dims), tuple_size_(tuple_size),
-        slice_bytes_(slice_bytes), batch_stride_bytes_(batch_stride_bytes) {
+      : node_(std::move(node)),
+        data_(data),
+        batches_(batches),
+        tuples_per_batch_(tuples_per_batch),
+        batch_dims_(batch_dims),
+        tuple_size_(tuple_size),
+        slice_bytes_(slice_bytes),
+        batch_stride_bytes_(batch_stride_bytes) {
     int64_t stride = slice_bytes_;
     for (int k = tuple_size_ - 1; k >= 0; --k) {
       strides_[static_cast<size_t>(k)] = stride;
@@ -278,8 +296,8 @@ Expected<PreparedKernel> make_gather_nd_kernel(const NodeContext& node) {
   }
   const int64_t tuple_size = indices[indices.rank() - 1];
   if (tuple_size < 1 || tuple_size > data.rank() - b) {
-    return node.error(StatusCode::kInvalidModel, "indices '", node.input(1).name,
-                      "': last dim ", tuple_size, " must be in [1, ", data.rank() - b, "]");
+    return node.error(StatusCode::kInvalidModel, "indices '", node.input(1).name, "': last dim ",
+                      tuple_size, " must be in [1, ", data.rank() - b, "]");
   }
   ONEPOOL_ASSIGN_OR_RETURN(size_t element_size,
                            data::movable_element_size(node, node.input(0).dtype));
@@ -305,8 +323,8 @@ Expected<PreparedKernel> make_gather_nd_kernel(const NodeContext& node) {
   const auto bytes = static_cast<int64_t>(element_size);
   PreparedKernel prepared;
   prepared.kernel = std::make_unique<GatherNDKernel>(
-      describe_node(node.node()), data, batches, tuples_per_batch, b,
-      static_cast<int>(tuple_size), slice * bytes, batch_stride * bytes);
+      describe_node(node.node()), data, batches, tuples_per_batch, b, static_cast<int>(tuple_size),
+      slice * bytes, batch_stride * bytes);
   return prepared;
 }
 
@@ -319,8 +337,12 @@ class ScatterElementsKernel final : public Kernel {
  public:
   ScatterElementsKernel(std::string node, Shape indices, std::vector<int64_t> data_strides,
                         int axis, int64_t axis_dim, Reduction reduction)
-      : node_(std::move(node)), indices_(indices), data_strides_(std::move(data_strides)),
-        axis_(axis), axis_dim_(axis_dim), reduction_(reduction) {}
+      : node_(std::move(node)),
+        indices_(indices),
+        data_strides_(std::move(data_strides)),
+        axis_(axis),
+        axis_dim_(axis_dim),
+        reduction_(reduction) {}
 
   Status run(const RunContext& context) override {
     const TensorView& indices = context.inputs[1];
@@ -376,13 +398,13 @@ Expected<PreparedKernel> make_scatter_elements_kernel(const NodeContext& node) {
     return node.error(StatusCode::kInvalidModel, "indices ", indices.to_string(),
                       " must have the rank of data ", data.to_string());
   }
-  ONEPOOL_ASSIGN_OR_RETURN(int axis,
-                           data::normalize_axis(node, node.node().attributes.get_int("axis", 0),
-                                                data.rank(), "axis"));
+  ONEPOOL_ASSIGN_OR_RETURN(
+      int axis,
+      data::normalize_axis(node, node.node().attributes.get_int("axis", 0), data.rank(), "axis"));
   for (int a = 0; a < data.rank(); ++a) {
     if (a != axis && indices[a] > data[a]) {
-      return node.error(StatusCode::kInvalidModel, "indices ", indices.to_string(),
-                        " exceed data ", data.to_string(), " on axis ", a);
+      return node.error(StatusCode::kInvalidModel, "indices ", indices.to_string(), " exceed data ",
+                        data.to_string(), " on axis ", a);
     }
   }
   std::string name = describe_node(node.node());

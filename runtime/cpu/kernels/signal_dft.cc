@@ -68,9 +68,16 @@ class DftKernel final : public Kernel {
  public:
   DftKernel(std::string node, int64_t outer, int64_t in_len, int64_t inner, bool complex_input,
             int64_t bins, int64_t length, bool inverse, bool runtime_length)
-      : node_(std::move(node)), outer_(outer), in_len_(in_len), inner_(inner),
-        complex_input_(complex_input), bins_(bins), length_(length), inverse_(inverse),
-        runtime_length_(runtime_length), twiddles_(static_cast<size_t>(2 * length)) {
+      : node_(std::move(node)),
+        outer_(outer),
+        in_len_(in_len),
+        inner_(inner),
+        complex_input_(complex_input),
+        bins_(bins),
+        length_(length),
+        inverse_(inverse),
+        runtime_length_(runtime_length),
+        twiddles_(static_cast<size_t>(2 * length)) {
     fill_twiddles(twiddles_.data(), length_);
   }
 
@@ -183,8 +190,13 @@ class StftKernel final : public Kernel {
  public:
   StftKernel(std::string node, int64_t batch, int64_t signal_length, bool complex_input,
              int64_t frames, int64_t bins, bool onesided, int64_t window_length)
-      : node_(std::move(node)), batch_(batch), signal_length_(signal_length),
-        complex_input_(complex_input), frames_(frames), bins_(bins), onesided_(onesided),
+      : node_(std::move(node)),
+        batch_(batch),
+        signal_length_(signal_length),
+        complex_input_(complex_input),
+        frames_(frames),
+        bins_(bins),
+        onesided_(onesided),
         window_length_(window_length) {}
 
   Status run(const RunContext& context) override {
@@ -206,10 +218,9 @@ class StftKernel final : public Kernel {
     fill_twiddles(twiddles, length);
     // Step 2. One transform per (batch, frame).
     const T* x = context.inputs[0].as<const T>();
-    const T* window =
-        context.inputs.size() > 2 && context.inputs[2].data != nullptr
-            ? context.inputs[2].as<const T>()
-            : nullptr;
+    const T* window = context.inputs.size() > 2 && context.inputs[2].data != nullptr
+                          ? context.inputs[2].as<const T>()
+                          : nullptr;
     T* y = context.outputs[0].as<T>();
     const int64_t channels = complex_input_ ? 2 : 1;
     context.threads->parallel_for(batch_ * frames_, 1, [&](int64_t begin, int64_t end) {
@@ -217,8 +228,8 @@ class StftKernel final : public Kernel {
         const int64_t b = task / frames_, f = task % frames_;
         const T* in = x + (b * signal_length_ + f * step) * channels;
         T* out = y + task * bins_ * 2;
-        transform_line(in, channels, length, complex_input_, out, 2, bins_, length, twiddles,
-                       false, window);
+        transform_line(in, channels, length, complex_input_, out, 2, bins_, length, twiddles, false,
+                       window);
       }
     });
     return Status::ok();
@@ -265,20 +276,21 @@ Expected<PreparedKernel> make_stft_kernel(const NodeContext& node) {
   }
   const Shape& out = node.output(0).shape;
   if (out.rank() != 4 || out[0] != in[0] || out[3] != 2) {
-    return node.error(StatusCode::kInvalidModel, "output '", node.output(0).name,
-                      "': expected [", in[0], ", frames, bins, 2], got ", out.to_string());
+    return node.error(StatusCode::kInvalidModel, "output '", node.output(0).name, "': expected [",
+                      in[0], ", frames, bins, 2], got ", out.to_string());
   }
   ONEPOOL_RETURN_IF_ERROR(require_output_dtype(node, 0, signal.dtype));
   const bool onesided = node.node().attributes.get_int("onesided", 1) != 0;
-  ONEPOOL_ASSIGN_OR_RETURN(int64_t workspace, data::checked_mul(in[1], static_cast<int64_t>(2 * sizeof(double)),
-                                                                "STFT twiddles"));
+  ONEPOOL_ASSIGN_OR_RETURN(
+      int64_t workspace,
+      data::checked_mul(in[1], static_cast<int64_t>(2 * sizeof(double)), "STFT twiddles"));
   return visit_dtype<kFloatTypes>(
       node, describe_input(node, 0), signal.dtype, [&](auto tag) -> Expected<PreparedKernel> {
         using T = typename decltype(tag)::type;
         PreparedKernel prepared;
-        prepared.kernel = std::make_unique<StftKernel<T>>(describe_node(node.node()), in[0], in[1],
-                                                          in[2] == 2, out[1], out[2], onesided,
-                                                          window_length);
+        prepared.kernel =
+            std::make_unique<StftKernel<T>>(describe_node(node.node()), in[0], in[1], in[2] == 2,
+                                            out[1], out[2], onesided, window_length);
         prepared.workspace_bytes = static_cast<size_t>(workspace);
         return prepared;
       });

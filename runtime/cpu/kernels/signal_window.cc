@@ -22,21 +22,27 @@ constexpr double kPi = 3.14159265358979323846;
 // Element 0 of a numeric scalar tensor as double.
 double scalar_at(const TensorView& view) {
   switch (view.dtype) {
-    case DType::kFloat32: return *view.as<const float>();
-    case DType::kFloat64: return *view.as<const double>();
-    case DType::kInt32: return *view.as<const int32_t>();
-    case DType::kInt64: return static_cast<double>(*view.as<const int64_t>());
-    default: return std::nan("");
+    case DType::kFloat32:
+      return *view.as<const float>();
+    case DType::kFloat64:
+      return *view.as<const double>();
+    case DType::kInt32:
+      return *view.as<const int32_t>();
+    case DType::kInt64:
+      return static_cast<double>(*view.as<const int64_t>());
+    default:
+      return std::nan("");
   }
 }
 
 Status require_scalar_inputs(const NodeContext& node, size_t count) {
   for (size_t i = 0; i < count; ++i) {
-    if (!node.has_input(i)) return node.error(StatusCode::kInvalidModel, "input ", i, " is required");
+    if (!node.has_input(i))
+      return node.error(StatusCode::kInvalidModel, "input ", i, " is required");
     const Value& v = node.input(i);
     const DType d = v.dtype;
-    const bool numeric = d == DType::kFloat32 || d == DType::kFloat64 || d == DType::kInt32 ||
-                         d == DType::kInt64;
+    const bool numeric =
+        d == DType::kFloat32 || d == DType::kFloat64 || d == DType::kInt32 || d == DType::kInt64;
     if (!numeric || v.shape.element_count() != 1 || v.shape.rank() > 1) {
       return node.error(StatusCode::kInvalidModel, "input ", i, " '", v.name,
                         "': expected a float or int scalar, got ", dtype_name(d),
@@ -82,8 +88,8 @@ class WindowKernel final : public Kernel {
 
 // The output dtype named by `output_datatype` (default float32) must be the output's.
 Status check_output_datatype(const NodeContext& node) {
-  const int64_t datatype = node.node().attributes.get_int(
-      "output_datatype", static_cast<int64_t>(DType::kFloat32));
+  const int64_t datatype =
+      node.node().attributes.get_int("output_datatype", static_cast<int64_t>(DType::kFloat32));
   if (datatype == static_cast<int64_t>(node.output(0).dtype)) return Status::ok();
   return node.error(StatusCode::kInvalidModel, "attribute 'output_datatype' ",
                     dtype_name(static_cast<DType>(datatype)), " differs from output '",
@@ -100,15 +106,15 @@ Expected<PreparedKernel> make_window_kernel(const NodeContext& node) {
                       "': expected rank 1, got ", out.to_string());
   }
   const bool periodic = node.node().attributes.get_int("periodic", 1) != 0;
-  return visit_dtype<kFloatTypes>(
-      node, describe_output(node, 0), node.output(0).dtype,
-      [&](auto tag) -> Expected<PreparedKernel> {
-        using T = typename decltype(tag)::type;
-        PreparedKernel prepared;
-        prepared.kernel = std::make_unique<WindowKernel<T>>(describe_node(node.node()), out[0],
-                                                            periodic, Coefficients());
-        return prepared;
-      });
+  return visit_dtype<kFloatTypes>(node, describe_output(node, 0), node.output(0).dtype,
+                                  [&](auto tag) -> Expected<PreparedKernel> {
+                                    using T = typename decltype(tag)::type;
+                                    PreparedKernel prepared;
+                                    prepared.kernel = std::make_unique<WindowKernel<T>>(
+                                        describe_node(node.node()), out[0], periodic,
+                                        Coefficients());
+                                    return prepared;
+                                  });
 }
 
 constexpr WindowCoefficients hann() { return {0.5, 0.5, 0.0}; }
@@ -155,21 +161,21 @@ class MelWeightMatrixKernel final : public Kernel {
     for (int64_t m = 0; m < mels_; ++m) {
       const int64_t left = edge(m), center = edge(m + 1), right = edge(m + 2);
       if (left < 0 || right >= bins_ || center < left || right < center) {
-        return make_status(StatusCode::kInvalidArgument, node_, ": mel filter ", m,
-                           " spans bins [", left, ", ", right, "], outside [0, ", bins_ - 1,
+        return make_status(StatusCode::kInvalidArgument, node_, ": mel filter ", m, " spans bins [",
+                           left, ", ", right, "], outside [0, ", bins_ - 1,
                            "]; check lower_edge_hertz and upper_edge_hertz");
       }
       if (center == left) {
         out[center * mels_ + m] = T(1);
       } else {
         for (int64_t j = left; j <= center; ++j) {
-          out[j * mels_ + m] = static_cast<T>(static_cast<double>(j - left) /
-                                              static_cast<double>(center - left));
+          out[j * mels_ + m] =
+              static_cast<T>(static_cast<double>(j - left) / static_cast<double>(center - left));
         }
       }
       for (int64_t j = center; j < right; ++j) {
-        out[j * mels_ + m] = static_cast<T>(static_cast<double>(right - j) /
-                                            static_cast<double>(right - center));
+        out[j * mels_ + m] =
+            static_cast<T>(static_cast<double>(right - j) / static_cast<double>(right - center));
       }
     }
     return Status::ok();
@@ -188,15 +194,14 @@ Expected<PreparedKernel> make_mel_weight_matrix_kernel(const NodeContext& node) 
     return node.error(StatusCode::kInvalidModel, "output '", node.output(0).name,
                       "': expected [dft_length / 2 + 1, num_mel_bins], got ", out.to_string());
   }
-  return visit_dtype<kFloatTypes>(
-      node, describe_output(node, 0), node.output(0).dtype,
-      [&](auto tag) -> Expected<PreparedKernel> {
-        using T = typename decltype(tag)::type;
-        PreparedKernel prepared;
-        prepared.kernel =
-            std::make_unique<MelWeightMatrixKernel<T>>(describe_node(node.node()), out[0], out[1]);
-        return prepared;
-      });
+  return visit_dtype<kFloatTypes>(node, describe_output(node, 0), node.output(0).dtype,
+                                  [&](auto tag) -> Expected<PreparedKernel> {
+                                    using T = typename decltype(tag)::type;
+                                    PreparedKernel prepared;
+                                    prepared.kernel = std::make_unique<MelWeightMatrixKernel<T>>(
+                                        describe_node(node.node()), out[0], out[1]);
+                                    return prepared;
+                                  });
 }
 
 }  // namespace

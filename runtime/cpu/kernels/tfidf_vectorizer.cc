@@ -106,8 +106,7 @@ Status build_trie(const NodeContext& node, TfIdfPlan& plan) {
     if (begin < 0 || end < begin || end > static_cast<int64_t>(pool.size()) ||
         (end - begin) % n != 0) {
       return node.error(StatusCode::kInvalidModel, "ngram_counts[", g, "] = ", begin,
-                        " does not split pool_int64s (", pool.size(), " items) into ", n,
-                        "-grams");
+                        " does not split pool_int64s (", pool.size(), " items) into ", n, "-grams");
     }
     for (int64_t at = begin; at < end; at += n, ++gram) {
       if (gram >= indexes.size() || indexes[gram] < 0 || indexes[gram] >= plan.columns) {
@@ -162,8 +161,8 @@ Expected<PreparedKernel> make_tfidf_vectorizer_kernel(const NodeContext& node) {
   plan.max_gram = attributes.get_int("max_gram_length", 1);
   plan.max_skip = attributes.get_int("max_skip_count", 0);
   if (plan.min_gram < 1 || plan.max_gram < plan.min_gram || plan.max_skip < 0) {
-    return node.error(StatusCode::kInvalidModel, "need 1 <= min_gram_length <= ",
-                      "max_gram_length and max_skip_count >= 0");
+    return node.error(StatusCode::kInvalidModel,
+                      "need 1 <= min_gram_length <= ", "max_gram_length and max_skip_count >= 0");
   }
   const std::string mode = attributes.get_string("mode", "TF");
   if (mode == "IDF") {
@@ -171,8 +170,7 @@ Expected<PreparedKernel> make_tfidf_vectorizer_kernel(const NodeContext& node) {
   } else if (mode == "TFIDF") {
     plan.mode = TfIdfMode::kTfIdf;
   } else if (mode != "TF") {
-    return node.error(StatusCode::kInvalidModel, "mode must be TF, IDF or TFIDF, got '", mode,
-                      "'");
+    return node.error(StatusCode::kInvalidModel, "mode must be TF, IDF or TFIDF, got '", mode, "'");
   }
   if (attributes.has("pool_strings")) {
     return node.error(StatusCode::kUnsupported, "pool_strings (string tokens) is not supported");
