@@ -7,6 +7,7 @@
 
 #include "planner/import_checks.h"
 #include "planner/import_fold_ops.h"
+#include "planner/import_inline_if.h"
 #include "planner/import_tensor.h"
 
 namespace onepool {
@@ -254,10 +255,18 @@ Status fold_constants(onnx::ModelProto* model, const FoldOptions& options,
   // Step 2.
   const int64_t opset = default_opset(*model);
   ONEPOOL_RETURN_IF_ERROR(run_shape_inference(model, strict_error));
-  for (int round = 0; options.fold && round < kMaxFoldRounds; ++round) {
-    FoldPass pass(model->mutable_graph(), opset, options.max_elements);
-    ONEPOOL_ASSIGN_OR_RETURN(int folded, pass.run());
-    if (folded == 0) break;
+  for (int round = 0; round < kMaxFoldRounds; ++round) {
+    int folded = 0;
+    if (options.fold) {
+      FoldPass pass(model->mutable_graph(), opset, options.max_elements);
+      ONEPOOL_ASSIGN_OR_RETURN(folded, pass.run());
+    }
+    // An If whose condition is now constant becomes its chosen branch (also without folding:
+    // inlining is not folding); the next round folds and infers the branch's nodes and inlines
+    // an If nested in it.
+    ONEPOOL_ASSIGN_OR_RETURN(int inlined, inline_constant_ifs(model->mutable_graph()));
+    if (folded == 0 && inlined == 0) break;
+    if (inlined != 0) ONEPOOL_RETURN_IF_ERROR(constants_to_initializers(model->mutable_graph()));
     ONEPOOL_RETURN_IF_ERROR(run_shape_inference(model, strict_error));
   }
   // Step 3.

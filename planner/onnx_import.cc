@@ -10,6 +10,7 @@
 #include "planner/import_checks.h"
 #include "planner/import_convert.h"
 #include "planner/import_external_data.h"
+#include "planner/import_inline_if.h"
 #include "planner/import_model_file.h"
 #include "planner/import_topo_sort.h"
 
@@ -67,6 +68,7 @@ Expected<Graph> import_model(onnx::ModelProto* model, const std::string& model_d
   FoldOptions fold_options;
   fold_options.fold = options.fold_constants;
   ONEPOOL_RETURN_IF_ERROR(fold_constants(model, fold_options, &strict_error));
+  ONEPOOL_RETURN_IF_ERROR(check_no_runtime_if(*graph));  // the constant ones are inlined by now
   // Step 6. The Graph.
   ONEPOOL_ASSIGN_OR_RETURN(Graph converted, convert_to_graph(model, declared, strict_error));
   if (!newer.empty()) converted.import_warnings.push_back(newer);
