@@ -402,6 +402,40 @@ SYMBOLIC = {"mlp": {"batch": 1}, "resnet18": {"batch": 1}, "dyn_fpn": {"height":
 SPATIAL_SYMBOLIC = {"dyn_fpn"}  # inferred shapes stay symbolic beyond the batch dim
 
 
+def if_folded_head(g):
+    # An If whose condition depends only on a static shape (Shape(x)[1] == 64): import folds the
+    # condition and inlines the chosen branch, so no If is left to plan or run. Each branch holds
+    # its own weights as branch initializers.
+    x = g.input("x", TensorProto.FLOAT, [1, 64])
+    h = g.op("Relu", [g.gemm(x, 64, 32, "fc1", math.sqrt(2 / 64))], name="relu1")
+    features = g.op("Gather", [g.op("Shape", [x], name="x_shape"), g.const(1, np.int64)],
+                    name="features", axis=0)
+    is_wide = g.op("Equal", [features, g.const(64, np.int64)], name="is_wide")
+
+    def branch(name, softmax):
+        w = numpy_helper.from_array(g.normal((10, 32), math.sqrt(1 / 32)), f"{name}.weight")
+        b = numpy_helper.from_array(g.uniform((10,), -0.05, 0.05), f"{name}.bias")
+        nodes = [helper.make_node("Gemm", [h, w.name, b.name], [f"{name}.gemm"], name=f"{name}.gemm",
+                                  transB=1)]
+        out = f"{name}.gemm"
+        if softmax:
+            nodes.append(helper.make_node("Softmax", [out], [f"{name}.probs"], name=f"{name}.probs",
+                                          axis=-1))
+            out = f"{name}.probs"
+        return helper.make_graph(nodes, name, [],
+                                 [helper.make_tensor_value_info(out, TensorProto.FLOAT, [1, 10])],
+                                 [w, b])
+
+    g.nodes.append(helper.make_node("If", [is_wide], ["probs"], name="head_if",
+                                    then_branch=branch("head", True),
+                                    else_branch=branch("fallback", False)))
+    g.output("probs", TensorProto.FLOAT, [1, 10])
+    return "MLP head behind an If on a static shape (the If is inlined at load)"
+
+
+MODELS["if_folded_head"] = (if_folded_head, {"x": ("float32", [1, 64], None)})
+
+
 def check(model):
     onnx.checker.check_model(model, full_check=False)
     # Shape inference only needs the weights' shapes: give it a copy in which every large
