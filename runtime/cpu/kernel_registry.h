@@ -47,5 +47,6 @@ void register_signal_dft_kernels(KernelRegistry& registry);       // signal_dft.
 void register_max_unpool_kernel(KernelRegistry& registry);        // max_unpool.cc
 void register_roi_align_kernel(KernelRegistry& registry);         // roi_align.cc
 void register_tfidf_vectorizer_kernel(KernelRegistry& registry);  // tfidf_vectorizer.cc
+void register_quantized_kernels(KernelRegistry& registry);        // quantize.cc: Q/DQ, integer ops
 
 }  // namespace onepool::cpu

@@ -1,0 +1,269 @@
+// MatMulInteger and QLinearMatMul: numpy matmul semantics (1-D promotion, batch broadcasting) over
+// 8-bit operands, products accumulated in int32 (quant_common.h). Zero points: per tensor, A's
+// per row, B's per column. QLinearMatMul requantizes each int32 row, held in the workspace.
+#include <array>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "runtime/cpu/kernel_registry.h"
+#include "runtime/cpu/kernels/elementwise_dtype.h"
+#include "runtime/cpu/kernels/quant_common.h"
+
+namespace onepool::cpu::quant {
+namespace {
+
+// The products of one batched matmul: m x k times k x n, one (A, B) offset pair per output
+// matrix, in output order.
+struct ProductLayout {
+  int64_t m = 0;
+  int64_t n = 0;
+  int64_t k = 0;
+  std::vector<int64_t> a_offsets;
+  std::vector<int64_t> b_offsets;
+};
+
+struct Operand {
+  Shape batch;
+  int64_t rows = 0;
+  int64_t cols = 0;
+};
+
+Operand split(const Shape& shape, bool is_a) {
+  if (shape.rank() == 1) return is_a ? Operand{{}, 1, shape[0]} : Operand{{}, shape[0], 1};
+  Operand operand;
+  for (int i = 0; i + 2 < shape.rank(); ++i) operand.batch.push_back(shape[i]);
+  operand.rows = shape[shape.rank() - 2];
+  operand.cols = shape[shape.rank() - 1];
+  return operand;
+}
+
+int64_t aligned(const Shape& batch, int rank, int i) {
+  const int j = i - (rank - batch.rank());
+  return j < 0 ? 1 : batch[j];
+}
+
+// Step 1: shapes and broadcasting; Step 2: the expected output shape; Step 3: offsets.
+Expected<ProductLayout> plan_products(const NodeContext& node, size_t a_index, size_t b_index) {
+  const Shape& a_shape = node.input(a_index).shape;
+  const Shape& b_shape = node.input(b_index).shape;
+  if (a_shape.rank() < 1 || b_shape.rank() < 1) {
+    return node.error(StatusCode::kInvalidModel, describe_input(node, a_index), " ",
+                      a_shape.to_string(), " and ", describe_input(node, b_index), " ",
+                      b_shape.to_string(), ": matmul operands need rank >= 1");
+  }
+  // Step 1.
+  const Operand a = split(a_shape, true);
+  const Operand b = split(b_shape, false);
+  if (a.cols != b.rows) {
+    return node.error(StatusCode::kInvalidModel, describe_input(node, a_index), " ",
+                      a_shape.to_string(), " and ", describe_input(node, b_index), " ",
+                      b_shape.to_string(), ": inner dims differ (", a.cols, " vs ", b.rows, ")");
+  }
+  const int rank = std::max(a.batch.rank(), b.batch.rank());
+  Shape batch;
+  for (int i = 0; i < rank; ++i) {
+    const int64_t da = aligned(a.batch, rank, i);
+    const int64_t db = aligned(b.batch, rank, i);
+    if (da != db && da != 1 && db != 1) {
+      return node.error(StatusCode::kInvalidModel, describe_input(node, a_index), " ",
+                        a_shape.to_string(), " and ", describe_input(node, b_index), " ",
+                        b_shape.to_string(), ": batch dim ", i, " cannot broadcast (", da, " vs ",
+                        db, ")");
+    }
+    batch.push_back(da == 1 ? db : da);
+  }
+  // Step 2.
+  Shape expected = batch;
+  if (a_shape.rank() > 1) expected.push_back(a.rows);
+  if (b_shape.rank() > 1) expected.push_back(b.cols);
+  if (!(expected == node.output(0).shape)) {
+    return node.error(StatusCode::kInvalidModel, describe_output(node, 0), ": expected shape ",
+                      expected.to_string(), ", got ", node.output(0).shape.to_string());
+  }
+  ONEPOOL_ASSIGN_OR_RETURN(const int64_t batch_count, batch.element_count_checked());
+  ONEPOOL_RETURN_IF_ERROR(node.output(0).shape.element_count_checked().status());
+  // Step 3. Walk the output batch in row-major order; a broadcast dim has stride 0.
+  ProductLayout layout{a.rows, b.cols, a.cols, {}, {}};
+  std::array<int64_t, Shape::kMaxRank> a_stride{};
+  std::array<int64_t, Shape::kMaxRank> b_stride{};
+  int64_t sa = a.rows * a.cols;
+  int64_t sb = b.rows * b.cols;
+  for (int i = rank - 1; i >= 0; --i) {
+    const auto u = static_cast<size_t>(i);
+    const int64_t da = aligned(a.batch, rank, i);
+    const int64_t db = aligned(b.batch, rank, i);
+    a_stride[u] = da == 1 ? 0 : sa;
+    b_stride[u] = db == 1 ? 0 : sb;
+    sa *= da;
+    sb *= db;
+  }
+  std::array<int64_t, Shape::kMaxRank> index{};
+  for (int64_t p = 0; p < batch_count; ++p) {
+    int64_t a_offset = 0;
+    int64_t b_offset = 0;
+    for (int i = 0; i < rank; ++i) {
+      const auto u = static_cast<size_t>(i);
+      a_offset += index[u] * a_stride[u];
+      b_offset += index[u] * b_stride[u];
+    }
+    layout.a_offsets.push_back(a_offset);
+    layout.b_offsets.push_back(b_offset);
+    for (int i = rank - 1; i >= 0; --i) {
+      const auto u = static_cast<size_t>(i);
+      if (++index[u] < batch[i]) break;
+      index[u] = 0;
+    }
+  }
+  return layout;
+}
+
+// B's zero point as the (pointer, stride) integer_dot_row takes.
+template <class B>
+std::pair<const B*, int64_t> b_zero_of(const QuantParam& param, const RunContext& context) {
+  if (!param.present) return {nullptr, 0};
+  return {context.inputs[param.input].as<const B>(), param.count == 1 ? 0 : 1};
+}
+
+template <class A, class B>
+class MatMulIntegerKernel final : public Kernel {
+ public:
+  MatMulIntegerKernel(ProductLayout layout, QuantParam a_zero, QuantParam b_zero)
+      : layout_(std::move(layout)), a_zero_(a_zero), b_zero_(b_zero) {}
+
+  Status run(const RunContext& context) override {
+    const A* a = context.inputs[0].as<const A>();
+    const B* b = context.inputs[1].as<const B>();
+    int32_t* y = context.outputs[0].as<int32_t>();
+    const auto [b_zero, b_zero_stride] = b_zero_of<B>(b_zero_, context);
+    const int64_t m = layout_.m, n = layout_.n, k = layout_.k;
+    for (size_t p = 0; p < layout_.a_offsets.size(); ++p) {
+      for (int64_t i = 0; i < m; ++i) {
+        integer_dot_row(n, k, a + layout_.a_offsets[p] + i * k,
+                        zero_point_at<A>(a_zero_, context, i), b + layout_.b_offsets[p], b_zero,
+                        b_zero_stride, y + (static_cast<int64_t>(p) * m + i) * n);
+      }
+    }
+    return Status::ok();
+  }
+
+ private:
+  ProductLayout layout_;
+  QuantParam a_zero_;
+  QuantParam b_zero_;
+};
+
+// The scales and zero points of QLinearMatMul, input indices as in the spec.
+struct QLinearParams {
+  QuantParam a_scale, a_zero, b_scale, b_zero, y_scale, y_zero;
+};
+
+template <class A, class B, class Q>
+class QLinearMatMulKernel final : public Kernel {
+ public:
+  QLinearMatMulKernel(ProductLayout layout, QLinearParams params)
+      : layout_(std::move(layout)), params_(params) {}
+
+  Status run(const RunContext& context) override {
+    const A* a = context.inputs[0].as<const A>();
+    const B* b = context.inputs[3].as<const B>();
+    Q* y = context.outputs[0].as<Q>();
+    auto* acc = reinterpret_cast<int32_t*>(context.workspace);  // one row of n
+    const auto [b_zero, b_zero_stride] = b_zero_of<B>(params_.b_zero, context);
+    const float y_scale = scale_at(params_.y_scale, context, 0);
+    const int32_t y_zero = zero_point_at<Q>(params_.y_zero, context, 0);
+    const int64_t m = layout_.m, n = layout_.n, k = layout_.k;
+    for (size_t p = 0; p < layout_.a_offsets.size(); ++p) {
+      for (int64_t i = 0; i < m; ++i) {
+        integer_dot_row(n, k, a + layout_.a_offsets[p] + i * k,
+                        zero_point_at<A>(params_.a_zero, context, i), b + layout_.b_offsets[p],
+                        b_zero, b_zero_stride, acc);
+        const float a_scale = scale_at(params_.a_scale, context, i);
+        Q* y_row = y + (static_cast<int64_t>(p) * m + i) * n;
+        for (int64_t j = 0; j < n; ++j) {
+          const float multiplier = a_scale * scale_at(params_.b_scale, context, j) / y_scale;
+          y_row[j] = requantize<Q>(acc[j], multiplier, y_zero);
+        }
+      }
+    }
+    return Status::ok();
+  }
+
+ private:
+  ProductLayout layout_;
+  QLinearParams params_;
+};
+
+}  // namespace
+
+// MatMulInteger(A, B, a_zero_point?, b_zero_point?) -> int32 Y.
+Expected<PreparedKernel> make_matmul_integer(const NodeContext& node) {
+  ONEPOOL_RETURN_IF_ERROR(require_input(node, 0));
+  ONEPOOL_RETURN_IF_ERROR(require_input(node, 1));
+  if (!node.has_output(0)) return node.error(StatusCode::kInvalidModel, "output 0 is missing");
+  ONEPOOL_RETURN_IF_ERROR(require_output_dtype(node, 0, DType::kInt32));
+  ONEPOOL_ASSIGN_OR_RETURN(ProductLayout layout, plan_products(node, 0, 1));
+  const DType a_type = node.input(0).dtype;
+  const DType b_type = node.input(1).dtype;
+  ONEPOOL_ASSIGN_OR_RETURN(const QuantParam a_zero,
+                           read_quant_param(node, 2, a_type, layout.m, true, "a_zero_point"));
+  ONEPOOL_ASSIGN_OR_RETURN(const QuantParam b_zero,
+                           read_quant_param(node, 3, b_type, layout.n, true, "b_zero_point"));
+  return visit_8bit(node, describe_input(node, 0), a_type, [&](auto a_tag) {
+    return visit_8bit(
+        node, describe_input(node, 1), b_type, [&](auto b_tag) -> Expected<PreparedKernel> {
+          using A = typename decltype(a_tag)::type;
+          using B = typename decltype(b_tag)::type;
+          PreparedKernel result;
+          result.kernel =
+              std::make_unique<MatMulIntegerKernel<A, B>>(std::move(layout), a_zero, b_zero);
+          result.implementation = "int32 dot rows";
+          return result;
+        });
+  });
+}
+
+// QLinearMatMul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point).
+Expected<PreparedKernel> make_qlinear_matmul(const NodeContext& node) {
+  for (size_t i : {size_t{0}, size_t{1}, size_t{3}, size_t{4}, size_t{6}}) {
+    ONEPOOL_RETURN_IF_ERROR(require_input(node, i));
+  }
+  if (!node.has_output(0)) return node.error(StatusCode::kInvalidModel, "output 0 is missing");
+  ONEPOOL_ASSIGN_OR_RETURN(ProductLayout layout, plan_products(node, 0, 3));
+  const DType a_type = node.input(0).dtype;
+  const DType b_type = node.input(3).dtype;
+  const DType y_type = node.output(0).dtype;
+  QLinearParams params;
+  ONEPOOL_ASSIGN_OR_RETURN(params.a_scale,
+                           read_quant_param(node, 1, DType::kFloat32, layout.m, false, "a_scale"));
+  ONEPOOL_ASSIGN_OR_RETURN(params.a_zero,
+                           read_quant_param(node, 2, a_type, layout.m, true, "a_zero_point"));
+  ONEPOOL_ASSIGN_OR_RETURN(params.b_scale,
+                           read_quant_param(node, 4, DType::kFloat32, layout.n, false, "b_scale"));
+  ONEPOOL_ASSIGN_OR_RETURN(params.b_zero,
+                           read_quant_param(node, 5, b_type, layout.n, true, "b_zero_point"));
+  ONEPOOL_ASSIGN_OR_RETURN(params.y_scale,
+                           read_quant_param(node, 6, DType::kFloat32, 1, false, "y_scale"));
+  ONEPOOL_ASSIGN_OR_RETURN(params.y_zero,
+                           read_quant_param(node, 7, y_type, 1, true, "y_zero_point"));
+  ONEPOOL_ASSIGN_OR_RETURN(const int64_t row_bytes,
+                           checked_mul(layout.n, int64_t{sizeof(int32_t)}, "accumulator row"));
+  return visit_8bit(node, describe_input(node, 0), a_type, [&](auto a_tag) {
+    return visit_8bit(node, describe_input(node, 3), b_type, [&](auto b_tag) {
+      return visit_8bit(
+          node, describe_output(node, 0), y_type, [&](auto y_tag) -> Expected<PreparedKernel> {
+            using A = typename decltype(a_tag)::type;
+            using B = typename decltype(b_tag)::type;
+            using Q = typename decltype(y_tag)::type;
+            PreparedKernel result;
+            result.kernel =
+                std::make_unique<QLinearMatMulKernel<A, B, Q>>(std::move(layout), params);
+            result.workspace_bytes = static_cast<size_t>(row_bytes);
+            result.implementation = "int32 dot rows + requantize";
+            return result;
+          });
+    });
+  });
+}
+
+}  // namespace onepool::cpu::quant
