@@ -21,10 +21,16 @@ inline unsigned grid_for(int64_t count) {
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < (count); \
        i += static_cast<int64_t>(blockDim.x) * gridDim.x)
 
+// x clamped to [low, high]; NaN fails both comparisons and passes through, as on the CPU (fminf /
+// fmaxf would return the bound instead).
+__device__ inline float clamp_keep_nan(float x, float low, float high) {
+  return x < low ? low : (x > high ? high : x);
+}
+
 __device__ inline float apply_unary(const UnaryParams& p, float x) {
   switch (p.op) {
     case UnaryOp::kIdentity: return x;
-    case UnaryOp::kRelu: return x > 0.0f ? x : 0.0f;
+    case UnaryOp::kRelu: return x < 0.0f ? 0.0f : x;  // NaN stays NaN
     case UnaryOp::kSigmoid: return 1.0f / (1.0f + expf(-x));
     case UnaryOp::kTanh: return tanhf(x);
     case UnaryOp::kExp: return expf(x);
@@ -33,11 +39,11 @@ __device__ inline float apply_unary(const UnaryParams& p, float x) {
     case UnaryOp::kNeg: return -x;
     case UnaryOp::kAbs: return fabsf(x);
     case UnaryOp::kErf: return erff(x);
-    case UnaryOp::kLeakyRelu: return x >= 0.0f ? x : p.alpha * x;
-    case UnaryOp::kHardSigmoid: return fmaxf(0.0f, fminf(1.0f, p.alpha * x + p.beta));
-    case UnaryOp::kHardSwish: return x * fmaxf(0.0f, fminf(1.0f, x / 6.0f + 0.5f));
-    case UnaryOp::kHardSigmoidMul: return x * fmaxf(0.0f, fminf(1.0f, p.alpha * x + p.beta));
-    case UnaryOp::kClip: return fminf(fmaxf(x, p.alpha), p.beta);
+    case UnaryOp::kLeakyRelu: return x < 0.0f ? p.alpha * x : x;
+    case UnaryOp::kHardSigmoid: return clamp_keep_nan(p.alpha * x + p.beta, 0.0f, 1.0f);
+    case UnaryOp::kHardSwish: return x * clamp_keep_nan(x * (1.0f / 6.0f) + 0.5f, 0.0f, 1.0f);
+    case UnaryOp::kHardSigmoidMul: return x * clamp_keep_nan(p.alpha * x + p.beta, 0.0f, 1.0f);
+    case UnaryOp::kClip: return clamp_keep_nan(x, p.alpha, p.beta);
     case UnaryOp::kReciprocal: return 1.0f / x;
     case UnaryOp::kFloor: return floorf(x);
     case UnaryOp::kCeil: return ceilf(x);
