@@ -213,6 +213,12 @@ std::optional<PreparedKernel> make_dnnl_conv_kernel(const NodeContext& node,
                                                     const DnnlConvCase& conv) {
   const HostTensor* w = node.constant_input(1);
   if (conv.geometry.spatial_rank > 2 || w == nullptr) return std::nullopt;
+  // Single-threaded Sessions only. With more threads, libgomp's workers spin-wait (up to
+  // milliseconds) after every primitive and take the cores from the Session's own ThreadPool
+  // and from other processes: on 2 busy cores BlazeFace ran 2 -> 25 ms and ocr_cls 1.2 -> 25 ms
+  // at 2 threads (OMP_WAIT_POLICY=passive brings them back to par, but an environment setting
+  // must not decide the speed). One owner of the threads comes first.
+  if (omp_get_max_threads() > 1) return std::nullopt;
   // A node oneDNN cannot take (or any oneDNN error) keeps the caller's own path.
   try {
     auto d = std::make_unique<DnnlConv>();

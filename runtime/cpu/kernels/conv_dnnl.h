@@ -8,7 +8,8 @@
 // scratchpad (scratchpad_mode::user) and the blocked X and Y; run() binds the pool addresses
 // with set_data_handle. Results do not depend on where the plan puts the workspace.
 // Threads: oneDNN (Debian) runs on OpenMP; OpenMP's thread count is set to the Session's
-// before the primitives are created and again before each run (set_dnnl_threads).
+// before the primitives are created and again before each run (set_dnnl_threads). Only
+// single-threaded Sessions take this path for now (see make_dnnl_conv_kernel).
 // Bias is the primitive's bias input; the fused activation runs afterwards with the same code
 // as the unfused op (activation.h), so NaN passes through Relu / Clip unchanged.
 #pragma once
@@ -41,8 +42,8 @@ bool dnnl_available();
 void set_dnnl_threads(int threads);
 
 /// The oneDNN kernel for `conv`, or nullopt when oneDNN is not built in or does not take the
-/// case (3-D, weights that are not constants, a primitive oneDNN cannot create); the caller
-/// keeps its own path then.
+/// case (3-D, weights that are not constants, more than one thread, no direct oneDNN kernel);
+/// the caller keeps its own path then.
 std::optional<PreparedKernel> make_dnnl_conv_kernel(const NodeContext& node,
                                                     const DnnlConvCase& conv);
 
