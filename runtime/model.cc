@@ -11,6 +11,7 @@
 #include "planner/optimize/optimize.h"
 #include "planner/schedule.h"
 #include "runtime/cpu/weight_folding.h"
+#include "runtime/device_resource_cache.h"
 #include "runtime/tensor_budget.h"
 
 namespace onepool {
@@ -45,7 +46,7 @@ Status check_schedule_name(const std::string& schedule) {
 
 void Model::AlignedDelete::operator()(std::byte* p) const { std::free(p); }
 
-Model::Model() = default;
+Model::Model() : device_resources_(std::make_unique<DeviceResourceCache>()) {}
 Model::~Model() = default;
 
 Expected<std::shared_ptr<const Model>> Model::load(const std::string& path,

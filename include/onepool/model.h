@@ -51,6 +51,8 @@ struct LoadTimings {
   double pack_ms = 0.0;      // weights packed into one allocation
 };
 
+class DeviceResourceCache;
+
 class Model {
  public:
   /// Loads, checks, binds shapes, folds constants, optimizes and packs weights.
@@ -85,6 +87,10 @@ class Model {
   /// was skipped). Tools print each as a warning.
   const std::vector<std::string>& warnings() const;
 
+  /// Internal to the backends: resources shared by this Model's Sessions on one device (the
+  /// CUDA weights). See runtime/device_resource_cache.h.
+  DeviceResourceCache& device_resources() const { return *device_resources_; }
+
  private:
   Model();
   Status pack_weights();
@@ -101,6 +107,7 @@ class Model {
   std::vector<TensorInfo> outputs_;
   LoadTimings timings_;
   std::string optimization_summary_;
+  std::unique_ptr<DeviceResourceCache> device_resources_;
 };
 
 }  // namespace onepool

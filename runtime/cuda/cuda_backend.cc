@@ -11,6 +11,7 @@
 #include "runtime/cuda/cuda_check.h"
 #include "runtime/node_bindings.h"
 #include "runtime/cuda/cuda_device.h"
+#include "runtime/device_resource_cache.h"
 
 namespace onepool::cuda {
 
@@ -168,8 +169,17 @@ Status CudaBackend::bind(const Model& model, const Plan& plan, void* caller_pool
   ONEPOOL_RETURN_IF_ERROR(scoped.enter(index_));
   // Step 1. The pool: one allocation (or the caller's memory).
   ONEPOOL_RETURN_IF_ERROR(adopt_pool(plan.pool_bytes, caller_pool, caller_capacity));
-  // Step 2. The weights: one upload, finished before any kernel can read them.
-  ONEPOOL_ASSIGN_OR_RETURN(weights_, upload_weights(model, index_, stream_));
+  // Step 2. The weights: one upload per Model and device, shared by its Sessions, finished
+  // before any kernel can read them.
+  ONEPOOL_ASSIGN_OR_RETURN(
+      std::shared_ptr<const void> shared,
+      model.device_resources().get_or_create(
+          index_, [&]() -> Expected<std::shared_ptr<const void>> {
+            ONEPOOL_ASSIGN_OR_RETURN(std::shared_ptr<const DeviceWeights> uploaded,
+                                     upload_weights(model, index_, stream_));
+            return std::shared_ptr<const void>(std::move(uploaded));
+          }));
+  weights_ = std::static_pointer_cast<const DeviceWeights>(std::move(shared));
   // Step 3. Every value's view.
   ONEPOOL_ASSIGN_OR_RETURN(std::vector<ValueLocation> locations, locate_values(model, plan));
   value_views_.assign(graph_ir_->values.size(), TensorView{});

@@ -1,6 +1,6 @@
 // The CUDA backend: one stream and one cuBLAS handle per Session, one device pool (a single
 // cudaMalloc of plan.pool_bytes, or caller device memory), the Model's weights uploaded once per
-// Session (not yet shared by the Sessions of one Model: see DeviceWeights), and execute() that
+// Model and device and shared by its Sessions (see DeviceWeights), and execute() that
 // replays the whole node sequence as one CUDA graph (Session::cuda_graph_stats says whether it
 // did). Every call makes its device current and gives the caller's current device back.
 //

@@ -61,9 +61,8 @@ class DeviceBuffer {
 };
 
 /// A Model's packed weights resident on one device (same offsets as Model::weight_offset).
-/// Held by shared_ptr so that Sessions of one Model on one device can share a single upload:
-/// today each backend uploads its own; a per-Model cache (owned by the Model or by a caller-
-/// visible context, not a global) can hand out the same object later without changing users.
+/// Uploaded once per Model and device and shared by its Sessions through the Model's
+/// DeviceResourceCache (runtime/device_resource_cache.h).
 struct DeviceWeights {
   DeviceBuffer buffer;
   int device = 0;
