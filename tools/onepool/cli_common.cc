@@ -83,6 +83,21 @@ Expected<LoadOptions> make_load_options(const ModelFlags& flags) {
   return options;
 }
 
+Expected<SessionOptions> make_session_options(const ModelFlags& flags) {
+  SessionOptions options;
+  ONEPOOL_ASSIGN_OR_RETURN(options.device, Device::parse(flags.device));
+  options.threads = flags.threads;
+  options.plan.algorithm = flags.algorithm;
+  options.plan.alignment = flags.alignment;
+  options.plan.aliasing = flags.aliasing == "on";
+  options.plan.fast_workspaces = flags.workspaces == "fast";
+  options.plan.budget_ms = flags.plan_budget_ms;
+  options.cuda_graph = !flags.no_cuda_graph;
+  options.tf32 = flags.tf32;
+  options.profile = flags.profile;
+  return options;
+}
+
 Expected<LoadedSession> load_session(const ModelFlags& flags) {
   std::printf("model:     %s\n", flags.model_path.c_str());
   std::printf("shapes:    %s\n", join(flags.shapes).c_str());
@@ -91,7 +106,7 @@ Expected<LoadedSession> load_session(const ModelFlags& flags) {
               flags.device.c_str(), flags.threads, flags.optimize.c_str(),
               flags.algorithm.c_str(), flags.alignment);
   ONEPOOL_ASSIGN_OR_RETURN(LoadOptions load_options, make_load_options(flags));
-  ONEPOOL_ASSIGN_OR_RETURN(Device device, Device::parse(flags.device));
+  ONEPOOL_ASSIGN_OR_RETURN(SessionOptions session_options, make_session_options(flags));
   LoadedSession loaded;
   auto start = std::chrono::steady_clock::now();
   ONEPOOL_ASSIGN_OR_RETURN(loaded.model, Model::load(flags.model_path, load_options));
@@ -99,17 +114,6 @@ Expected<LoadedSession> load_session(const ModelFlags& flags) {
   for (const std::string& warning : loaded.model->warnings()) {
     std::fprintf(stderr, "warning: %s\n", warning.c_str());
   }
-  SessionOptions session_options;
-  session_options.device = device;
-  session_options.threads = flags.threads;
-  session_options.plan.algorithm = flags.algorithm;
-  session_options.plan.alignment = flags.alignment;
-  session_options.plan.aliasing = flags.aliasing == "on";
-  session_options.plan.fast_workspaces = flags.workspaces == "fast";
-  session_options.plan.budget_ms = flags.plan_budget_ms;
-  session_options.cuda_graph = !flags.no_cuda_graph;
-  session_options.tf32 = flags.tf32;
-  session_options.profile = flags.profile;
   Plan saved_plan;
   if (!flags.load_plan.empty()) {
     ONEPOOL_ASSIGN_OR_RETURN(saved_plan, read_plan_file(flags.load_plan));

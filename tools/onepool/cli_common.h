@@ -39,6 +39,9 @@ void add_model_flags(CLI::App& command, ModelFlags& flags);
 /// Parses --shapes and --dim into LoadOptions.
 Expected<LoadOptions> make_load_options(const ModelFlags& flags);
 
+/// The SessionOptions the flags ask for (no plan_override: load_session reads --load-plan).
+Expected<SessionOptions> make_session_options(const ModelFlags& flags);
+
 struct LoadedSession {
   std::shared_ptr<const Model> model;
   std::unique_ptr<Session> session;
