@@ -1,6 +1,7 @@
 // ModelProto → Graph.
 #include "planner/import_convert.h"
 
+#include "planner/import_shape_diagnosis.h"
 #include "planner/import_tensor.h"
 
 namespace onepool {
@@ -56,6 +57,7 @@ class GraphBuilder {
   std::unordered_map<std::string, ValueId> ids_;
   std::unordered_map<std::string, const onnx::TypeProto*> types_;
   std::vector<std::string> problems_;
+  std::vector<std::string> invalid_nodes_;  // nodes whose own attributes or constants are wrong
 };
 
 void GraphBuilder::index_types() {
@@ -115,6 +117,8 @@ ValueId GraphBuilder::value_for(const std::string& name, NodeId producer) {
   if (!why.empty()) {
     const Node& node = graph_.nodes[static_cast<size_t>(producer)];
     problems_.push_back(str_cat("tensor '", name, "' (from ", describe_node(node), "): ", why));
+    const std::string invalid = diagnose_invalid_output_shape(graph_, node);
+    if (!invalid.empty()) invalid_nodes_.push_back(str_cat(describe_node(node), ": ", invalid));
   }
   const ValueId id = graph_.add_value(std::move(value));
   ids_[name] = id;
@@ -219,6 +223,11 @@ bool strict_error_says_invalid(const std::string& strict_error) {
 
 Status GraphBuilder::check_shapes(const std::string& strict_error) const {
   if (problems_.empty()) return Status::ok();
+  if (!invalid_nodes_.empty()) {
+    std::string reasons;
+    for (const auto& reason : invalid_nodes_) reasons += str_cat("\n  ", reason);
+    return make_status(StatusCode::kInvalidModel, "the model is invalid:", reasons);
+  }
   std::string list;
   for (const auto& problem : problems_) list += str_cat("\n  ", problem);
   if (strict_error_says_invalid(strict_error)) {

@@ -371,7 +371,8 @@ void add_shape_cases(std::vector<CorpusCase>& cases) {
     ProtoBuilder b;
     b.input("x", {1, 2, 4, 4}).output("y", 4);
     set_ints(b.node("MaxPool", {"x"}, {"y"}), "kernel_shape", {9, 9});
-    add("pool kernel larger than the input", b, {"bad_node"});
+    add("pool kernel larger than the input", b,
+        {"model is invalid", "kernel_shape[0] = 9", "holds 4", "must fit in the padded input"});
   }
   {
     ProtoBuilder b;
@@ -390,13 +391,13 @@ void add_shape_cases(std::vector<CorpusCase>& cases) {
     ProtoBuilder b;
     b.input("x", {2, 6}).int64s("repeats", {2}, {1, -2}).output("y", 2);
     b.node("Tile", {"x", "repeats"}, {"y"});
-    add("Tile negative repeats", b, {"bad_node"});
+    add("Tile negative repeats", b, {"model is invalid", "bad_node", "repeats[1] = -2 is negative"});
   }
   {
     ProtoBuilder b;
     b.int64s("shape", {2}, {3, -4}).output("y", 2);
     b.node("ConstantOfShape", {"shape"}, {"y"});
-    add("ConstantOfShape negative dim", b, {"bad_node"});
+    add("ConstantOfShape negative dim", b, {"model is invalid", "shape[1] = -4 is negative"});
   }
   {
     ProtoBuilder b;
@@ -415,7 +416,8 @@ void add_shape_cases(std::vector<CorpusCase>& cases) {
     ProtoBuilder b;
     b.input("x", {1, 2, 3}).int64s("pads", {6}, {0, 0, 0, 0, 0, -9}).output("y", 3);
     b.node("Pad", {"x", "pads"}, {"y"});
-    add("Pad removing more than the axis", b, {"bad_node"});
+    add("Pad removing more than the axis", b,
+        {"model is invalid", "remove 9 elements from axis 2", "holds 3"});
   }
   {
     ProtoBuilder b;
