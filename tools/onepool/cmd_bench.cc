@@ -1,14 +1,17 @@
-// onepool bench: warm-up, timed runs, latency percentiles, throughput, an optional JSON report,
-// node profiles, and shape sweeps (cmd_bench_sweep.cc).
+// onepool bench: flags checked up front, warm-up by count and time, timed runs on one or more
+// Sessions (--streams), latency statistics with a stability warning, throughput over the wall
+// time, node profiles, a JSON report and the raw times; shape sweeps in cmd_bench_sweep.cc.
 #include "tools/onepool/cmd_bench.h"
 
-#include <chrono>
 #include <cstdio>
-#include <fstream>
-#include <nlohmann/json.hpp>
 
+#include "onepool/version.h"
+#include "tools/onepool/bench_report.h"
+#include "tools/onepool/bench_streams.h"
 #include "tools/onepool/cli_common.h"
 #include "tools/onepool/cmd_bench_sweep.h"
+#include "tools/onepool/flag_checks.h"
+#include "tools/onepool/host_info.h"
 #include "tools/onepool/latency_stats.h"
 #include "tools/onepool/memory_report.h"
 #include "tools/onepool/profile_report.h"
@@ -21,10 +24,10 @@ namespace {
 struct BenchFlags {
   ModelFlags model;
   InputFlags input;
-  int warmup = 5;
-  int iterations = 50;
-  double duration_s = 0;
+  RunBudget budget;
+  int streams = 1;
   std::string report;
+  std::string export_times;
   SweepFlags sweep;
   std::string profile_json;  // Chrome trace of the profiled runs
 };
@@ -32,87 +35,101 @@ struct BenchFlags {
 // Runs traced into --profile-json at most (the trace grows with runs x nodes).
 constexpr size_t kMaxTracedRuns = 20;
 
-struct TimedRuns {
-  double first_run_ms = 0;
-  std::vector<double> samples_ms;
-  std::vector<ProfiledRun> traced;  // --profile-json: the first timed runs' timelines
-};
-
-// Appends the last run's node timeline (read between runs: profile() allocates).
-void trace_last_run(const Session& session, double start_us, TimedRuns& runs) {
-  const SessionProfile profile = session.profile();
-  ProfiledRun run;
-  run.start_us = start_us;
-  for (const NodeProfile& node : profile.nodes) {
-    run.node_start_ms.push_back(node.last_start_ms);
-    run.node_ms.push_back(node.last_ms);
+Status check_combinations(const BenchFlags& flags) {
+  const bool sweep = !flags.sweep.shapes_file.empty();
+  if (flags.streams > 1 && (flags.model.profile || !flags.profile_json.empty())) {
+    return make_status(StatusCode::kInvalidArgument,
+                       "--profile and --profile-json time one Session: drop --streams");
   }
-  runs.traced.push_back(std::move(run));
+  if (sweep && (flags.streams > 1 || !flags.export_times.empty())) {
+    return make_status(StatusCode::kInvalidArgument,
+                       "--shapes-sweep runs one DynamicSession and prints its own times: drop ",
+                       flags.streams > 1 ? "--streams" : "--export-times");
+  }
+  return Status::ok();
 }
 
-// Runs warmup + measured iterations (at least `iterations`, and until `duration_s` passes).
-Expected<TimedRuns> timed_runs(Session& session, std::span<const TensorView> inputs,
-                               std::span<const TensorView> outputs, const BenchFlags& flags) {
-  TimedRuns runs;
-  using Clock = std::chrono::steady_clock;
-  for (int i = 0; i < std::max(1, flags.warmup + 1); ++i) {
-    const auto start = Clock::now();
-    ONEPOOL_RETURN_IF_ERROR(session.run(inputs, outputs));
-    if (i == 0)
-      runs.first_run_ms = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-  }
-  session.reset_profile();  // the profile covers the timed runs only
-  const bool tracing = !flags.profile_json.empty();
-  const auto begin = Clock::now();
-  for (int i = 0;; ++i) {
-    const double elapsed_s = std::chrono::duration<double>(Clock::now() - begin).count();
-    if (i >= flags.iterations && elapsed_s >= flags.duration_s) break;
-    const auto start = Clock::now();
-    ONEPOOL_RETURN_IF_ERROR(session.run(inputs, outputs));
-    runs.samples_ms.push_back(
-        std::chrono::duration<double, std::milli>(Clock::now() - start).count());
-    if (tracing && runs.traced.size() < kMaxTracedRuns) {
-      trace_last_run(session, std::chrono::duration<double, std::micro>(start - begin).count(),
-                     runs);
-    }
-  }
-  return runs;
+// Every numeric flag, before anything is loaded.
+Status check_bench_flags(const BenchFlags& flags) {
+  ONEPOOL_RETURN_IF_ERROR(check_model_flags(flags.model));
+  ONEPOOL_RETURN_IF_ERROR(check_at_least("--iterations", flags.budget.iterations, 1));
+  ONEPOOL_RETURN_IF_ERROR(check_at_least("--warmup", flags.budget.warmup, 0));
+  ONEPOOL_RETURN_IF_ERROR(check_at_least("--warmup-ms", flags.budget.warmup_ms, 0));
+  ONEPOOL_RETURN_IF_ERROR(check_at_least("--duration", flags.budget.duration_s, 0));
+  ONEPOOL_RETURN_IF_ERROR(check_at_least("--streams", flags.streams, 1));
+  ONEPOOL_RETURN_IF_ERROR(check_at_least("--runs-per-shape", flags.sweep.runs_per_shape, 1));
+  ONEPOOL_RETURN_IF_ERROR(check_at_least("--cache", static_cast<double>(flags.sweep.cache), 1));
+  return check_combinations(flags);
 }
 
-Status write_report(const std::string& path, const LoadedSession& loaded, const TimedRuns& runs,
-                    const LatencyStats& stats, const BenchFlags& flags) {
-  const Plan& plan = loaded.session->plan();
-  const SessionTimings& timings = loaded.session->timings();
-  nlohmann::json report = {
-      {"schema_version", 1},
-      {"model", flags.model.model_path},
-      {"device", loaded.session->device().to_string()},
-      {"threads", flags.model.threads},
-      {"latency_ms",
-       {{"min", stats.min},
-        {"mean", stats.mean},
-        {"p50", stats.p50},
-        {"p90", stats.p90},
-        {"p95", stats.p95},
-        {"p99", stats.p99},
-        {"max", stats.max}}},
-      {"iterations", stats.iterations},
-      {"throughput_per_s", stats.throughput_per_s},
-      {"pool_bytes", plan.pool_bytes},
-      {"lower_bound_bytes", plan.lower_bound_bytes},
-      {"naive_bytes", plan.naive_bytes},
-      {"weights_bytes", loaded.model->weights_bytes()},
-      {"phases_ms",
-       {{"load", loaded.load_ms},
-        {"prepare", timings.prepare_ms},
-        {"plan", timings.plan_ms},
-        {"allocate", timings.allocate_ms},
-        {"session", loaded.session_ms},
-        {"first_run", runs.first_run_ms}}},
-  };
-  std::ofstream out(path);
-  out << report.dump(2) << "\n";
-  if (!out) return make_status(StatusCode::kNotFound, "cannot write report '", path, "'");
+void print_setup(const BenchFlags& flags, const LoadedSession& loaded) {
+  std::printf("machine:   %s, %d logical cores | onepool %s\n", cpu_model_name().c_str(),
+              logical_cores(), ONEPOOL_VERSION_STRING);
+  if (flags.streams == 1) return;
+  std::printf(
+      "streams:   %d Sessions x %d threads on %d threads, one Model (weights shared), "
+      "a pool each\n",
+      flags.streams, flags.model.threads, flags.streams);
+}
+
+void print_stream_lines(const BenchSummary& summary) {
+  for (size_t i = 0; i < summary.per_stream.size(); ++i) {
+    const LatencyStats& s = summary.per_stream[i];
+    std::printf("stream %-3zu p50 %s | p99 %s | %zu runs\n", i, format_duration(s.p50).c_str(),
+                format_duration(s.p99).c_str(), s.iterations);
+  }
+}
+
+void print_results(const BenchSummary& summary) {
+  const TimedRuns& first = summary.runs->streams.front();
+  std::printf("first run: %s | warm-up: %d runs in %s\n",
+              format_duration(first.first_run_ms).c_str(), first.warmup_runs,
+              format_duration(first.warmup_ms).c_str());
+  if (summary.per_stream.size() > 1) print_stream_lines(summary);
+  std::printf("%s%s\n", summary.per_stream.size() > 1 ? "all streams:\n" : "",
+              format_latency(summary.all).c_str());
+  const std::string warning = stability_warning(summary.all);
+  if (!warning.empty()) {
+    std::fflush(stdout);
+    std::fprintf(stderr, "warning: %s\n", warning.c_str());
+  }
+}
+
+BenchSummary summarize(const BenchFlags& flags, const LoadedSession& loaded,
+                       const StreamsRun& runs) {
+  BenchSummary summary;
+  summary.loaded = &loaded;
+  summary.model_path = flags.model.model_path;
+  summary.threads = flags.model.threads;
+  summary.budget = flags.budget;
+  summary.runs = &runs;
+  std::vector<double> all_ms;
+  for (const TimedRuns& stream : runs.streams) {
+    summary.per_stream.push_back(compute_latency_stats(stream.samples_ms, stream.elapsed_s));
+    all_ms.insert(all_ms.end(), stream.samples_ms.begin(), stream.samples_ms.end());
+  }
+  const double elapsed_s = runs.streams.size() == 1 ? runs.streams[0].elapsed_s : runs.elapsed_s;
+  summary.all = compute_latency_stats(std::move(all_ms), elapsed_s);
+  return summary;
+}
+
+Status write_files(const BenchFlags& flags, const BenchSummary& summary) {
+  if (!flags.profile_json.empty()) {
+    const std::vector<ProfiledRun>& traced = summary.runs->streams.front().traced;
+    ONEPOOL_RETURN_IF_ERROR(
+        write_chrome_trace(flags.profile_json, summary.loaded->session->profile(), traced));
+    std::printf("trace:     %zu runs written to %s (chrome://tracing, Perfetto)\n", traced.size(),
+                flags.profile_json.c_str());
+  }
+  if (!flags.export_times.empty()) {
+    ONEPOOL_RETURN_IF_ERROR(write_times(flags.export_times, *summary.runs));
+    std::printf("times:     %zu latencies written to %s\n", summary.all.iterations,
+                flags.export_times.c_str());
+  }
+  if (!flags.report.empty()) {
+    ONEPOOL_RETURN_IF_ERROR(write_report(flags.report, summary));
+    std::printf("report written to %s\n", flags.report.c_str());
+  }
   return Status::ok();
 }
 
@@ -124,31 +141,58 @@ Status run_bench(const BenchFlags& given_flags) {
   }
   BenchFlags flags = given_flags;
   ONEPOOL_ASSIGN_OR_RETURN(flags.model, with_ranges_at_top(given_flags.model));
+  flags.model.threads = resolve_threads(flags.model.threads, flags.streams);
   ONEPOOL_ASSIGN_OR_RETURN(LoadedSession loaded, load_session(flags.model));
   ONEPOOL_ASSIGN_OR_RETURN(std::vector<HostTensor> inputs,
                            gather_inputs(*loaded.model, flags.input));
-  std::vector<HostTensor> outputs = make_output_tensors(*loaded.model);
-  std::vector<TensorView> input_views = views_of(inputs);
-  std::vector<TensorView> output_views = views_of(outputs);
-  ONEPOOL_ASSIGN_OR_RETURN(TimedRuns runs,
-                           timed_runs(*loaded.session, input_views, output_views, flags));
-  const LatencyStats stats = compute_latency_stats(runs.samples_ms);
-  if (flags.model.profile) print_profile(loaded.session->profile(), stats.mean);
-  if (!flags.profile_json.empty()) {
-    ONEPOOL_RETURN_IF_ERROR(
-        write_chrome_trace(flags.profile_json, loaded.session->profile(), runs.traced));
-    std::printf("trace:     %zu runs written to %s (chrome://tracing, Perfetto)\n",
-                runs.traced.size(), flags.profile_json.c_str());
-  }
-  std::printf("first run: %.3f ms\n", runs.first_run_ms);
-  if (flags.model.verbosity > 0) print_output_summaries(*loaded.model, outputs, 8);
-  std::printf("%s\n", format_latency(stats).c_str());
+  const std::vector<TensorView> input_views = views_of(inputs);
+  print_setup(flags, loaded);
+  ONEPOOL_ASSIGN_OR_RETURN(SessionOptions options, make_session_options(flags.model));
+  const size_t traced = flags.profile_json.empty() ? 0 : kMaxTracedRuns;
+  ONEPOOL_ASSIGN_OR_RETURN(StreamsRun runs, run_streams(loaded, options, flags.streams, input_views,
+                                                        flags.budget, traced));
+  const BenchSummary summary = summarize(flags, loaded, runs);
+  if (flags.model.profile) print_profile(loaded.session->profile(), summary.all.mean);
+  if (flags.model.verbosity > 0) print_output_summaries(*loaded.model, runs.outputs, 8);
+  print_results(summary);
   print_memory_summary(loaded);
-  if (!flags.report.empty()) {
-    ONEPOOL_RETURN_IF_ERROR(write_report(flags.report, loaded, runs, stats, flags));
-    std::printf("report written to %s\n", flags.report.c_str());
-  }
-  return Status::ok();
+  return write_files(flags, summary);
+}
+
+void add_sweep_flags(CLI::App& bench, SweepFlags& sweep) {
+  bench.add_option("--shapes-sweep", sweep.shapes_file,
+                   "one shape set per line (--shapes syntax): run them all on one session "
+                   "within the --shapes ranges, e.g. x:1x3x[320..1280:32]x[320..1280:32]");
+  bench
+      .add_option("--mode", sweep.mode,
+                  "sweep pool: static (planned at the top of the ranges) or dynamic")
+      ->check(CLI::IsMember({"static", "dynamic"}))
+      ->capture_default_str();
+  bench.add_option("--cache", sweep.cache, "sweep: specializations kept")->capture_default_str();
+  bench.add_option("--sweep-io", sweep.io_dir,
+                   "sweep: line i reads DIR/<i>/inputs/<input>.bin when present and saves "
+                   "its outputs to DIR/<i>/onepool");
+  bench.add_option("--runs-per-shape", sweep.runs_per_shape, "sweep: timed runs of each shape")
+      ->capture_default_str();
+}
+
+void add_timing_flags(CLI::App& bench, BenchFlags& flags) {
+  bench.add_option("--warmup", flags.budget.warmup, "untimed runs after the first")
+      ->capture_default_str();
+  bench
+      .add_option("--warmup-ms", flags.budget.warmup_ms,
+                  "and warm up until this many milliseconds have passed")
+      ->capture_default_str();
+  bench.add_option("--iterations", flags.budget.iterations, "timed runs (per stream; minimum)")
+      ->capture_default_str();
+  bench.add_option("--duration", flags.budget.duration_s,
+                   "and time runs for at least this "
+                   "many seconds");
+  bench
+      .add_option("--streams", flags.streams,
+                  "Sessions of one Model run at once, one thread each (--threads 0 shares the "
+                  "cores among them)")
+      ->capture_default_str();
 }
 
 }  // namespace
@@ -158,33 +202,20 @@ void register_bench_command(CLI::App& app, int& exit_code) {
   CLI::App* bench = app.add_subcommand("bench", "measure latency percentiles and throughput");
   add_model_flags(*bench, flags->model);
   add_input_flags(*bench, flags->input);
-  bench->add_option("--warmup", flags->warmup, "untimed iterations")->capture_default_str();
-  bench->add_option("--iterations", flags->iterations, "timed iterations (minimum)")
-      ->capture_default_str();
-  bench->add_option("--duration", flags->duration_s, "run at least this many seconds");
+  add_timing_flags(*bench, *flags);
   bench->add_option("--report", flags->report, "write a JSON report");
-  bench->add_option("--shapes-sweep", flags->sweep.shapes_file,
-                    "one shape set per line (--shapes syntax): run them all on one session "
-                    "within the --shapes ranges, e.g. x:1x3x[320..1280:32]x[320..1280:32]");
-  bench
-      ->add_option("--mode", flags->sweep.mode,
-                   "sweep pool: static (planned at the top of the ranges) or dynamic")
-      ->check(CLI::IsMember({"static", "dynamic"}))
-      ->capture_default_str();
-  bench->add_option("--cache", flags->sweep.cache, "sweep: specializations kept")
-      ->capture_default_str();
-  bench->add_option("--sweep-io", flags->sweep.io_dir,
-                    "sweep: line i reads DIR/<i>/inputs/<input>.bin when present and saves "
-                    "its outputs to DIR/<i>/onepool");
-  bench
-      ->add_option("--runs-per-shape", flags->sweep.runs_per_shape,
-                   "sweep: timed runs of each shape")
-      ->capture_default_str();
+  bench->add_option("--export-times", flags->export_times,
+                    "write every timed run's latency in ms: one per line, or JSON for *.json");
+  add_sweep_flags(*bench, flags->sweep);
   bench->add_flag("--profile", flags->model.profile,
                   "time every node: per-node table sorted by time, and per op type");
   bench->add_option("--profile-json", flags->profile_json,
                     "write Chrome trace events of the first timed runs (implies node timing)");
   bench->callback([flags, &exit_code] {
+    if (Status usage = check_bench_flags(*flags); !usage.is_ok()) {
+      exit_code = report_usage_error(usage);
+      return;
+    }
     if (!flags->profile_json.empty()) flags->model.profile = true;
     const Status status = run_bench(*flags);
     exit_code = status.is_ok() ? 0 : report_error(status);
