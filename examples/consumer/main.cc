@@ -1,4 +1,5 @@
 // Uses an installed OnePool: load a model, run it once on zeros, print outputs and memory.
+#include <onepool/library.h>
 #include <onepool/onepool.h>
 #include <onepool/session_pool.h>
 #include <onepool/version.h>
@@ -34,6 +35,7 @@ int main(int argc, char** argv) {
   for (size_t i = 0; i < outputs.size(); ++i)
     std::printf("%s %s\n", (*model)->outputs()[i].name.c_str(),
                 outputs[i].shape.to_string().c_str());
-  std::printf("onepool %s: pool %zu bytes, weights %zu bytes\n", ONEPOOL_VERSION_STRING,
-              (*pool)->pool_bytes(), (*model)->weights_bytes());
+  std::printf("onepool %s (library %s): pool %zu bytes, weights %zu bytes\n",
+              ONEPOOL_VERSION_STRING, onepool::library_version(), (*pool)->pool_bytes(),
+              (*model)->weights_bytes());
 }

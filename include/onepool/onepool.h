@@ -2,6 +2,7 @@
 #pragma once
 
 #include "onepool/dynamic_session.h"
+#include "onepool/library.h"
 #include "onepool/model.h"
 #include "onepool/plan.h"
 #include "onepool/session.h"
