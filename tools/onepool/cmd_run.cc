@@ -6,6 +6,7 @@
 #include "tools/onepool/cli_common.h"
 #include "tools/onepool/cmd_bench.h"
 #include "tools/onepool/commands.h"
+#include "tools/onepool/flag_checks.h"
 #include "tools/onepool/latency_stats.h"
 #include "tools/onepool/memory_report.h"
 #include "tools/onepool/run_inputs.h"
@@ -40,12 +41,32 @@ Expected<std::vector<double>> timed_runs(Session& session, std::span<const Tenso
   using Clock = std::chrono::steady_clock;
   for (int i = 0; i < flags.warmup; ++i) ONEPOOL_RETURN_IF_ERROR(session.run(inputs, outputs));
   std::vector<double> samples_ms;
-  for (int i = 0; i < std::max(1, flags.iterations); ++i) {
+  for (int i = 0; i < flags.iterations; ++i) {
     const auto start = Clock::now();
     ONEPOOL_RETURN_IF_ERROR(session.run(inputs, outputs));
     samples_ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - start).count());
   }
   return samples_ms;
+}
+
+// One run: its latency. Several: min, mean and max (percentiles are bench's job).
+std::string run_latency_text(const std::vector<double>& samples_ms, int warmup) {
+  const std::string warmed =
+      warmup > 0 ? str_cat(" after ", warmup, " warm-up runs") : ", the first after loading";
+  if (samples_ms.size() == 1) {
+    return str_cat("latency:   ", format_duration(samples_ms[0]), " (1 run", warmed,
+                   "; onepool bench for percentiles)");
+  }
+  const LatencyStats stats = compute_latency_stats(samples_ms);
+  return str_cat("latency:   min ", format_duration(stats.min), " | mean ",
+                 format_duration(stats.mean), " | max ", format_duration(stats.max), " (",
+                 samples_ms.size(), " runs", warmed, "; onepool bench for percentiles)");
+}
+
+Status check_run_flags(const RunFlags& flags) {
+  ONEPOOL_RETURN_IF_ERROR(check_model_flags(flags.model));
+  ONEPOOL_RETURN_IF_ERROR(check_at_least("--iterations", flags.iterations, 1));
+  return check_at_least("--warmup", flags.warmup, 0);
 }
 
 Status run_model(const RunFlags& given_flags) {
@@ -59,7 +80,7 @@ Status run_model(const RunFlags& given_flags) {
   ONEPOOL_ASSIGN_OR_RETURN(std::vector<double> samples_ms,
                            timed_runs(*loaded.session, input_views, output_views, given_flags));
   print_output_summaries(*loaded.model, outputs, given_flags.print_outputs);
-  std::printf("%s\n", format_latency(compute_latency_stats(samples_ms)).c_str());
+  std::printf("%s\n", run_latency_text(samples_ms, given_flags.warmup).c_str());
   print_memory_summary(loaded);
   if (!given_flags.save_outputs.empty()) {
     ONEPOOL_RETURN_IF_ERROR(
@@ -146,6 +167,10 @@ void register_run(CLI::App& app, int& exit_code) {
       ->capture_default_str();
   run->add_option("--save-outputs", flags->save_outputs, "write outputs (raw .bin + outputs.json)");
   run->callback([flags, &exit_code] {
+    if (Status usage = check_run_flags(*flags); !usage.is_ok()) {
+      exit_code = report_usage_error(usage);
+      return;
+    }
     const Status status = run_model(*flags);
     exit_code = status.is_ok() ? 0 : report_error(status);
   });
