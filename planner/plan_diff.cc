@@ -8,17 +8,12 @@
 #include <unordered_map>
 #include <vector>
 
+#include "planner/byte_units.h"
+
 namespace onepool {
 namespace {
 
-constexpr double kBytesPerMB = 1e6;
 constexpr size_t kMaxNameWidth = 40;
-
-std::string mb_text(size_t bytes) {
-  char buffer[48];
-  std::snprintf(buffer, sizeof(buffer), "%.2f MB", static_cast<double>(bytes) / kBytesPerMB);
-  return buffer;
-}
 
 std::string signed_text(int64_t value) {
   return value > 0 ? str_cat("+", value) : std::to_string(value);
@@ -27,8 +22,8 @@ std::string signed_text(int64_t value) {
 PlanDiffSummaryRow number_row(const std::string& label, size_t a, size_t b, bool in_bytes) {
   PlanDiffSummaryRow row{label, std::to_string(a), std::to_string(b), "", a != b};
   if (in_bytes) {
-    row.a += str_cat(" (", mb_text(a), ")");
-    row.b += str_cat(" (", mb_text(b), ")");
+    row.a = format_bytes(a);
+    row.b = format_bytes(b);
   }
   if (!row.differs) return row;
   const int64_t delta = static_cast<int64_t>(b) - static_cast<int64_t>(a);

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "planner/byte_units.h"
+
 namespace onepool {
 namespace {
 
@@ -15,7 +17,6 @@ constexpr std::string_view kLetters =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
 constexpr size_t kMaxNameWidth = 48;
 constexpr size_t kMaxPeakListed = 30;
-constexpr double kBytesPerMB = 1e6;
 
 bool owns_storage(const PlannedTensor& tensor) {
   return tensor.alias_of < 0 && tensor.bytes > 0;
@@ -30,12 +31,6 @@ std::string pad(const std::string& text, size_t width, bool right_align) {
   if (text.size() >= width) return text;
   const std::string fill(width - text.size(), ' ');
   return right_align ? fill + text : text + fill;
-}
-
-std::string mb(size_t bytes) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof(buffer), "%.2f MB", static_cast<double>(bytes) / kBytesPerMB);
-  return buffer;
 }
 
 std::string shape_text(const PlannedTensor& tensor, char separator) {
@@ -184,8 +179,8 @@ void append_peak_tensors(const Plan& plan, const Peak& peak, std::ostringstream&
   std::sort(live.begin(), live.end(), [&](size_t a, size_t b) {
     return plan.tensors[a].offset < plan.tensors[b].offset;
   });
-  out << "peak at step " << peak.step << ": " << peak.bytes << " bytes (" << mb(peak.bytes)
-      << ") in " << live.size() << " tensors\n";
+  out << "peak at step " << peak.step << ": " << format_bytes(peak.bytes) << " in " << live.size()
+      << " tensors\n";
   for (size_t k = 0; k < live.size() && k < kMaxPeakListed; ++k) {
     const PlannedTensor& tensor = plan.tensors[live[k]];
     out << "  " << plan_tensor_letter(live[k]) << " " << pad(fit(tensor.name, kMaxNameWidth), 40, false)
@@ -193,16 +188,6 @@ void append_peak_tensors(const Plan& plan, const Peak& peak, std::ostringstream&
         << tensor.offset << "\n";
   }
   if (live.size() > kMaxPeakListed) out << "  ... and " << live.size() - kMaxPeakListed << " more\n";
-}
-
-std::string with_commas(size_t value) {
-  const std::string digits = std::to_string(value);
-  std::string out;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
 }
 
 std::string csv_field(const std::string& text) {
@@ -246,7 +231,7 @@ std::string render_plan_chart(const Plan& plan, int width, int height) {
     label_width = std::max(label_width, labels.back().size());
   }
   std::ostringstream out;
-  out << "address (0 .. " << plan.pool_bytes << " bytes, " << mb(plan.pool_bytes) << ") ->, "
+  out << "address 0 .. " << format_bytes(plan.pool_bytes) << " ->, "
       << grid.columns << " columns of " << grid.pool / grid.columns << "+ bytes\n";
   for (int row = 0; row < grid.rows; ++row) {
     const auto begin = grid.letters.begin() + static_cast<ptrdiff_t>(row) * grid.columns;
@@ -261,16 +246,14 @@ std::string render_plan_chart(const Plan& plan, int width, int height) {
 std::string render_plan_summary(const Plan& plan) {
   const Status verdict = plan.verify();
   std::ostringstream out;
-  out << "pool:        " << pad(with_commas(plan.pool_bytes), 16, true) << " bytes ("
-      << mb(plan.pool_bytes) << ")\n";
-  out << "lower bound: " << pad(with_commas(plan.lower_bound_bytes), 16, true) << " bytes ("
-      << mb(plan.lower_bound_bytes) << ") (with aliasing)\n";
-  out << "lower bound: " << pad(with_commas(plan.plain_lower_bound_bytes), 16, true) << " bytes ("
-      << mb(plan.plain_lower_bound_bytes) << ") (no aliasing)\n";
-  out << "plain pool:  " << pad(with_commas(plan.plain_pool_bytes), 16, true) << " bytes ("
-      << mb(plan.plain_pool_bytes) << ") (no aliasing, same algorithm)\n";
-  out << "naive:       " << pad(with_commas(plan.naive_bytes), 16, true) << " bytes ("
-      << mb(plan.naive_bytes) << ")\n";
+  constexpr size_t kWidth = 16;  // the exact numbers right-aligned in one column
+  out << "pool:        " << format_bytes(plan.pool_bytes, kWidth) << "\n";
+  out << "lower bound: " << format_bytes(plan.lower_bound_bytes, kWidth) << " (with aliasing)\n";
+  out << "lower bound: " << format_bytes(plan.plain_lower_bound_bytes, kWidth)
+      << " (no aliasing)\n";
+  out << "plain pool:  " << format_bytes(plan.plain_pool_bytes, kWidth)
+      << " (no aliasing, same algorithm)\n";
+  out << "naive:       " << format_bytes(plan.naive_bytes, kWidth) << "\n";
   char ratio[64];
   std::snprintf(ratio, sizeof(ratio), "%.4f",
                 plan.lower_bound_bytes == 0

@@ -17,7 +17,7 @@ std::string render_plan_table(const Plan& plan);
 /// of the pool, a letter per tensor ('.' free). The peak row is marked `<- peak` and the tensors
 /// live at the peak step are listed below the chart.
 std::string render_plan_chart(const Plan& plan, int width = 100, int height = 60);
-/// Pool, lower bound and naive bytes (bytes and MB), pool/LB, "optimal", verify verdict, time.
+/// Pool, lower bound and naive bytes (format_bytes: exact and binary units), pool/LB, "optimal", verify verdict, time.
 std::string render_plan_summary(const Plan& plan);
 /// `name,op,dtype,shape,bytes,offset,first,last` header plus one line per tensor.
 std::string render_plan_csv(const Plan& plan);

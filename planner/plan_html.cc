@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "planner/byte_units.h"
 #include "planner/plan_html_assets.h"
 
 namespace onepool {
@@ -16,7 +17,6 @@ namespace {
 
 using Json = nlohmann::json;
 
-constexpr double kBytesPerMB = 1e6;
 constexpr size_t kMaxPeakRows = 200;
 
 enum class TensorKind { kOwner = 0, kAlias = 1, kWorkspace = 2 };
@@ -71,14 +71,6 @@ std::string json_for_script(const Json& document) {
   }
   return out;
 }
-
-std::string mb_text(size_t bytes) {
-  char buffer[48];
-  std::snprintf(buffer, sizeof(buffer), "%.2f MB", static_cast<double>(bytes) / kBytesPerMB);
-  return buffer;
-}
-
-std::string bytes_text(size_t bytes) { return str_cat(bytes, " B (", mb_text(bytes), ")"); }
 
 std::string ratio_text(size_t numerator, size_t denominator) {
   if (denominator == 0) return "-";
@@ -170,15 +162,15 @@ std::string tensor_counts_text(const Plan& plan) {
 
 std::string summary_html(const Plan& plan) {
   std::string items;
-  items += summary_item("pool", bytes_text(plan.pool_bytes));
-  items += summary_item("lower bound (LB)", bytes_text(plan.lower_bound_bytes));
+  items += summary_item("pool", format_bytes(plan.pool_bytes));
+  items += summary_item("lower bound (LB)", format_bytes(plan.lower_bound_bytes));
   if (plan.plain_lower_bound_bytes > 0) {
-    items += summary_item("LB without aliasing", bytes_text(plan.plain_lower_bound_bytes));
+    items += summary_item("LB without aliasing", format_bytes(plan.plain_lower_bound_bytes));
   }
   if (plan.plain_pool_bytes > 0) {
-    items += summary_item("pool without aliasing", bytes_text(plan.plain_pool_bytes));
+    items += summary_item("pool without aliasing", format_bytes(plan.plain_pool_bytes));
   }
-  items += summary_item("naive (no reuse)", bytes_text(plan.naive_bytes));
+  items += summary_item("naive (no reuse)", format_bytes(plan.naive_bytes));
   items += summary_item("pool / LB", ratio_text(plan.pool_bytes, plan.lower_bound_bytes) +
                                          (plan.optimal ? "  optimal" : ""));
   items += summary_item("algorithm", plan.algorithm.empty() ? "-" : plan.algorithm);
@@ -225,7 +217,7 @@ std::string peak_table_html(const Plan& plan, const PlanPeak& peak) {
           ? str_cat("<p>... and ", peak.live_tensors.size() - shown, " more</p>\n")
           : std::string();
   return str_cat("<h2>Live at the peak: step ", peak.step, escape_html(step_name), ", ",
-                 escape_html(bytes_text(peak.live_bytes)), ", ", peak.live_tensors.size(),
+                 escape_html(format_bytes(peak.live_bytes)), ", ", peak.live_tensors.size(),
                  " tensors</h2>\n<table class=\"peak\">\n<thead><tr><th>name</th><th>op</th>"
                  "<th>bytes</th><th>offset</th><th>steps</th><th></th></tr></thead>\n<tbody>\n",
                  rows, "</tbody>\n</table>\n", more);

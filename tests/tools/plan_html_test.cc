@@ -89,7 +89,7 @@ TEST_CASE("the HTML page is self-contained and escapes names") {
   CHECK(html.find("node_1:workspace") != std::string::npos);
   CHECK(html.find("reshaped") != std::string::npos);
   CHECK(html.find("<title>tiny &lt;model&gt;") != std::string::npos);
-  CHECK(html.find("1024 B (0.00 MB)") != std::string::npos);  // pool and lower bound
+  CHECK(html.find("1,024 B (1.00 KiB)") != std::string::npos);  // pool and lower bound
   CHECK(html.find("greedy-by-size") != std::string::npos);
   CHECK(html.find("Live at the peak: step 1") != std::string::npos);
   CHECK(html.find("http://") == std::string::npos);

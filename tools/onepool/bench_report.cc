@@ -43,12 +43,16 @@ nlohmann::json phases_json(const BenchSummary& summary) {
           {"warmup", first.warmup_ms},    {"timed", 1000 * summary.all.elapsed_s}};
 }
 
+// pool_bytes is one Session's pool (each stream has one); peak_rss_bytes is the process's VmHWM
+// (null where unknown).
 nlohmann::json memory_json(const LoadedSession& loaded) {
   const Plan& plan = loaded.session->plan();
+  const std::optional<size_t> peak_rss = peak_rss_bytes();
   return {{"pool_bytes", plan.pool_bytes},
           {"lower_bound_bytes", plan.lower_bound_bytes},
           {"naive_bytes", plan.naive_bytes},
-          {"weights_bytes", loaded.model->weights_bytes()}};
+          {"weights_bytes", loaded.model->weights_bytes()},
+          {"peak_rss_bytes", peak_rss ? nlohmann::json(*peak_rss) : nlohmann::json(nullptr)}};
 }
 
 Status write_text(const std::string& path, const std::string& text, const char* what) {

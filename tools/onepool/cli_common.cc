@@ -135,7 +135,7 @@ Expected<LoadedSession> load_session(const ModelFlags& flags) {
               loaded.load_ms, load.import_ms, load.optimize_ms, load.pack_ms, loaded.session_ms,
               session.prepare_ms, session.plan_ms, session.allocate_ms);
   const Plan& plan = loaded.session->plan();
-  std::printf("memory:    pool %s (lower bound %s, naive %s) | weights %s\n",
+  std::printf("memory:    pool %s | lower bound %s | naive %s | weights %s\n",
               format_bytes(plan.pool_bytes).c_str(), format_bytes(plan.lower_bound_bytes).c_str(),
               format_bytes(plan.naive_bytes).c_str(),
               format_bytes(loaded.model->weights_bytes()).c_str());
@@ -146,12 +146,6 @@ int report_error(const Status& status) {
   std::fflush(stdout);
   std::fprintf(stderr, "error: %s\n", status.message().c_str());
   return 1;
-}
-
-std::string format_bytes(size_t bytes) {
-  char text[64];
-  std::snprintf(text, sizeof(text), "%.2f MB (%zu B)", static_cast<double>(bytes) / 1e6, bytes);
-  return text;
 }
 
 }  // namespace onepool::cli

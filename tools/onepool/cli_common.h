@@ -8,6 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "onepool/onepool.h"
+#include "planner/byte_units.h"  // format_bytes: every byte count the CLI prints
 
 namespace onepool::cli {
 
@@ -54,8 +55,5 @@ Expected<LoadedSession> load_session(const ModelFlags& flags);
 
 /// Prints "error: <message>" to stderr and returns 1.
 int report_error(const Status& status);
-
-/// "12.3 MB" style (decimal MB with two decimals) plus exact bytes.
-std::string format_bytes(size_t bytes);
 
 }  // namespace onepool::cli

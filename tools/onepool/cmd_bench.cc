@@ -155,7 +155,7 @@ Status run_bench(const BenchFlags& given_flags) {
   if (flags.model.profile) print_profile(loaded.session->profile(), summary.all.mean);
   if (flags.model.verbosity > 0) print_output_summaries(*loaded.model, runs.outputs, 8);
   print_results(summary);
-  print_memory_summary(loaded);
+  print_memory_summary(loaded, static_cast<size_t>(flags.streams));
   return write_files(flags, summary);
 }
 

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <memory>
 
+#include "planner/byte_units.h"
 #include "planner/model_info.h"
 #include "tools/onepool/commands.h"
 
@@ -35,10 +36,10 @@ void print_info(const ModelInfo& info) {
   print_io("inputs", info.inputs);
   print_io("outputs", info.outputs);
   std::cout << "nodes:        " << info.node_count << "\n";
-  std::cout << "initializers: " << info.initializer_count << " (" << info.initializer_bytes
-            << " bytes, " << str_cat(info.initializer_bytes / 1024.0 / 1024.0) << " MiB)\n";
-  std::cout << "constants:    " << info.constant_node_count << " Constant nodes ("
-            << info.constant_node_bytes << " bytes)\n";
+  std::cout << "initializers: " << info.initializer_count << ", "
+            << format_bytes(info.initializer_bytes) << "\n";
+  std::cout << "constants:    " << info.constant_node_count << " Constant nodes, "
+            << format_bytes(info.constant_node_bytes) << "\n";
   std::cout << "ops (" << info.op_histogram.size() << " types):\n";
   for (const auto& [op, count] : info.op_histogram) {
     std::cout << "  " << op << "  " << count << "\n";

@@ -8,6 +8,8 @@
 #include "onepool/session_pool.h"
 #include "tools/onepool/cli_common.h"
 #include "tools/onepool/commands.h"
+#include "tools/onepool/host_info.h"
+#include "tools/onepool/memory_report.h"
 #include "tools/onepool/serve_routes.h"
 
 namespace onepool::cli {
@@ -59,6 +61,9 @@ Expected<std::unique_ptr<SessionPool>> make_pool(const ServeFlags& flags) {
   std::printf("sessions:  %zu x pool %s = %s\n", pool->size(),
               format_bytes(pool->plan().pool_bytes).c_str(),
               format_bytes(pool->pool_bytes()).c_str());
+  std::printf("%s\n", peak_rss_text(peak_rss_bytes(), pool->pool_bytes(), model->weights_bytes(),
+                                    device.kind == DeviceKind::kCpu)
+                          .c_str());
   return pool;
 }
 
