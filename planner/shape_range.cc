@@ -1,7 +1,7 @@
 // ShapeProfile: `--shapes` text with ranges, and checks of concrete shapes against it.
 #include <charconv>
 
-#include "onepool/dynamic_session.h"
+#include "onepool/shape_profile.h"
 
 namespace onepool {
 
@@ -121,10 +121,6 @@ NamedShapes shapes_by(const ShapeProfile& profile, Pick pick) {
 }
 
 }  // namespace
-
-std::string pool_mode_name(PoolMode mode) {
-  return mode == PoolMode::kStatic ? "static" : "dynamic";
-}
 
 Expected<ShapeProfile> ShapeProfile::parse(std::string_view text) {
   ShapeProfile profile;

@@ -7,5 +7,6 @@
 #include "onepool/plan.h"
 #include "onepool/session.h"
 #include "onepool/session_pool.h"
+#include "onepool/shape_profile.h"
 #include "onepool/status.h"
 #include "onepool/tensor.h"

@@ -14,12 +14,13 @@
 namespace {
 
 // The public API's symbol prefixes, as cmake/onepool_exports.map lists them (demangled).
-constexpr std::array<std::string_view, 15> kApiPrefixes = {
+constexpr std::array<std::string_view, 16> kApiPrefixes = {
     "onepool::Model::",        "onepool::Session::",      "onepool::DynamicSession::",
     "onepool::SessionPool::",  "onepool::Status::",       "onepool::Shape::",
     "onepool::Device::",       "onepool::Plan::",         "onepool::operator==",
     "onepool::dtype_",         "onepool::tensor_bytes",   "onepool::status_code_name",
-    "onepool::pool_mode_name", "onepool::check_tensor_matches", "onepool::library_version"};
+    "onepool::pool_mode_name", "onepool::check_tensor_matches", "onepool::library_version",
+    "onepool::ShapeProfile::"};
 
 bool is_api_symbol(std::string_view name) {
   for (std::string_view prefix : kApiPrefixes) {
@@ -51,7 +52,8 @@ std::vector<std::string> defined_dynamic_symbols(const std::string& library) {
 
 }  // namespace
 
-// libonepool.so defines Model::load and Session::run (a consumer's first two calls), and no
+// libonepool.so defines Model::load, Session::run and ShapeProfile::parse (what a consumer calls
+// first), and no
 // symbol outside the API: not one of protobuf's (google::), ONNX's, or the planner's.
 TEST_CASE("libonepool.so exports the public API only") {
   const char* library = std::getenv("ONEPOOL_SHARED_LIBRARY");
@@ -62,15 +64,19 @@ TEST_CASE("libonepool.so exports the public API only") {
   const auto names = defined_dynamic_symbols(library);
   bool has_load = false;
   bool has_run = false;
+  bool has_profile_parse = false;
   std::vector<std::string> outside;
   for (const auto& name : names) {
     has_load = has_load || name.rfind("onepool::Model::load(", 0) == 0;
     has_run = has_run || name.rfind("onepool::Session::run(", 0) == 0;
+    has_profile_parse =
+        has_profile_parse || name.rfind("onepool::ShapeProfile::parse(", 0) == 0;
     if (!is_api_symbol(name)) outside.push_back(name);
   }
   MESSAGE(names.size() << " symbols exported");
   CHECK(has_load);
   CHECK(has_run);
+  CHECK(has_profile_parse);
   for (const auto& name : outside) MESSAGE("exported outside the API: " << name);
   CHECK(outside.empty());
 }
