@@ -59,4 +59,30 @@ TEST_CASE("npy header: malformed headers are errors") {
   }
 }
 
+// make_npy_header writes what numpy writes for a [3, 784] float32 array: version 1.0, the dict
+// padded so the data starts at byte 128, and parse_npy_start reads it back; (5,) keeps its
+// comma. The start of a file without the magic, or of version 4, is an error.
+TEST_CASE("npy header: written and read back") {
+  const std::string header = make_npy_header("<f4", {3, 784});
+  CHECK(header.size() % 64 == 0);
+  CHECK(header.substr(0, 8) == std::string("\x93NUMPY\x01\x00", 8));
+  CHECK(header.find("{'descr': '<f4', 'fortran_order': False, 'shape': (3, 784), }") == 10);
+  CHECK(header.back() == '\n');
+  auto layout = parse_npy_start(header);
+  REQUIRE_MESSAGE(layout.has_value(), layout.status().to_string());
+  CHECK(layout->data_offset == header.size());
+  CHECK(layout->header.shape == std::vector<int64_t>{3, 784});
+  CHECK(layout->header.descr == "<f4");
+  CHECK(make_npy_header("|u1", {5}).find("'shape': (5,), }") != std::string::npos);
+  CHECK(make_npy_header("<f8", {}).find("'shape': (), }") != std::string::npos);
+  auto no_magic = parse_npy_start("not a numpy file at all");
+  REQUIRE_FALSE(no_magic.has_value());
+  CHECK(no_magic.status().message().find("no NUMPY magic") != std::string::npos);
+  std::string v4 = header;
+  v4[6] = 4;
+  auto future = parse_npy_start(v4);
+  REQUIRE_FALSE(future.has_value());
+  CHECK(future.status().message().find("version 4") != std::string::npos);
+}
+
 }  // namespace onepool::cli

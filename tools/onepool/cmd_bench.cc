@@ -14,6 +14,7 @@
 #include "tools/onepool/host_info.h"
 #include "tools/onepool/latency_stats.h"
 #include "tools/onepool/memory_report.h"
+#include "tools/onepool/npy_shapes.h"
 #include "tools/onepool/profile_report.h"
 #include "tools/onepool/run_inputs.h"
 
@@ -141,6 +142,7 @@ Status run_bench(const BenchFlags& given_flags) {
   }
   BenchFlags flags = given_flags;
   ONEPOOL_ASSIGN_OR_RETURN(flags.model, with_ranges_at_top(given_flags.model));
+  ONEPOOL_ASSIGN_OR_RETURN(flags.model, with_npy_shapes(flags.model, flags.input.inputs));
   flags.model.threads = resolve_threads(flags.model.threads, flags.streams);
   ONEPOOL_ASSIGN_OR_RETURN(LoadedSession loaded, load_session(flags.model));
   ONEPOOL_ASSIGN_OR_RETURN(std::vector<HostTensor> inputs,

@@ -9,6 +9,7 @@
 #include "tools/onepool/flag_checks.h"
 #include "tools/onepool/latency_stats.h"
 #include "tools/onepool/memory_report.h"
+#include "tools/onepool/npy_shapes.h"
 #include "tools/onepool/run_inputs.h"
 #include "tools/onepool/tensor_compare.h"
 #include "tools/onepool/tensor_files.h"
@@ -70,7 +71,8 @@ Status check_run_flags(const RunFlags& flags) {
 }
 
 Status run_model(const RunFlags& given_flags) {
-  ONEPOOL_ASSIGN_OR_RETURN(const ModelFlags model_flags, with_ranges_at_top(given_flags.model));
+  ONEPOOL_ASSIGN_OR_RETURN(ModelFlags model_flags, with_ranges_at_top(given_flags.model));
+  ONEPOOL_ASSIGN_OR_RETURN(model_flags, with_npy_shapes(model_flags, given_flags.input.inputs));
   ONEPOOL_ASSIGN_OR_RETURN(LoadedSession loaded, load_session(model_flags));
   ONEPOOL_ASSIGN_OR_RETURN(std::vector<HostTensor> inputs,
                            gather_inputs(*loaded.model, given_flags.input));
@@ -139,6 +141,7 @@ bool report_comparison(const std::string& name, const HostTensor& actual,
 Expected<bool> compare_with_reference(const CompareFlags& given_flags) {
   CompareFlags flags = given_flags;
   ONEPOOL_ASSIGN_OR_RETURN(flags.model, with_ranges_at_top(given_flags.model));
+  ONEPOOL_ASSIGN_OR_RETURN(flags.model, with_npy_shapes(flags.model, flags.input.inputs));
   ONEPOOL_ASSIGN_OR_RETURN(LoadedSession loaded, load_session(flags.model));
   std::vector<HostTensor> inputs;
   std::vector<HostTensor> expected;

@@ -2,6 +2,7 @@
 #include "tools/onepool/npy_header.h"
 
 #include <cctype>
+#include <fstream>
 #include <limits>
 
 namespace onepool::cli {
@@ -144,5 +145,82 @@ class HeaderParser {
 }  // namespace
 
 Expected<NpyHeader> parse_npy_header(const std::string& text) { return HeaderParser(text).parse(); }
+
+namespace {
+
+// The little-endian header length after the magic and version, and the bytes before the dict.
+Expected<std::pair<size_t, size_t>> header_extent(const std::string& bytes) {
+  const auto byte = [&](size_t i) {
+    return static_cast<size_t>(static_cast<unsigned char>(bytes[i]));
+  };
+  const int major = static_cast<unsigned char>(bytes[6]);
+  if (major == 1) return std::pair<size_t, size_t>(byte(8) | (byte(9) << 8), 10);
+  if ((major == 2 || major == 3) && bytes.size() >= 12) {
+    return std::pair<size_t, size_t>(byte(8) | (byte(9) << 8) | (byte(10) << 16) | (byte(11) << 24),
+                                     12);
+  }
+  return make_status(StatusCode::kInvalidArgument, "unsupported .npy version ", major);
+}
+
+}  // namespace
+
+Expected<NpyLayout> parse_npy_start(const std::string& bytes) {
+  if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0) {
+    return make_status(StatusCode::kInvalidArgument, "no NUMPY magic");
+  }
+  ONEPOOL_ASSIGN_OR_RETURN(auto extent, header_extent(bytes));
+  const auto [length, start] = extent;
+  if (length > bytes.size() - start) {
+    return make_status(StatusCode::kInvalidArgument, "truncated header");
+  }
+  NpyLayout layout;
+  ONEPOOL_ASSIGN_OR_RETURN(layout.header, parse_npy_header(bytes.substr(start, length)));
+  layout.data_offset = start + length;
+  return layout;
+}
+
+Expected<NpyLayout> read_npy_layout(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return make_status(StatusCode::kNotFound, "cannot open '", path, "'");
+  std::string bytes(12, '\0');
+  in.read(bytes.data(), 12);
+  bytes.resize(static_cast<size_t>(in.gcount()));
+  const auto bad = [&](const Status& why) {
+    return make_status(StatusCode::kInvalidArgument, "'", path,
+                       "' is not a readable .npy file: ", why.message());
+  };
+  if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0) {
+    return bad(make_status(StatusCode::kInvalidArgument, "no NUMPY magic"));
+  }
+  auto extent = header_extent(bytes);
+  if (!extent) return bad(extent.status());
+  const size_t have = bytes.size();
+  const size_t total = extent->first + extent->second;
+  if (total > have) {  // the dict after the first 12 bytes
+    bytes.resize(total);
+    in.read(bytes.data() + have, static_cast<std::streamsize>(total - have));
+    bytes.resize(have + static_cast<size_t>(in.gcount()));
+  }
+  auto layout = parse_npy_start(bytes);
+  if (!layout) return bad(layout.status());
+  return layout;
+}
+
+std::string make_npy_header(const std::string& descr, const std::vector<int64_t>& shape) {
+  std::string dims;
+  for (int64_t dim : shape) dims += (dims.empty() ? "" : ", ") + std::to_string(dim);
+  if (shape.size() == 1) dims += ',';  // (5,) is a tuple, (5) is not
+  std::string dict =
+      "{'descr': '" + descr + "', 'fortran_order': False, 'shape': (" + dims + "), }";
+  const size_t unpadded = 10 + dict.size() + 1;  // magic, version, length; the dict; '\n'
+  dict.append((64 - unpadded % 64) % 64, ' ');
+  dict += '\n';
+  std::string header = "\x93NUMPY";
+  header += '\x01';
+  header += '\x00';
+  header += static_cast<char>(dict.size() & 0xff);
+  header += static_cast<char>(dict.size() >> 8);
+  return header + dict;
+}
 
 }  // namespace onepool::cli

@@ -77,34 +77,18 @@ Expected<HostTensor> read_npy_tensor(const std::string& path) {
     return make_status(StatusCode::kInvalidArgument, "'", path, "' is not a readable .npy file: ",
                        why);
   };
-  if (bytes.size() < 10 || bytes.compare(0, 6, "\x93NUMPY") != 0) return bad("no NUMPY magic");
-  const int major = static_cast<unsigned char>(bytes[6]);
-  size_t header_length = 0;
-  size_t header_start = 0;
-  if (major == 1) {
-    header_length = static_cast<unsigned char>(bytes[8]) |
-                    (static_cast<size_t>(static_cast<unsigned char>(bytes[9])) << 8);
-    header_start = 10;
-  } else if ((major == 2 || major == 3) && bytes.size() >= 12) {
-    for (int i = 0; i < 4; ++i) {
-      header_length |= static_cast<size_t>(static_cast<unsigned char>(bytes[8 + i])) << (8 * i);
-    }
-    header_start = 12;
-  } else {
-    return bad(str_cat("unsupported version ", major));
-  }
-  if (header_length > bytes.size() - header_start) return bad("truncated header");
-  Expected<NpyHeader> header = parse_npy_header(bytes.substr(header_start, header_length));
-  if (!header) return bad(header.status().message());
-  if (header->fortran_order) return bad("Fortran order is not supported (save with C order)");
+  Expected<NpyLayout> layout = parse_npy_start(bytes);
+  if (!layout) return bad(layout.status().message());
+  const NpyHeader& header = layout->header;
+  if (header.fortran_order) return bad("Fortran order is not supported (save with C order)");
   HostTensor tensor;
-  tensor.dtype = dtype_from_npy_descr(header->descr);
+  tensor.dtype = dtype_from_npy_descr(header.descr);
   if (tensor.dtype == DType::kUndefined) {
-    return bad(str_cat("unsupported dtype '", header->descr, "'"));
+    return bad(str_cat("unsupported dtype '", header.descr, "'"));
   }
-  ONEPOOL_ASSIGN_OR_RETURN(tensor.shape, npy_shape(header->shape, path));
+  ONEPOOL_ASSIGN_OR_RETURN(tensor.shape, npy_shape(header.shape, path));
   ONEPOOL_ASSIGN_OR_RETURN(size_t expected, tensor_bytes(tensor.shape, tensor.dtype));
-  const size_t data_start = header_start + header_length;
+  const size_t data_start = layout->data_offset;
   if (bytes.size() - data_start != expected) {
     return bad(str_cat("expected ", expected, " data bytes for ", tensor.shape.to_string(),
                        ", found ", bytes.size() - data_start));
