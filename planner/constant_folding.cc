@@ -85,6 +85,7 @@ class FoldPass {
   Expected<bool> try_fold(const onnx::NodeProto& node);
   FoldResult evaluate(const onnx::NodeProto& node, const std::vector<const HostTensor*>& inputs);
   FoldResult fold_shape_op(const onnx::NodeProto& node);
+  void drop_folded_value_info();
 
   onnx::GraphProto* graph_;
   int64_t opset_;
@@ -229,7 +230,24 @@ Expected<int> FoldPass::run() {
   for (const std::string& name : folded_names_) {
     host_tensor_to_proto(constants_.at(name), name, graph_->add_initializer());
   }
+  drop_folded_value_info();
   return folded;
+}
+
+// ONNX shape inference takes a name's type from value_info before its initializer: an entry
+// inferred before the fold (with an unknown dim) would hide the folded tensor's static shape
+// from the nodes that read it.
+void FoldPass::drop_folded_value_info() {
+  if (folded_names_.empty()) return;
+  const std::unordered_set<std::string> folded(folded_names_.begin(), folded_names_.end());
+  auto* infos = graph_->mutable_value_info();
+  int kept = 0;
+  for (int i = 0; i < infos->size(); ++i) {
+    if (folded.count(infos->Get(i).name()) != 0) continue;
+    if (kept != i) infos->SwapElements(kept, i);
+    ++kept;
+  }
+  while (infos->size() > kept) infos->RemoveLast();
 }
 
 void drop_unused_initializers(onnx::GraphProto* graph) {

@@ -111,6 +111,16 @@ struct Node {
   ValueId input(size_t i) const { return i < inputs.size() ? inputs[i] : kNoValue; }
 };
 
+/// A graph input bound to constant values at import (a shape input: LoadOptions::
+/// shape_input_values). It is no longer a graph input: import made it a constant, which folding
+/// may have consumed; the binding is kept so a Session can check ONNX-style feeds against it.
+struct BoundShapeInput {
+  std::string name;
+  HostTensor value;           // dtype as declared; shape as declared, or [N] / [] from the values
+  size_t model_position = 0;  // index among the model file's graph inputs (initializers aside)
+  std::string needed_by;      // "node 'ReduceSum_0' (ReduceSum) input 1 (axes)"
+};
+
 struct Graph {
   std::string name;
   int64_t opset = 0;  // default-domain opset version
@@ -119,6 +129,8 @@ struct Graph {
   std::vector<ValueId> inputs;    // graph inputs fed by the caller (not initializers)
   std::vector<ValueId> outputs;   // graph outputs, in model order
   std::vector<HostTensor> weights;
+  /// Shape inputs bound at import, in model order (not in `inputs`).
+  std::vector<BoundShapeInput> shape_inputs;
   /// What import accepted but a user should hear about (a model newer than the ONNX library).
   std::vector<std::string> import_warnings;
 

@@ -12,6 +12,7 @@
 #include "planner/import_external_data.h"
 #include "planner/import_inline_if.h"
 #include "planner/import_model_file.h"
+#include "planner/import_shape_inputs.h"
 #include "planner/import_topo_sort.h"
 
 namespace onepool {
@@ -58,7 +59,9 @@ Expected<Graph> import_model(onnx::ModelProto* model, const std::string& model_d
   ONEPOOL_RETURN_IF_ERROR(check_opset_versions(*model));
   const std::string newer = describe_newer_than_library(*model);
   if (options.run_checker) ONEPOOL_RETURN_IF_ERROR(run_onnx_checker(*model));
-  // Step 4. Bind symbolic dims.
+  // Step 4. Shape inputs become constants with the caller's values; bind symbolic dims.
+  ONEPOOL_ASSIGN_OR_RETURN(std::vector<BoundShapeInput> shape_inputs,
+                           bind_shape_inputs(model, options.shape_input_values));
   DeclaredDims declared;
   for (const auto* input : caller_inputs(*graph)) declared[input->name()] = declared_dims(*input);
   ONEPOOL_RETURN_IF_ERROR(bind_input_shapes(graph, options));
@@ -72,6 +75,7 @@ Expected<Graph> import_model(onnx::ModelProto* model, const std::string& model_d
   // Step 6. The Graph.
   ONEPOOL_ASSIGN_OR_RETURN(Graph converted, convert_to_graph(model, declared, strict_error));
   if (!newer.empty()) converted.import_warnings.push_back(newer);
+  converted.shape_inputs = std::move(shape_inputs);
   return converted;
 }
 

@@ -8,11 +8,13 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "onepool/model.h"  // ShapeInputValues
 #include "onepool/status.h"
 #include "planner/graph.h"
 
@@ -23,6 +25,8 @@ struct ImportOptions {
   std::vector<std::pair<std::string, std::vector<int64_t>>> input_shapes;
   /// --dim: values of symbolic dims by name ("batch" = 8).
   std::vector<std::pair<std::string, int64_t>> dims;
+  /// --values: the values of shape inputs by name (see planner/import_shape_inputs.h).
+  std::map<std::string, ShapeInputValues> shape_input_values;
   /// Run onnx::checker::check_model.
   bool run_checker = true;
   /// Fold constant subgraphs into weights.

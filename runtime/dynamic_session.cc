@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 
 #include "planner/build_plan.h"
 #include "planner/graph.h"
+#include "planner/shape_input_flag.h"
 #include "runtime/backend.h"
 #include "runtime/dynamic_session_plan.h"
 #include "runtime/dynamic_session_pool.h"
@@ -27,6 +29,16 @@ std::string shapes_text(const std::vector<TensorInfo>& infos, const std::vector<
     text += str_cat(infos[i].name, ":", shapes[i].to_string());
   }
   return text;
+}
+
+// A fed shape input's values, as LoadOptions takes them.
+ShapeInputValues fed_values(const TensorView& view) {
+  HostTensor fed;
+  fed.dtype = view.dtype;
+  fed.shape = view.shape;
+  const auto* begin = static_cast<const std::byte*>(view.data);
+  fed.data.assign(begin, begin + view.bytes());
+  return shape_input_values_of(fed);
 }
 
 }  // namespace
@@ -54,6 +66,10 @@ class DynamicSessionImpl {
   std::string path;
   DynamicSessionOptions options;
   std::vector<TensorInfo> inputs;  // at the top of the ranges
+  /// Shape inputs (Model::shape_inputs()): their values key the cache like input shapes do.
+  std::vector<ShapeInputInfo> shape_inputs;
+  /// Their values from options.load, used when a run feeds only `inputs`.
+  std::vector<HostTensor> default_shape_values;
   Plan top_plan;                   // static mode: the plan every shape reuses
   /// The first plan placed (static mode: the top plan), evaluated for every new shape.
   std::unique_ptr<SymbolicSource> symbolic;
@@ -67,6 +83,8 @@ class DynamicSessionImpl {
   Expected<Specialization*> specialization_for(std::span<const TensorView> views);
   Expected<PreparedSpecialization> load_and_prepare(const std::vector<Shape>& shapes);
   Expected<std::unique_ptr<Specialization>> build(const std::vector<Shape>& shapes);
+  /// Whether `spec` was loaded with the shape input values of this call (value_key).
+  bool same_shape_values(const Specialization& spec) const;
   Status plan_top(PreparedSpecialization& top, std::span<const PreparedSpecialization> probes);
   Status place(Specialization& spec, const NodeMemoryNeeds& needs);
   bool try_symbolic(Specialization& spec, const NodeMemoryNeeds& needs);
@@ -75,18 +93,86 @@ class DynamicSessionImpl {
                    double place_ms);
   Status bind(Specialization& spec);
   void insert(std::unique_ptr<Specialization> spec);
-  /// Checks the views against the profile and fills `shape_key` (no allocation once sized).
+  /// Splits an ONNX-style feed (shape inputs at their model positions) into `feeds` and
+  /// `value_key`, checks the feeds against the profile and fills `shape_key` (no allocation
+  /// once sized).
   Status check_shapes(std::span<const TensorView> views);
+  Status split_shape_inputs(std::span<const TensorView> views);
+  void use_default_shape_values();
   std::vector<Shape> shape_key;
+  std::vector<TensorView> feeds;      // this call's inputs, Model::inputs() order
+  std::vector<TensorView> value_key;  // this call's shape input values, model order
   void sync_pool_stats();
   size_t estimate_top_pool(size_t pool_bytes, const std::vector<Shape>& shapes) const;
 };
 
-Status DynamicSessionImpl::check_shapes(std::span<const TensorView> views) {
-  if (views.size() != inputs.size()) {
-    return make_status(StatusCode::kInvalidArgument, "expected ", inputs.size(), " inputs, got ",
-                       views.size());
+// A feed of inputs() only takes the shape input values given at creation; an ONNX-style feed
+// (every graph input, in model order) brings its own, each checked for dtype and rank.
+Status DynamicSessionImpl::split_shape_inputs(std::span<const TensorView> views) {
+  value_key.resize(shape_inputs.size());
+  feeds.resize(inputs.size());
+  const bool full = !shape_inputs.empty() && views.size() == inputs.size() + shape_inputs.size();
+  if (!full) {
+    use_default_shape_values();
+    if (views.size() != inputs.size()) {
+      return make_status(
+          StatusCode::kInvalidArgument, "expected ", inputs.size(), " inputs",
+          shape_inputs.empty()
+              ? std::string()
+              : str_cat(" (or ", inputs.size() + shape_inputs.size(), " with the shape inputs)"),
+          ", got ", views.size());
+    }
+    std::copy(views.begin(), views.end(), feeds.begin());
+    return Status::ok();
   }
+  size_t next_shape_input = 0;
+  size_t next_feed = 0;
+  for (size_t position = 0; position < views.size(); ++position) {
+    const bool is_shape_input = next_shape_input < shape_inputs.size() &&
+                                shape_inputs[next_shape_input].model_position == position;
+    if (!is_shape_input) {
+      feeds[next_feed++] = views[position];
+      continue;
+    }
+    const TensorInfo& info = shape_inputs[next_shape_input].info;
+    const TensorView& view = views[position];
+    if (view.dtype != info.dtype || view.shape.rank() != info.shape.rank() ||
+        view.device.kind != DeviceKind::kCpu || (view.data == nullptr && view.bytes() > 0)) {
+      return make_status(StatusCode::kInvalidArgument, "shape input '", info.name,
+                         "': expected a host ", dtype_name(info.dtype), " tensor of rank ",
+                         info.shape.rank(), ", got ", dtype_name(view.dtype), " ",
+                         view.shape.to_string(), " on ", view.device.to_string());
+    }
+    value_key[next_shape_input++] = view;
+  }
+  return Status::ok();
+}
+
+void DynamicSessionImpl::use_default_shape_values() {
+  value_key.resize(shape_inputs.size());
+  for (size_t j = 0; j < shape_inputs.size(); ++j) {
+    const HostTensor& value = default_shape_values[j];
+    value_key[j] =
+        TensorView{const_cast<std::byte*>(value.data.data()), value.dtype, value.shape, Device{}};
+  }
+}
+
+bool DynamicSessionImpl::same_shape_values(const Specialization& spec) const {
+  const std::vector<BoundShapeInput>& bound = spec.model->graph().shape_inputs;
+  for (size_t j = 0; j < value_key.size() && j < bound.size(); ++j) {
+    const TensorView& fed = value_key[j];
+    const HostTensor& value = bound[j].value;
+    if (fed.shape != value.shape || fed.bytes() != value.data.size()) return false;
+    if (!value.data.empty() && std::memcmp(fed.data, value.data.data(), value.data.size()) != 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
+Status DynamicSessionImpl::check_shapes(std::span<const TensorView> all_views) {
+  ONEPOOL_RETURN_IF_ERROR(split_shape_inputs(all_views));
+  const std::span<const TensorView> views = feeds;
   shape_key.resize(views.size());
   for (size_t i = 0; i < views.size(); ++i) {
     const TensorInfo& info = inputs[i];
@@ -115,6 +201,9 @@ Expected<PreparedSpecialization> DynamicSessionImpl::load_and_prepare(
   for (size_t i = 0; i < shapes.size(); ++i) {
     const auto dims = shapes[i].dims();
     load.input_shapes.emplace_back(inputs[i].name, std::vector<int64_t>(dims.begin(), dims.end()));
+  }
+  for (size_t j = 0; j < shape_inputs.size() && j < value_key.size(); ++j) {
+    load.shape_input_values[shape_inputs[j].info.name] = fed_values(value_key[j]);
   }
   ONEPOOL_ASSIGN_OR_RETURN(spec.model, Model::load(path, load));
   // Step 2. Prepare kernels (workspaces depend on the shape).
@@ -245,7 +334,7 @@ Expected<Specialization*> DynamicSessionImpl::specialization_for(
   ONEPOOL_RETURN_IF_ERROR(check_shapes(views));
   const std::vector<Shape>& shapes = shape_key;
   for (auto& spec : cache) {
-    if (spec->shapes != shapes) continue;
+    if (spec->shapes != shapes || !same_shape_values(*spec)) continue;
     ++stats.cache_hits;
     spec->last_use = ++clock;
     record_last(*spec, true, 0.0, 0.0);
@@ -364,6 +453,11 @@ Expected<std::unique_ptr<DynamicSession>> DynamicSession::create(
   load.input_shapes = options.profile.max_shapes();
   ONEPOOL_ASSIGN_OR_RETURN(auto top_model, Model::load(path, load));
   impl->inputs = top_model->inputs();
+  impl->shape_inputs = top_model->shape_inputs();
+  for (const BoundShapeInput& bound : top_model->graph().shape_inputs) {
+    impl->default_shape_values.push_back(bound.value);
+  }
+  impl->use_default_shape_values();  // what the top-of-range specializations load with
   for (const InputShapeRange& range : options.profile.inputs) {
     if (top_model->input_index(range.name) < 0) {
       return make_status(StatusCode::kInvalidArgument, "the profile names input '", range.name,
@@ -380,6 +474,9 @@ DynamicSession::DynamicSession(std::unique_ptr<DynamicSessionImpl> impl) : impl_
 DynamicSession::~DynamicSession() = default;
 
 const std::vector<TensorInfo>& DynamicSession::inputs() const { return impl_->inputs; }
+const std::vector<ShapeInputInfo>& DynamicSession::shape_inputs() const {
+  return impl_->shape_inputs;
+}
 
 Expected<std::vector<TensorInfo>> DynamicSession::output_infos(std::span<const TensorView> inputs) {
   ONEPOOL_ASSIGN_OR_RETURN(Specialization * spec, impl_->specialization_for(inputs));
@@ -398,12 +495,13 @@ Status DynamicSession::run(std::span<const TensorView> inputs,
   for (size_t i = 0; i < outputs.size(); ++i) {
     ONEPOOL_RETURN_IF_ERROR(check_tensor_matches(output_infos[i], outputs[i], "output"));
   }
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (inputs[i].data == nullptr && inputs[i].bytes() > 0) {
+  const std::span<const TensorView> feeds = impl_->feeds;  // without the shape inputs
+  for (size_t i = 0; i < feeds.size(); ++i) {
+    if (feeds[i].data == nullptr && feeds[i].bytes() > 0) {
       return make_status(StatusCode::kInvalidArgument, "input '", impl_->inputs[i].name,
                          "': data is null");
     }
-    ONEPOOL_RETURN_IF_ERROR(spec->backend->copy_in(graph.inputs[i], inputs[i]));
+    ONEPOOL_RETURN_IF_ERROR(spec->backend->copy_in(graph.inputs[i], feeds[i]));
   }
   ONEPOOL_RETURN_IF_ERROR(spec->backend->execute());
   for (size_t i = 0; i < outputs.size(); ++i) {

@@ -10,6 +10,7 @@
 #include "planner/onnx_import.h"
 #include "planner/optimize/optimize.h"
 #include "planner/schedule.h"
+#include "planner/shape_input_flag.h"
 #include "runtime/cpu/weight_folding.h"
 #include "runtime/device_resource_cache.h"
 #include "runtime/tensor_budget.h"
@@ -56,6 +57,7 @@ Expected<std::shared_ptr<const Model>> Model::load(const std::string& path,
   ImportOptions import_options;
   import_options.input_shapes = options.input_shapes;
   import_options.dims = options.dims;
+  import_options.shape_input_values = options.shape_input_values;
   import_options.run_checker = options.run_checker;
   Expected<Graph> graph = import_onnx_file(path, import_options);  // errors name the file
   if (!graph) return graph.status();
@@ -136,6 +138,14 @@ void Model::describe_io() {
   for (ValueId id : graph_->outputs) {
     const Value& value = graph_->values[static_cast<size_t>(id)];
     outputs_.push_back(TensorInfo{value.name, value.dtype, value.shape});
+  }
+  for (const BoundShapeInput& bound : graph_->shape_inputs) {
+    ShapeInputInfo info;
+    info.info = TensorInfo{bound.name, bound.value.dtype, bound.value.shape};
+    info.values = shape_input_values_of(bound.value);
+    info.model_position = bound.model_position;
+    info.needed_by = bound.needed_by;
+    shape_inputs_.push_back(std::move(info));
   }
 }
 

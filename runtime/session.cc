@@ -6,6 +6,7 @@
 #include "planner/build_plan.h"
 #include "planner/graph.h"
 #include "runtime/backend.h"
+#include "runtime/shape_input_feeds.h"
 
 namespace onepool {
 
@@ -24,6 +25,7 @@ class SessionImpl {
   SessionTimings timings;
   std::vector<int32_t> input_ids;
   std::vector<int32_t> output_ids;
+  std::vector<TensorView> feeds;  // an ONNX-style feed without its shape inputs (run())
 };
 
 Status check_tensor_matches(const TensorInfo& info, const TensorView& view, const char* role) {
@@ -82,6 +84,7 @@ Expected<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> 
   const Graph& graph = model->graph();
   impl->input_ids.assign(graph.inputs.begin(), graph.inputs.end());
   impl->output_ids.assign(graph.outputs.begin(), graph.outputs.end());
+  impl->feeds.resize(graph.inputs.size());
   return std::unique_ptr<Session>(new Session(std::move(impl)));
 }
 
@@ -91,9 +94,17 @@ Session::~Session() = default;
 Status Session::run(std::span<const TensorView> inputs, std::span<const TensorView> outputs) {
   const auto& input_infos = impl_->model->inputs();
   const auto& output_infos = impl_->model->outputs();
+  const size_t shape_inputs = impl_->model->shape_inputs().size();
+  if (shape_inputs > 0 && inputs.size() == input_infos.size() + shape_inputs) {
+    ONEPOOL_RETURN_IF_ERROR(split_full_feed(*impl_->model, inputs, impl_->feeds));
+    inputs = impl_->feeds;
+  }
   if (inputs.size() != input_infos.size()) {
-    return make_status(StatusCode::kInvalidArgument, "expected ", input_infos.size(),
-                       " inputs, got ", inputs.size());
+    return make_status(StatusCode::kInvalidArgument, "expected ", input_infos.size(), " inputs",
+                       shape_inputs == 0 ? ""
+                                         : str_cat(" (or ", input_infos.size() + shape_inputs,
+                                                   " with the shape inputs)"),
+                       ", got ", inputs.size());
   }
   if (outputs.size() != output_infos.size()) {
     return make_status(StatusCode::kInvalidArgument, "expected ", output_infos.size(),

@@ -119,6 +119,12 @@ class DynamicSession {
 
   /// Input names, dtypes and shapes at the top of the ranges, in run() order.
   const std::vector<TensorInfo>& inputs() const;
+  /// The model's shape inputs (Model::shape_inputs()), bound at creation to
+  /// `options.load.shape_input_values`. run() and output_infos() also take ONNX-style feeds,
+  /// every graph input in model order with these included: their values then key the
+  /// specialization cache like input shapes do (new values load and plan the model again; the
+  /// cache holds each set of values seen, least recently used first out).
+  const std::vector<ShapeInputInfo>& shape_inputs() const;
   /// The outputs (with shapes) for these input shapes; builds the specialization if needed.
   Expected<std::vector<TensorInfo>> output_infos(std::span<const TensorView> inputs);
   /// Runs on inputs of any shape inside the profile; `outputs` must have the shapes

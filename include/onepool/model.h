@@ -6,9 +6,11 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "onepool/status.h"
@@ -17,6 +19,11 @@
 namespace onepool {
 
 struct Graph;  // planner/graph.h: the internal IR
+
+/// The values of one shape input (LoadOptions::shape_input_values): integers, or floats for a
+/// float input (Resize scales, Range bounds). Integers also bind to float inputs; floats bind to
+/// an integer input only when each is a whole number.
+using ShapeInputValues = std::variant<std::vector<int64_t>, std::vector<double>>;
 
 /// How to load a model.
 struct LoadOptions {
@@ -35,6 +42,13 @@ struct LoadOptions {
   /// anything proportional to a tensor is allocated; a larger tensor is a kResourceExhausted
   /// error naming it and its node.
   size_t max_tensor_bytes = 0;
+  /// Values of shape inputs by name (`--values axes:1,2`). A shape input is a graph input whose
+  /// value some node needs to know its output shape (Reshape's shape, Slice's starts, ReduceSum's
+  /// axes, Resize's scales, TopK's K, Range's bounds...), directly or through other nodes. Each is
+  /// bound as a constant at load, so the graph is planned statically (TensorRT's shape tensors).
+  /// Every shape input needs a value here: the load error for a missing one names the input and
+  /// the node that reads it. A name that is not a shape input is an error too.
+  std::map<std::string, ShapeInputValues> shape_input_values;
 };
 
 /// Name, element type and static shape of a model input or output.
@@ -42,6 +56,16 @@ struct TensorInfo {
   std::string name;
   DType dtype = DType::kUndefined;
   Shape shape;
+};
+
+/// A graph input bound at load to the values in LoadOptions::shape_input_values. It is not in
+/// Model::inputs() (nothing feeds it and it takes no pool bytes); Session::run also accepts it
+/// in an ONNX-style feed of every graph input, where its values must equal the bound ones.
+struct ShapeInputInfo {
+  TensorInfo info;            ///< name, dtype, and shape (as declared, or [N] for N values)
+  ShapeInputValues values;    ///< as bound (int64 for integer inputs, double for float ones)
+  size_t model_position = 0;  ///< its index among the model file's graph inputs
+  std::string needed_by;      ///< "node 'ReduceSum_0' (ReduceSum) input 1 (axes)"
 };
 
 /// Wall-clock milliseconds of each load phase.
@@ -67,6 +91,8 @@ class Model {
 
   const std::vector<TensorInfo>& inputs() const { return inputs_; }
   const std::vector<TensorInfo>& outputs() const { return outputs_; }
+  /// The shape inputs bound at load, in model order (see ShapeInputInfo).
+  const std::vector<ShapeInputInfo>& shape_inputs() const { return shape_inputs_; }
   /// Index of the input named `name`, or -1.
   int input_index(const std::string& name) const;
   int output_index(const std::string& name) const;
@@ -105,6 +131,7 @@ class Model {
   std::vector<size_t> weight_offsets_;
   std::vector<TensorInfo> inputs_;
   std::vector<TensorInfo> outputs_;
+  std::vector<ShapeInputInfo> shape_inputs_;
   LoadTimings timings_;
   std::string optimization_summary_;
   std::unique_ptr<DeviceResourceCache> device_resources_;

@@ -82,7 +82,9 @@ class Session {
   Session& operator=(const Session&) = delete;
 
   /// Runs the model. `inputs` and `outputs` follow Model::inputs() / outputs() order; each is
-  /// checked (dtype, rank, every dim) and copied in / out. No allocation.
+  /// checked (dtype, rank, every dim) and copied in / out. No allocation. `inputs` may also be
+  /// ONNX-style, every graph input of the model file in its order with the shape inputs
+  /// (Model::shape_inputs()) included: each of those must equal its values bound at load.
   Status run(std::span<const TensorView> inputs, std::span<const TensorView> outputs);
 
   /// The view of input i inside the pool: write there and call run_in_place() to skip copies.

@@ -29,6 +29,7 @@ KernelRegistry KernelRegistry::with_all_kernels() {
   register_roi_align_kernel(registry);
   register_tfidf_vectorizer_kernel(registry);
   register_quantized_kernels(registry);
+  register_topk_kernel(registry);
   return registry;
 }
 

@@ -48,5 +48,6 @@ void register_max_unpool_kernel(KernelRegistry& registry);        // max_unpool.
 void register_roi_align_kernel(KernelRegistry& registry);         // roi_align.cc
 void register_tfidf_vectorizer_kernel(KernelRegistry& registry);  // tfidf_vectorizer.cc
 void register_quantized_kernels(KernelRegistry& registry);        // quantize.cc: Q/DQ, integer ops
+void register_topk_kernel(KernelRegistry& registry);              // topk.cc
 
 }  // namespace onepool::cpu

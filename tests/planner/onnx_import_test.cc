@@ -149,14 +149,23 @@ TEST_CASE("import: ONNX node test conv_with_strides_padding") {
 }
 
 // Every test_reshape_* node test imports and its output shape equals the shape stored in
-// test_data_set_0/output_0.pb (e.g. reordered_all_dims: [2,3,4] → [4,2,3]).
+// test_data_set_0/output_0.pb (e.g. reordered_all_dims: [2,3,4] → [4,2,3]). Its `shape` input
+// is a shape input, bound to the values of test_data_set_0/input_1.pb.
 TEST_CASE("import: ONNX node tests test_reshape_* match their reference output shapes") {
   int checked = 0;
   for (const auto& entry : fs::directory_iterator(kNodeTests)) {
     const std::string name = entry.path().filename().string();
     if (name.rfind("test_reshape_", 0) != 0) continue;
     CAPTURE(name);
-    auto graph = import_onnx_file((entry.path() / "model.onnx").string(), {});
+    auto shape = read_tensor_proto_file((entry.path() / "test_data_set_0/input_1.pb").string());
+    REQUIRE(shape.has_value());
+    ImportOptions options;
+    std::vector<int64_t> dims;
+    for (int64_t i = 0; i < shape->second.element_count(); ++i) {
+      dims.push_back(shape->second.int_at(i));
+    }
+    options.shape_input_values["shape"] = dims;
+    auto graph = import_onnx_file((entry.path() / "model.onnx").string(), options);
     REQUIRE_MESSAGE(graph.has_value(), graph.status().to_string());
     auto expected = read_tensor_proto_file((entry.path() / "test_data_set_0/output_0.pb").string());
     REQUIRE(expected.has_value());

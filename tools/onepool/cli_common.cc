@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "planner/shape_binding.h"
+#include "planner/shape_input_flag.h"
 
 namespace onepool::cli {
 
@@ -37,6 +38,7 @@ void add_model_flags(CLI::App& command, ModelFlags& flags) {
   command.add_option("--shapes", flags.shapes,
                      "input shapes, e.g. x:1x3x224x224 or x:[1,3,224,224] (repeatable)");
   command.add_option("--dim", flags.dims, "symbolic dim value, e.g. batch=8 (repeatable)");
+  command.add_option("--values", flags.values, kValuesFlagHelp);
   command.add_option("--device", flags.device, "cpu or cuda:N (never a silent fallback)")
       ->capture_default_str();
   command.add_option("--optimize", flags.optimize, "graph optimizations: none|basic|all")
@@ -80,6 +82,9 @@ Expected<LoadOptions> make_load_options(const ModelFlags& flags) {
     ONEPOOL_ASSIGN_OR_RETURN(auto dim, parse_dim_flag(text));
     options.dims.push_back(std::move(dim));
   }
+  for (const auto& text : flags.values) {
+    ONEPOOL_RETURN_IF_ERROR(parse_values_flag(text, &options.shape_input_values));
+  }
   return options;
 }
 
@@ -102,6 +107,7 @@ Expected<LoadedSession> load_session(const ModelFlags& flags) {
   std::printf("model:     %s\n", flags.model_path.c_str());
   std::printf("shapes:    %s\n", join(flags.shapes).c_str());
   std::printf("dims:      %s\n", join(flags.dims).c_str());
+  if (!flags.values.empty()) std::printf("values:    %s\n", join(flags.values).c_str());
   std::printf("device:    %s   threads: %d   optimize: %s   algorithm: %s   alignment: %zu\n",
               flags.device.c_str(), flags.threads, flags.optimize.c_str(),
               flags.algorithm.c_str(), flags.alignment);

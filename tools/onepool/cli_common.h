@@ -17,6 +17,7 @@ struct ModelFlags {
   std::string model_path;
   std::vector<std::string> shapes;  // repeatable --shapes
   std::vector<std::string> dims;    // repeatable --dim
+  std::vector<std::string> values;  // repeatable --values (shape inputs)
   std::string device = "cpu";
   std::string optimize = "all";
   std::string algorithm = "auto";
@@ -37,7 +38,13 @@ struct ModelFlags {
 /// Adds the ModelFlags options to a subcommand.
 void add_model_flags(CLI::App& command, ModelFlags& flags);
 
-/// Parses --shapes and --dim into LoadOptions.
+/// The --values option's help (run, bench, compare, serve and plan share it).
+inline constexpr const char* kValuesFlagHelp =
+    "values of shape inputs (inputs a node needs to know a shape: Reshape's shape, Slice's "
+    "starts, ReduceSum's axes, Resize's scales...), bound at load: name:1,2,3 entries separated "
+    "by ';', e.g. axes:1;scales:1,1,2,2 (repeatable)";
+
+/// Parses --shapes, --dim and --values into LoadOptions.
 Expected<LoadOptions> make_load_options(const ModelFlags& flags);
 
 /// The SessionOptions the flags ask for (no plan_override: load_session reads --load-plan).

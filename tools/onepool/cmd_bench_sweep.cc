@@ -10,6 +10,7 @@
 #include <set>
 
 #include "planner/shape_binding.h"
+#include "planner/shape_input_flag.h"
 #include "tools/onepool/tensor_files.h"
 
 namespace onepool::cli {
@@ -60,6 +61,9 @@ Expected<DynamicSessionOptions> make_options(const ModelFlags& model, const Swee
   for (const auto& text : model.dims) {
     ONEPOOL_ASSIGN_OR_RETURN(auto dim, parse_dim_flag(text));
     options.load.dims.push_back(std::move(dim));
+  }
+  for (const auto& text : model.values) {  // shape inputs: fixed for the whole sweep
+    ONEPOOL_RETURN_IF_ERROR(parse_values_flag(text, &options.load.shape_input_values));
   }
   ONEPOOL_ASSIGN_OR_RETURN(options.session.device, Device::parse(model.device));
   options.session.threads = model.threads;

@@ -7,6 +7,10 @@
 // of the test of the same name without "_expanded", marked "(expanded)"; else the test name. The
 // run ends with a table of passed / failed / skipped per operator and the commonest skip reason;
 // `--op NAME` runs only the tests of one operator (its expanded tests included).
+//
+// Inputs at shape-parameter positions (Slice's starts, ReduceSum's axes, Resize's scales...:
+// planner/import_shape_inputs.h) are shape inputs: they take their values from test_data_set_0
+// and are bound at load; every data set still feeds them, and the Session checks they agree.
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,7 +19,9 @@
 #include <map>
 #include <set>
 
+#include "planner/import_shape_inputs.h"
 #include "planner/model_info.h"
+#include "planner/shape_input_flag.h"
 #include "tools/onepool/cli_common.h"
 #include "tools/onepool/commands.h"
 #include "tools/onepool/tensor_compare.h"
@@ -58,24 +64,36 @@ void adopt_bfloat16_bits(const std::vector<TensorInfo>& infos, std::vector<HostT
   }
 }
 
+// Every graph input of the model file in its order: Model::inputs() with the shape inputs put
+// back at their positions (the order of the input_*.pb files).
+std::vector<TensorInfo> all_input_infos(const Model& model) {
+  std::vector<TensorInfo> infos = model.inputs();
+  for (const ShapeInputInfo& shape_input : model.shape_inputs()) {
+    const size_t at = std::min(shape_input.model_position, infos.size());
+    infos.insert(infos.begin() + static_cast<std::ptrdiff_t>(at), shape_input.info);
+  }
+  return infos;
+}
+
 // Runs one data set; empty string when every output matches.
 Expected<std::string> run_data_set(Session& session, const Model& model,
                                    const std::filesystem::path& data_dir,
                                    const ConformanceFlags& flags) {
   ONEPOOL_ASSIGN_OR_RETURN(auto inputs, read_pb_directory(data_dir.string(), "input_"));
   ONEPOOL_ASSIGN_OR_RETURN(auto expected, read_pb_directory(data_dir.string(), "output_"));
-  if (inputs.size() != model.inputs().size() || expected.size() != model.outputs().size()) {
-    return str_cat(data_dir.filename().string(), ": ", inputs.size(), " inputs / ",
-                   expected.size(), " outputs on disk, the model has ", model.inputs().size(),
-                   " / ", model.outputs().size());
+  const std::vector<TensorInfo> input_infos = all_input_infos(model);
+  if (inputs.size() != input_infos.size() || expected.size() != model.outputs().size()) {
+    return str_cat(data_dir.filename().string(), ": ", inputs.size(), " inputs / ", expected.size(),
+                   " outputs on disk, the model has ", input_infos.size(), " / ",
+                   model.outputs().size());
   }
-  adopt_bfloat16_bits(model.inputs(), inputs);
+  adopt_bfloat16_bits(input_infos, inputs);
   adopt_bfloat16_bits(model.outputs(), expected);
   // A few node tests ship data that disagrees with their own model (e.g. a [1] tensor for a
   // declared [3,4] input): no runtime can run those as written, so they are skipped, not failed.
   for (size_t i = 0; i < inputs.size(); ++i) {
     const TensorView view{inputs[i].data.data(), inputs[i].dtype, inputs[i].shape, Device{}};
-    const Status matches = check_tensor_matches(model.inputs()[i], view, "test data input");
+    const Status matches = check_tensor_matches(input_infos[i], view, "test data input");
     if (!matches.is_ok()) {
       return make_status(StatusCode::kUnsupported, "the test data disagrees with the model: ",
                          matches.message());
@@ -100,8 +118,39 @@ Expected<std::string> run_data_set(Session& session, const Model& model,
   return std::string();
 }
 
+// The values of the model's shape inputs, from the first data set's input_*.pb files.
+Expected<std::map<std::string, ShapeInputValues>> shape_input_values(
+    const std::filesystem::path& model_path, const std::filesystem::path& data_dir) {
+  ONEPOOL_ASSIGN_OR_RETURN(std::vector<ShapeInputUse> uses,
+                           find_shape_inputs_in_file(model_path.string()));
+  std::map<std::string, ShapeInputValues> values;
+  if (uses.empty()) return values;
+  ONEPOOL_ASSIGN_OR_RETURN(auto inputs, read_pb_directory(data_dir.string(), "input_"));
+  for (const ShapeInputUse& use : uses) {
+    if (use.model_position >= inputs.size()) {
+      return make_status(StatusCode::kUnsupported, "shape input '", use.input, "' (graph input ",
+                         use.model_position, ") has no input_*.pb in ",
+                         data_dir.filename().string());
+    }
+    values[use.input] = shape_input_values_of(inputs[use.model_position]);
+  }
+  return values;
+}
+
 TestResult run_test(const std::filesystem::path& test_dir, const ConformanceFlags& flags) {
+  std::vector<std::filesystem::path> data_dirs;
+  for (const auto& entry : std::filesystem::directory_iterator(test_dir)) {
+    if (entry.is_directory() && entry.path().filename().string().rfind("test_data_set_", 0) == 0) {
+      data_dirs.push_back(entry.path());
+    }
+  }
+  std::sort(data_dirs.begin(), data_dirs.end());
+  if (data_dirs.empty()) return {Verdict::kSkip, "no test_data_set_* folder"};
   LoadOptions load_options;
+  Expected<std::map<std::string, ShapeInputValues>> values =
+      shape_input_values(test_dir / "model.onnx", data_dirs.front());
+  if (!values) return skip_or_fail(values.status(), "shape inputs");
+  load_options.shape_input_values = std::move(values).value();
   Expected<std::shared_ptr<const Model>> model =
       Model::load((test_dir / "model.onnx").string(), load_options);
   if (!model) return skip_or_fail(model.status(), "load");
@@ -112,14 +161,6 @@ TestResult run_test(const std::filesystem::path& test_dir, const ConformanceFlag
   options.threads = flags.threads;
   Expected<std::unique_ptr<Session>> session = Session::create(*model, options);
   if (!session) return skip_or_fail(session.status(), "session");
-  std::vector<std::filesystem::path> data_dirs;
-  for (const auto& entry : std::filesystem::directory_iterator(test_dir)) {
-    if (entry.is_directory() && entry.path().filename().string().rfind("test_data_set_", 0) == 0) {
-      data_dirs.push_back(entry.path());
-    }
-  }
-  std::sort(data_dirs.begin(), data_dirs.end());
-  if (data_dirs.empty()) return {Verdict::kSkip, "no test_data_set_* folder"};
   for (const auto& data_dir : data_dirs) {
     Expected<std::string> problem = run_data_set(**session, **model, data_dir, flags);
     if (!problem) return skip_or_fail(problem.status(), "run");

@@ -24,8 +24,10 @@
 #include "runtime/tensor_budget.h"
 #include "runtime/cpu/weight_folding.h"
 #include "planner/shape_binding.h"
+#include "planner/shape_input_flag.h"
 #include "runtime/cpu/cpu_backend.h"
 #include "runtime/cpu/kernel_registry.h"
+#include "tools/onepool/cli_common.h"
 #include "tools/onepool/commands.h"
 
 namespace onepool::cli {
@@ -41,6 +43,7 @@ struct PlanFlags {
   std::string records_path;
   std::vector<std::string> shapes;  // repeatable --shapes
   std::vector<std::string> dims;    // repeatable --dim
+  std::vector<std::string> values;  // repeatable --values (shape inputs)
   std::string algorithm = "auto";
   size_t alignment = 256;
   std::string optimize = "all";
@@ -81,6 +84,9 @@ Expected<ImportOptions> import_options(const PlanFlags& flags) {
   for (const std::string& text : flags.dims) {
     ONEPOOL_ASSIGN_OR_RETURN(auto dim, parse_dim_flag(text));
     options.dims.push_back(std::move(dim));
+  }
+  for (const std::string& text : flags.values) {
+    ONEPOOL_RETURN_IF_ERROR(parse_values_flag(text, &options.shape_input_values));
   }
   return options;
 }
@@ -161,11 +167,16 @@ std::string configuration_text(const PlanFlags& flags, const PlannedSource& sour
   for (const auto& [name, value] : source.import.dims) {
     dims += str_cat(dims.empty() ? "" : ",", name, "=", value);
   }
+  std::string values;
+  for (const auto& [name, given] : source.import.shape_input_values) {
+    values += str_cat(values.empty() ? "" : ";", format_values_entry(name, given));
+  }
   const bool from_records = !flags.records_path.empty();
   return str_cat(from_records ? "records:    " : "model:      ",
                  from_records ? flags.records_path : flags.model_path, "\n",
                  "shapes:     ", shapes.empty() ? "(model's own)" : shapes, "\n",
                  "dims:       ", dims.empty() ? "(none)" : dims, "\n",
+                 values.empty() ? "" : str_cat("values:     ", values, "\n"),
                  "algorithm:  ", source.plan.algorithm, "\n",
                  source.graph_note.empty() ? "" : "graph:      ", source.graph_note,
                  source.graph_note.empty() ? "" : "\n",
@@ -211,9 +222,10 @@ Status check_usage(const PlanFlags& flags) {
     return make_status(StatusCode::kInvalidArgument,
                        "give exactly one of MODEL.onnx or --records FILE.csv");
   }
-  if (!flags.records_path.empty() && (!flags.shapes.empty() || !flags.dims.empty())) {
+  const bool model_flags = !flags.shapes.empty() || !flags.dims.empty() || !flags.values.empty();
+  if (!flags.records_path.empty() && model_flags) {
     return make_status(StatusCode::kInvalidArgument,
-                       "--shapes and --dim apply to a model, not to --records");
+                       "--shapes, --dim and --values apply to a model, not to --records");
   }
   if (flags.alignment == 0 || (flags.alignment & (flags.alignment - 1)) != 0) {
     return make_status(StatusCode::kInvalidArgument,
@@ -297,6 +309,9 @@ void register_plan_command(CLI::App& app, int& exit_code) {
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   command->add_option("--dim", flags->dims, "symbolic dim value: name=N (repeatable)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  command->add_option("--values", flags->values, kValuesFlagHelp)
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   command->add_option("--algorithm", flags->algorithm, "placement algorithm")

@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "planner/graph.h"
+#include "runtime/shape_input_feeds.h"
 #include "tools/onepool/cmd_bench_sweep.h"
 #include "tools/onepool/tensor_compare.h"
 #include "tools/onepool/tensor_files.h"
@@ -38,9 +40,27 @@ void add_input_flags(CLI::App& command, InputFlags& flags) {
 
 namespace {
 
-Status read_inputs_dir(const std::string& dir, std::vector<HostTensor>& tensors,
+// The files of bound shape inputs (Model::shape_inputs(), at their model positions) are left
+// out when the folder holds every graph input; a value that differs from the bound one is an
+// error, as Session::run would say.
+Status drop_shape_input_files(const Model& model, std::vector<HostTensor>& from_dir) {
+  const std::vector<BoundShapeInput>& bound = model.graph().shape_inputs;
+  if (bound.empty() || from_dir.size() != model.inputs().size() + bound.size()) return Status::ok();
+  for (const BoundShapeInput& binding : bound) {
+    HostTensor& fed = from_dir[binding.model_position];
+    const TensorView view{fed.data.data(), fed.dtype, fed.shape, Device{}};
+    ONEPOOL_RETURN_IF_ERROR(check_shape_input_feed(binding, view));
+  }
+  for (size_t j = bound.size(); j-- > 0;) {  // from the last, so positions stay valid
+    from_dir.erase(from_dir.begin() + static_cast<std::ptrdiff_t>(bound[j].model_position));
+  }
+  return Status::ok();
+}
+
+Status read_inputs_dir(const Model& model, const std::string& dir, std::vector<HostTensor>& tensors,
                        std::vector<bool>& given) {
   ONEPOOL_ASSIGN_OR_RETURN(auto from_dir, read_pb_directory(dir, "input_"));
+  ONEPOOL_RETURN_IF_ERROR(drop_shape_input_files(model, from_dir));
   if (from_dir.size() != tensors.size()) {
     return make_status(StatusCode::kInvalidArgument, "'", dir, "' holds ", from_dir.size(),
                        " input_*.pb files; the model has ", tensors.size(), " inputs");
@@ -81,7 +101,7 @@ Expected<std::vector<HostTensor>> gather_inputs(const Model& model, const InputF
   std::vector<HostTensor> tensors(infos.size());
   std::vector<bool> given(infos.size(), false);
   if (!flags.inputs_dir.empty()) {
-    ONEPOOL_RETURN_IF_ERROR(read_inputs_dir(flags.inputs_dir, tensors, given));
+    ONEPOOL_RETURN_IF_ERROR(read_inputs_dir(model, flags.inputs_dir, tensors, given));
   }
   for (const std::string& item : flags.inputs) {
     ONEPOOL_RETURN_IF_ERROR(read_named_input(model, item, tensors, given));
