@@ -189,7 +189,8 @@ function runOurs(model, inputs, dir, opts) {
   const shapes = inputs.flatMap((i) => ['--shapes', `${i.name}:${i.shape.join('x')}`]);
   const files = inputs.flatMap((i) => ['--inputs', `${i.name}:${i.file}`]);
   const outDir = path.join(dir, 'outputs');
-  runCli(opts.cli, ['run', model, ...shapes, ...files, '--save-outputs', outDir], 'onepool run');
+  runCli(opts.cli, ['run', model, ...shapes, ...files, '--save-outputs', outDir, '--save-format', 'bin'],
+    'onepool run');
   const reportFile = path.join(dir, 'report.json');
   runCli(opts.cli, ['bench', model, ...shapes, '--warmup', String(opts.warmup), '--iterations', String(opts.iterations),
     '--threads', String(opts.threads), '--report', reportFile], 'onepool bench');

@@ -25,6 +25,7 @@ struct RunFlags {
   int iterations = 1;
   int print_outputs = 8;
   std::string save_outputs;
+  std::string save_format = "npy";
 };
 
 struct CompareFlags {
@@ -85,9 +86,12 @@ Status run_model(const RunFlags& given_flags) {
   std::printf("%s\n", run_latency_text(samples_ms, given_flags.warmup).c_str());
   print_memory_summary(loaded);
   if (!given_flags.save_outputs.empty()) {
+    const OutputFileFormat format =
+        given_flags.save_format == "bin" ? OutputFileFormat::kBin : OutputFileFormat::kNpy;
     ONEPOOL_RETURN_IF_ERROR(
-        save_outputs(given_flags.save_outputs, loaded.model->outputs(), outputs));
-    std::printf("saved outputs to %s\n", given_flags.save_outputs.c_str());
+        save_outputs(given_flags.save_outputs, loaded.model->outputs(), outputs, format));
+    std::printf("saved outputs to %s (.%s + outputs.json)\n", given_flags.save_outputs.c_str(),
+                given_flags.save_format.c_str());
   }
   return Status::ok();
 }
@@ -168,7 +172,12 @@ void register_run(CLI::App& app, int& exit_code) {
   run->add_option("--warmup", flags->warmup, "untimed iterations first")->capture_default_str();
   run->add_option("--print-outputs", flags->print_outputs, "values to print per output")
       ->capture_default_str();
-  run->add_option("--save-outputs", flags->save_outputs, "write outputs (raw .bin + outputs.json)");
+  run->add_option("--save-outputs", flags->save_outputs,
+                  "write each output to DIR (plus DIR/outputs.json: name, dtype, shape, file)");
+  run->add_option("--save-format", flags->save_format,
+                  "npy (version 1.0, little-endian: np.load reads it) or bin (raw bytes)")
+      ->check(CLI::IsMember({"npy", "bin"}))
+      ->capture_default_str();
   run->callback([flags, &exit_code] {
     if (Status usage = check_run_flags(*flags); !usage.is_ok()) {
       exit_code = report_usage_error(usage);

@@ -23,21 +23,23 @@ Expected<std::string> read_file_bytes(const std::string& path) {
   return buffer.str();
 }
 
+// NumPy's type codes (after the byte-order character) of the dtypes .npy files can hold.
+struct NpyCode {
+  DType dtype;
+  const char* code;
+};
+constexpr NpyCode kNpyCodes[] = {
+    {DType::kFloat32, "f4"}, {DType::kFloat64, "f8"}, {DType::kFloat16, "f2"},
+    {DType::kInt8, "i1"},    {DType::kUInt8, "u1"},   {DType::kInt16, "i2"},
+    {DType::kUInt16, "u2"},  {DType::kInt32, "i4"},   {DType::kUInt32, "u4"},
+    {DType::kInt64, "i8"},   {DType::kUInt64, "u8"},  {DType::kBool, "b1"},
+};
+
 DType dtype_from_npy_descr(const std::string& descr) {
   if (descr.size() < 3 || descr[0] == '>') return DType::kUndefined;
-  const std::string code = descr.substr(1);
-  if (code == "f4") return DType::kFloat32;
-  if (code == "f8") return DType::kFloat64;
-  if (code == "f2") return DType::kFloat16;
-  if (code == "i1") return DType::kInt8;
-  if (code == "u1") return DType::kUInt8;
-  if (code == "i2") return DType::kInt16;
-  if (code == "u2") return DType::kUInt16;
-  if (code == "i4") return DType::kInt32;
-  if (code == "u4") return DType::kUInt32;
-  if (code == "i8") return DType::kInt64;
-  if (code == "u8") return DType::kUInt64;
-  if (code == "b1") return DType::kBool;
+  for (const NpyCode& entry : kNpyCodes) {
+    if (descr.compare(1, std::string::npos, entry.code) == 0) return entry.dtype;
+  }
   return DType::kUndefined;
 }
 
@@ -161,20 +163,49 @@ HostTensor random_tensor(const TensorInfo& info, uint64_t seed, double low, doub
   return tensor;
 }
 
+std::string npy_descr(DType dtype) {
+  for (const NpyCode& entry : kNpyCodes) {
+    if (entry.dtype != dtype) continue;
+    return std::string(dtype_size(dtype) == 1 ? "|" : "<") + entry.code;
+  }
+  return "";
+}
+
+namespace {
+
+// Writes one output as dir/file; kInvalidArgument when .npy cannot hold its dtype.
+Status write_output_file(const std::string& path, const TensorInfo& info, const HostTensor& tensor,
+                         OutputFileFormat format) {
+  std::ofstream out(path, std::ios::binary);
+  if (format == OutputFileFormat::kNpy) {
+    const std::string descr = npy_descr(tensor.dtype);
+    if (descr.empty()) {
+      return make_status(StatusCode::kInvalidArgument, "output '", info.name,
+                         "': ", dtype_name(tensor.dtype),
+                         " has no .npy dtype; use --save-format bin");
+    }
+    out << make_npy_header(descr, std::vector<int64_t>(tensor.shape.begin(), tensor.shape.end()));
+  }
+  out.write(reinterpret_cast<const char*>(tensor.data.data()),
+            static_cast<std::streamsize>(tensor.data.size()));
+  if (!out) return make_status(StatusCode::kNotFound, "cannot write '", path, "'");
+  return Status::ok();
+}
+
+}  // namespace
+
 Status save_outputs(const std::string& dir, const std::vector<TensorInfo>& infos,
-                    const std::vector<HostTensor>& tensors) {
+                    const std::vector<HostTensor>& tensors, OutputFileFormat format) {
   std::error_code error;
   std::filesystem::create_directories(dir, error);
   if (error) {
     return make_status(StatusCode::kNotFound, "cannot create '", dir, "': ", error.message());
   }
+  const char* extension = format == OutputFileFormat::kNpy ? ".npy" : ".bin";
   nlohmann::json listing = nlohmann::json::array();
   for (size_t i = 0; i < infos.size(); ++i) {
-    const std::string file = str_cat(i, "_", safe_file_name(infos[i].name), ".bin");
-    std::ofstream out(dir + "/" + file, std::ios::binary);
-    out.write(reinterpret_cast<const char*>(tensors[i].data.data()),
-              static_cast<std::streamsize>(tensors[i].data.size()));
-    if (!out) return make_status(StatusCode::kNotFound, "cannot write '", dir, "/", file, "'");
+    const std::string file = str_cat(i, "_", safe_file_name(infos[i].name), extension);
+    ONEPOOL_RETURN_IF_ERROR(write_output_file(dir + "/" + file, infos[i], tensors[i], format));
     std::vector<int64_t> dims(tensors[i].shape.begin(), tensors[i].shape.end());
     listing.push_back({{"name", infos[i].name},
                        {"dtype", dtype_name(tensors[i].dtype)},

@@ -26,8 +26,19 @@ HostTensor random_tensor(const TensorInfo& info, uint64_t seed, double low, doub
 /// A zeroed tensor of `info`'s dtype and shape.
 HostTensor empty_tensor(const TensorInfo& info);
 
-/// Writes dir/<index>_<name>.bin per output plus dir/outputs.json [{name, dtype, shape, file}].
+/// The .npy dtype of `dtype` ("<f4", "|u1", "|b1"); "" where NumPy has none (bfloat16).
+std::string npy_descr(DType dtype);
+
+enum class OutputFileFormat {
+  kNpy,  ///< .npy version 1.0, little-endian, C order: np.load reads it
+  kBin,  ///< raw little-endian bytes; outputs.json gives dtype and shape
+};
+
+/// Writes dir/<index>_<name>.npy (or .bin) per output plus dir/outputs.json
+/// [{name, dtype, shape, file}]. .npy of a dtype NumPy lacks is kInvalidArgument naming the
+/// output. (The shape sweep's --sweep-io keeps .bin, which its peer scripts read.)
 Status save_outputs(const std::string& dir, const std::vector<TensorInfo>& infos,
-                    const std::vector<HostTensor>& tensors);
+                    const std::vector<HostTensor>& tensors,
+                    OutputFileFormat format = OutputFileFormat::kBin);
 
 }  // namespace onepool::cli
