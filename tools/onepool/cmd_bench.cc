@@ -63,14 +63,14 @@ Status check_bench_flags(const BenchFlags& flags) {
   return check_combinations(flags);
 }
 
-void print_setup(const BenchFlags& flags, const LoadedSession& loaded) {
+void print_setup(const BenchFlags& flags) {
   std::printf("machine:   %s, %d logical cores | onepool %s\n", cpu_model_name().c_str(),
               logical_cores(), ONEPOOL_VERSION_STRING);
   if (flags.streams == 1) return;
   std::printf(
-      "streams:   %d Sessions x %d threads on %d threads, one Model (weights shared), "
-      "a pool each\n",
-      flags.streams, flags.model.threads, flags.streams);
+      "streams:   %d Sessions of one Model (weights shared, a pool each) on %d threads, "
+      "%d CPU thread(s) per Session\n",
+      flags.streams, flags.streams, flags.model.threads);
 }
 
 void print_stream_lines(const BenchSummary& summary) {
@@ -148,7 +148,7 @@ Status run_bench(const BenchFlags& given_flags) {
   ONEPOOL_ASSIGN_OR_RETURN(std::vector<HostTensor> inputs,
                            gather_inputs(*loaded.model, flags.input));
   const std::vector<TensorView> input_views = views_of(inputs);
-  print_setup(flags, loaded);
+  print_setup(flags);
   ONEPOOL_ASSIGN_OR_RETURN(SessionOptions options, make_session_options(flags.model));
   const size_t traced = flags.profile_json.empty() ? 0 : kMaxTracedRuns;
   ONEPOOL_ASSIGN_OR_RETURN(StreamsRun runs, run_streams(loaded, options, flags.streams, input_views,
