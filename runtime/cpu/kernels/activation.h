@@ -43,9 +43,14 @@ struct Activation {
 
   // Each comparison is written so that a NaN fails it and passes through unchanged, as the
   // unfused Relu / Clip / HardSigmoid kernels (and the ONNX reference) do: a fused epilogue must
-  // not turn NaN into 0 or into a bound.
+  // not turn NaN into 0 or into a bound. A NaN bound makes every element NaN, as the Clip kernel
+  // (numpy's clip) does.
   static float relu(float x) { return x < 0.0f ? 0.0f : x; }
-  static float clip(float x, float low, float high) { return x < low ? low : (x > high ? high : x); }
+  static float clip(float x, float low, float high) {
+    if (low != low || high != high) return low != low ? low : high;
+    const float raised = x < low ? low : x;  // Min(high, Max(x, low)): min > max gives max
+    return raised > high ? high : raised;
+  }
 };
 
 /// Reads the fused activation from a node's attributes (kNone when there is none).

@@ -1,8 +1,12 @@
 // Det: the determinant of each [M, M] matrix of X [*, M, M], by LU decomposition with partial
 // pivoting in double (O(M^3) per matrix). A singular matrix gives 0 (or a tiny value from
-// rounding, as every LU-based implementation does); NaN or Inf entries propagate. The working
-// copy of one matrix lives in the workspace (M * M doubles), so matrices run one after another.
+// rounding, as every LU-based implementation does); Inf entries propagate. A NaN entry gives NaN
+// wherever it sits (every term of the determinant multiplies one entry of each row): the LU stops
+// at the first zero pivot, before a NaN lower in its column is eliminated, so [[0, 1], [NaN, 3]]
+// gave 0. The working copy of one matrix lives in the workspace (M * M doubles), so matrices run
+// one after another.
 #include <cmath>
+#include <limits>
 #include <utility>
 
 #include "runtime/cpu/kernel_registry.h"
@@ -23,8 +27,13 @@ class DetKernel final : public Kernel {
     auto* a = reinterpret_cast<double*>(context.workspace);
     for (int64_t k = 0; k < matrices_; ++k) {
       const T* src = x + k * m_ * m_;
-      for (int64_t i = 0; i < m_ * m_; ++i) a[i] = static_cast<double>(src[i]);
-      y[k] = static_cast<T>(lu_determinant(a, m_));
+      bool has_nan = false;
+      for (int64_t i = 0; i < m_ * m_; ++i) {
+        a[i] = static_cast<double>(src[i]);
+        has_nan = has_nan || a[i] != a[i];
+      }
+      y[k] = static_cast<T>(has_nan ? std::numeric_limits<double>::quiet_NaN()
+                                    : lu_determinant(a, m_));
     }
     return Status::ok();
   }

@@ -1,7 +1,10 @@
 // Clip. Opset < 11 takes attributes min / max; opset >= 11 takes optional scalar inputs 1 and 2
 // (omitted, weights, or tensors computed at run time, read from the input views on each run).
 // Both forms are accepted at any opset: an input, when present, overrides the attribute.
-// Bounds default to the type's lowest / max (as ONNX Runtime). NaN inputs stay NaN.
+// Bounds default to the type's lowest / max (as ONNX Runtime). NaN inputs stay NaN, and a NaN
+// bound makes every element NaN (the ONNX reference's np.clip: max(x, NaN) and min(x, NaN) are
+// NaN).
+#include <algorithm>
 #include <limits>
 #include <memory>
 
@@ -14,7 +17,11 @@ namespace {
 
 template <class T>
 struct ClipOp {
-  T operator()(T x) const { return x < low ? low : (x > high ? high : x); }
+  // Min(high, Max(x, low)), as the spec writes it: min > max gives max everywhere.
+  T operator()(T x) const {
+    const T raised = x < low ? low : x;
+    return raised > high ? high : raised;
+  }
   T low;
   T high;
 };
@@ -28,6 +35,10 @@ class ClipKernel final : public Kernel {
     const ClipOp<T> op{bound(context, 1, low_), bound(context, 2, high_)};
     const T* in = context.inputs[0].as<const T>();
     T* out = context.outputs[0].as<T>();
+    if (op.low != op.low || op.high != op.high) {  // a NaN bound: numpy's clip gives NaN
+      std::fill(out, out + count_, op.low != op.low ? op.low : op.high);
+      return Status::ok();
+    }
     parallel_elements(context.threads, count_, [&](int64_t begin, int64_t end) {
       unary_row(op, out + begin, in + begin, end - begin);
     });

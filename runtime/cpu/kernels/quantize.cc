@@ -8,6 +8,7 @@
 
 #include "runtime/cpu/kernel_registry.h"
 #include "runtime/cpu/kernels/elementwise_dtype.h"
+#include "runtime/cpu/kernels/nan_order.h"
 #include "runtime/cpu/kernels/quant_common.h"
 
 namespace onepool::cpu {
@@ -210,7 +211,8 @@ Expected<PreparedKernel> make_dequantize_linear(const NodeContext& node) {
 // DynamicQuantizeLinear: uint8 quantization of x over [min(0, min x), max(0, max x)], as the
 // spec writes it: scale = (max - min) / 255, zero point = saturate(round(0 - min / scale)),
 // y = saturate(round(x / scale) + zero point). All of x zero (scale 0) gives scale 0, zero
-// point 0 and y 0, where the spec's formula would divide by zero.
+// point 0 and y 0, where the spec's formula would divide by zero. A NaN in x gives scale NaN
+// (the reference's np.max / np.min propagate it), zero point 0 and y 0.
 class DynamicQuantizeKernel final : public Kernel {
  public:
   explicit DynamicQuantizeKernel(int64_t count) : count_(count) {}
@@ -220,8 +222,8 @@ class DynamicQuantizeKernel final : public Kernel {
     float low = 0.0f;
     float high = 0.0f;
     for (int64_t i = 0; i < count_; ++i) {
-      low = std::min(low, x[i]);
-      high = std::max(high, x[i]);
+      low = nan_min(low, x[i]);  // a NaN in x makes the scale NaN, as the reference's np.min
+      high = nan_max(high, x[i]);
     }
     const float scale = (high - low) / 255.0f;
     const uint8_t zero =
