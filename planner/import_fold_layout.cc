@@ -128,6 +128,7 @@ FoldResult fold_concat(const FoldContext& context) {
   for (int64_t o = 0; o < outer; ++o) {
     for (const HostTensor* in : context.inputs) {
       const size_t block = in->data.size() / static_cast<size_t>(std::max<int64_t>(outer, 1));
+      if (block == 0) continue;  // an empty input: its data() may be null, and memcpy forbids it
       std::memcpy(out.data.data() + written, in->data.data() + static_cast<size_t>(o) * block,
                   block);
       written += block;

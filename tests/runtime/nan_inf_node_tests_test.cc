@@ -106,23 +106,6 @@ constexpr bool kSanitized = true;
 constexpr bool kSanitized = false;
 #endif
 
-// Models skipped in sanitizer builds only. Importing them folds a Concat with an empty input:
-// planner/import_fold_layout.cc:131 calls memcpy(dst, nullptr, 0), which UBSan stops on
-// (reported; remove this list once that memcpy is guarded).
-constexpr const char* kSanitizerSkips[] = {
-    "test_layer_normalization_2d_axis0_expanded",
-    "test_layer_normalization_2d_axis_negative_2_expanded",
-    "test_layer_normalization_3d_axis0_epsilon_expanded",
-    "test_layer_normalization_3d_axis_negative_3_epsilon_expanded",
-    "test_layer_normalization_4d_axis0_expanded",
-    "test_layer_normalization_4d_axis_negative_4_expanded",
-};
-
-bool skipped_under_sanitizers(const std::string& name) {
-  return kSanitized && std::find(std::begin(kSanitizerSkips), std::end(kSanitizerSkips), name) !=
-                           std::end(kSanitizerSkips);
-}
-
 int positions_per_input() {
   if (const char* text = std::getenv("ONEPOOL_NAN_INF_POSITIONS")) {
     return std::clamp(std::atoi(text), 1, 64);
@@ -420,10 +403,6 @@ void check_model(const NodeTest& test, std::shared_ptr<const Model> model, const
 
 void check_node_test(const NodeTest& test, Report& report) {
   if (test.op.empty()) return;  // a multi-node model with no base test: no operator to name
-  if (skipped_under_sanitizers(test.name)) {
-    ++report.skipped["memcpy(nullptr, 0) at import under sanitizers"];
-    return;
-  }
   LoadOptions none;
   none.optimize = "none";
   none.shape_input_values = shape_input_values(test.dir);

@@ -24,7 +24,11 @@ inline unsigned grid_for(int64_t count) {
 // x clamped to [low, high]; NaN fails both comparisons and passes through, as on the CPU (fminf /
 // fmaxf would return the bound instead).
 __device__ inline float clamp_keep_nan(float x, float low, float high) {
-  return x < low ? low : (x > high ? high : x);
+  // ONNX Clip is Min(high, Max(x, low)): high wins when low > high, and a NaN bound (like a NaN x)
+  // gives NaN, as on the CPU (runtime/cpu/kernels/elementwise_clip.cc).
+  if (isnan(low) || isnan(high)) return low + high;
+  const float at_least_low = x < low ? low : x;
+  return at_least_low > high ? high : at_least_low;
 }
 
 __device__ inline float apply_unary(const UnaryParams& p, float x) {
