@@ -22,6 +22,9 @@ from onnx import TensorProto, helper, numpy_helper
 OPSET = 17
 IR_VERSION = 8
 SEED = 20240601
+# Initializer dtypes counted as parameters (not shapes, axes or int32 biases).
+PARAMETER_TYPES = (TensorProto.FLOAT, TensorProto.FLOAT16, TensorProto.BFLOAT16, TensorProto.INT8,
+                   TensorProto.UINT8)
 SUPPORTED_OPS = set("""Add Sub Mul Div Pow Sqrt Neg Abs Log Exp Erf Tanh Relu LeakyRelu Sigmoid
 HardSigmoid HardSwish Clip Max Min Equal Less Greater Where Cast Conv ConvTranspose MaxPool
 AveragePool GlobalAveragePool BatchNormalization LayerNormalization InstanceNormalization MatMul
@@ -435,6 +438,18 @@ def if_folded_head(g):
 
 MODELS["if_folded_head"] = (if_folded_head, {"x": ("float32", [1, 64], None)})
 
+# Reduced-precision models (float16/bfloat16 and int8), each in its own module. A builder takes a
+# Graph and returns its description, like the ones above; each module lists the ops it adds.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import low_precision  # noqa: E402
+import quantized  # noqa: E402
+
+SEED_NAMES = {}
+for module in (low_precision, quantized):
+    SUPPORTED_OPS |= module.OPS
+    MODELS.update(module.MODELS)
+    SEED_NAMES.update(getattr(module, "SEED_NAMES", {}))
+
 
 def check(model):
     onnx.checker.check_model(model, full_check=False)
@@ -464,7 +479,8 @@ def check(model):
 def generate(name, out_dir):
     start = time.perf_counter()
     builder, inputs = MODELS[name]
-    g = Graph(name, SEED + sum(map(ord, name)))
+    seed_name = SEED_NAMES.get(name, name)  # a float32 twin draws its half model's weights
+    g = Graph(name, SEED + sum(map(ord, seed_name)))
     doc = builder(g)
     model = g.build(doc)
     check(model)
@@ -473,13 +489,14 @@ def generate(name, out_dir):
         f.write(model.SerializeToString())
     os.replace(path + ".tmp", path)
     params = sum(int(np.prod(t.dims)) for t in model.graph.initializer
-                 if t.data_type == TensorProto.FLOAT)
+                 if t.data_type in PARAMETER_TYPES)
     entry = {
         "name": name, "file": name + ".onnx", "description": doc,
         "inputs": {k: v[1] for k, v in inputs.items()},
         "input_dtypes": {k: v[0] for k, v in inputs.items()},
         "input_ranges": {k: v[2] for k, v in inputs.items() if v[2] is not None},
         "dims": SYMBOLIC.get(name, {}),
+        "input_seed": seed_name,  # bench/compare_ort seeds the inputs with it
         "outputs": [o.name for o in model.graph.output],
         "nodes": len(model.graph.node), "params": params, "bytes": os.path.getsize(path),
     }

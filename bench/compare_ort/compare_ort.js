@@ -313,7 +313,8 @@ async function inputSpecs(entry, dir) {
     }
     const dtype = (entry.input_dtypes && entry.input_dtypes[name]) || m.type || 'float32';
     const range = entry.input_ranges && entry.input_ranges[name];
-    const data = makeInput(`${entry.name}/${name}`, dtype, shape, range);
+    // A manifest's input_seed lets two models (a half model and its float32 twin) share inputs.
+    const data = makeInput(`${entry.input_seed || entry.name}/${name}`, dtype, shape, range);
     const file = path.join(dir, `${safeName(name)}.bin`);
     writeRaw(file, data);
     specs.push({ name, dtype, shape, file });

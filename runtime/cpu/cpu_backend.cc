@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "planner/graph.h"
+#include "runtime/cpu/half_compute.h"
 #include "runtime/cpu/kernel_registry.h"
 #include "runtime/cpu/kernels/conv_dnnl.h"
 #include "runtime/node_bindings.h"
@@ -35,7 +36,7 @@ Expected<PreparedKernel> prepare_kernel(const KernelRegistry& registry, const Gr
   // Preparation builds tables proportional to a node's shapes (Pad, Resize, Expand, Tile): a
   // failed allocation is this node's error, never an exception through the API.
   try {
-    return factory(NodeContext(graph, node));
+    return prepare_cpu_kernel(factory, graph, node);
   } catch (const std::bad_alloc&) {
     return make_status(StatusCode::kResourceExhausted, describe_node(node),
                        ": out of memory while preparing the kernel");

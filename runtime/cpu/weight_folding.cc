@@ -7,6 +7,7 @@
 
 #include "planner/optimize/optimize.h"
 #include "runtime/cpu/kernel.h"
+#include "runtime/cpu/half_compute.h"
 #include "runtime/cpu/kernel_registry.h"
 #include "runtime/cpu/thread_pool.h"
 
@@ -114,7 +115,7 @@ WeightFoldReport fold_weight_only_nodes(Graph& graph) {
     if (bytes > input_bytes + kGrowthSlackBytes) continue;
     const KernelFactory factory = registry.find(node.op_type);
     if (factory == nullptr) continue;
-    Expected<PreparedKernel> prepared = factory(NodeContext(folded, node));
+    Expected<PreparedKernel> prepared = prepare_cpu_kernel(factory, folded, node);
     if (!prepared) continue;  // the Session reports unsupported nodes; folding only skips them
     Expected<std::vector<HostTensor>> results = evaluate(folded, node, *prepared, threads);
     if (!results) continue;  // left to run (and fail with its message) in the Session

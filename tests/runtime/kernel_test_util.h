@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "planner/graph.h"
+#include "runtime/cpu/half_compute.h"
 #include "runtime/cpu/kernel_registry.h"
 
 namespace onepool::testing {

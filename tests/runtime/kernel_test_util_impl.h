@@ -71,8 +71,9 @@ inline Expected<std::vector<HostTensor>> run_single_node(
   if (factory == nullptr) {
     return make_status(StatusCode::kUnsupported, "no CPU kernel for ", op_type);
   }
-  cpu::NodeContext node_context(graph, graph.nodes[0]);
-  ONEPOOL_ASSIGN_OR_RETURN(cpu::PreparedKernel prepared, factory(node_context));
+  // As the CPU backend prepares a node: half-type nodes go through the float32 adapter.
+  ONEPOOL_ASSIGN_OR_RETURN(cpu::PreparedKernel prepared,
+                           cpu::prepare_cpu_kernel(factory, graph, graph.nodes[0]));
 
   // Inputs keep their own storage (copied so the kernel cannot write to the test's data).
   std::vector<HostTensor> input_copies;
@@ -112,7 +113,7 @@ inline Expected<InPlaceResult> run_single_node_in_place(
     return make_status(StatusCode::kUnsupported, "no CPU kernel for ", op_type);
   }
   ONEPOOL_ASSIGN_OR_RETURN(cpu::PreparedKernel prepared,
-                           factory(cpu::NodeContext(graph, graph.nodes[0])));
+                           cpu::prepare_cpu_kernel(factory, graph, graph.nodes[0]));
   // One buffer: input 0 at its start, room for the output; the other inputs apart.
   const HostTensor& first = inputs[0]->tensor;
   ONEPOOL_ASSIGN_OR_RETURN(size_t output_bytes, tensor_bytes(output.shape, output.dtype));

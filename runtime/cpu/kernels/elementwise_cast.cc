@@ -6,6 +6,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "runtime/cpu/half_convert.h"
 #include "runtime/cpu/kernel_registry.h"
 #include "runtime/cpu/kernels/elementwise_kernel.h"
 #include "runtime/cpu/kernels/elementwise_registry.h"
@@ -15,52 +16,10 @@ namespace {
 
 constexpr DTypeSet kCastTypes = kNumericOrBoolTypes | kHalfTypes;
 
-uint32_t float_bits(float f) {
-  uint32_t bits;
-  std::memcpy(&bits, &f, sizeof(bits));
-  return bits;
-}
-
-float bits_float(uint32_t bits) {
-  float f;
-  std::memcpy(&f, &bits, sizeof(f));
-  return f;
-}
-
-// Branch-free IEEE half conversions after the FP16 library (M. Dukhan, MIT): scaling by powers
-// of two makes the float unit do the rounding and handle subnormals.
-float half_to_float(Float16 h) {
-  const uint32_t w = static_cast<uint32_t>(h.bits) << 16;
-  const uint32_t sign = w & 0x80000000u;
-  const uint32_t two_w = w + w;
-  const float normalized = bits_float((two_w >> 4) + (0xE0u << 23)) * 0x1.0p-112f;
-  const float denormalized = bits_float((two_w >> 17) | (126u << 23)) - 0.5f;
-  const bool is_denormal = two_w < (1u << 27);
-  return bits_float(sign | float_bits(is_denormal ? denormalized : normalized));
-}
-
-Float16 float_to_half(float f) {
-  float base = (std::fabs(f) * 0x1.0p+112f) * 0x1.0p-110f;
-  const uint32_t w = float_bits(f);
-  const uint32_t shl1_w = w + w;
-  const uint32_t sign = w & 0x80000000u;
-  uint32_t bias = shl1_w & 0xFF000000u;
-  if (bias < 0x71000000u) bias = 0x71000000u;
-  base = bits_float((bias >> 1) + 0x07800000u) + base;
-  const uint32_t bits = float_bits(base);
-  const uint32_t nonsign = ((bits >> 13) & 0x7C00u) + (bits & 0x0FFFu);
-  const uint32_t result = (sign >> 16) | (shl1_w > 0xFF000000u ? 0x7E00u : nonsign);
-  return Float16{static_cast<uint16_t>(result)};
-}
-
-float bfloat_to_float(BFloat16 h) { return bits_float(static_cast<uint32_t>(h.bits) << 16); }
-
-BFloat16 float_to_bfloat(float f) {
-  const uint32_t bits = float_bits(f);
-  if (std::isnan(f)) return BFloat16{static_cast<uint16_t>((bits >> 16) | 0x40u)};
-  const uint32_t rounded = bits + 0x7FFFu + ((bits >> 16) & 1u);  // nearest, ties to even
-  return BFloat16{static_cast<uint16_t>(rounded >> 16)};
-}
+float half_to_float(Float16 h) { return half_bits_to_float(h.bits); }
+Float16 float_to_half(float f) { return Float16{float_to_half_bits(f)}; }
+float bfloat_to_float(BFloat16 h) { return bfloat_bits_to_float(h.bits); }
+BFloat16 float_to_bfloat(float f) { return BFloat16{float_to_bfloat_bits(f)}; }
 
 template <class To, class From>
 To cast_value(From x) {

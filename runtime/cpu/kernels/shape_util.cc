@@ -4,6 +4,8 @@
 #include <bit>
 #include <cmath>
 
+#include "runtime/cpu/half_convert.h"
+
 namespace onepool::cpu::data {
 
 Expected<int> normalize_axis(const NodeContext& node, int64_t axis, int rank, const char* what) {
@@ -83,29 +85,6 @@ void fill_elements(std::byte* dst, int64_t count, size_t element_size, const voi
   }
 }
 
-namespace {
-uint16_t float_to_half_bits(float value) {
-  const uint32_t bits = std::bit_cast<uint32_t>(value);
-  const uint32_t sign = (bits >> 16) & 0x8000u;
-  const int32_t exponent = static_cast<int32_t>((bits >> 23) & 0xff) - 127 + 15;
-  uint32_t mantissa = bits & 0x7fffffu;
-  if (((bits >> 23) & 0xff) == 0xff) {
-    return static_cast<uint16_t>(sign | 0x7c00u | (mantissa != 0 ? 0x200u : 0u));
-  }
-  if (exponent >= 31) return static_cast<uint16_t>(sign | 0x7c00u);
-  if (exponent <= 0) {
-    if (exponent < -10) return static_cast<uint16_t>(sign);
-    mantissa |= 0x800000u;
-    const uint32_t shift = static_cast<uint32_t>(14 - exponent);
-    uint32_t half = mantissa >> shift;
-    if ((mantissa >> (shift - 1)) & 1u) ++half;  // round half up: fill values only
-    return static_cast<uint16_t>(sign | half);
-  }
-  uint32_t half = sign | (static_cast<uint32_t>(exponent) << 10) | (mantissa >> 13);
-  if (mantissa & 0x1000u) ++half;
-  return static_cast<uint16_t>(half);
-}
-}  // namespace
 
 uint64_t element_bits(DType dtype, double value) {
   uint64_t bits = 0;
@@ -115,7 +94,7 @@ uint64_t element_bits(DType dtype, double value) {
     case DType::kFloat64: store(value); break;
     case DType::kFloat16: store(float_to_half_bits(static_cast<float>(value))); break;
     case DType::kBFloat16:
-      store(static_cast<uint16_t>(std::bit_cast<uint32_t>(static_cast<float>(value)) >> 16));
+      store(float_to_bfloat_bits(static_cast<float>(value)));
       break;
     case DType::kInt8: store(static_cast<int8_t>(value)); break;
     case DType::kUInt8: store(static_cast<uint8_t>(value)); break;

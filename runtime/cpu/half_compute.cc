@@ -1,0 +1,267 @@
+// The float32-compute adapter for half-type nodes (see half_compute.h).
+#include "runtime/cpu/half_compute.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "runtime/cpu/half_convert.h"
+
+namespace onepool::cpu {
+namespace {
+
+constexpr size_t kBufferAlignment = 64;
+constexpr int64_t kConversionChunk = 16384;  // elements per thread-pool part
+
+bool is_half(DType dtype) { return dtype == DType::kFloat16 || dtype == DType::kBFloat16; }
+
+size_t aligned(size_t bytes) {
+  return (bytes + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
+}
+
+HostTensor widen_to_float32(const HostTensor& half) {
+  HostTensor wide;
+  wide.dtype = DType::kFloat32;
+  wide.shape = half.shape;
+  const auto count = static_cast<size_t>(half.element_count());
+  wide.data.resize(count * sizeof(float));
+  const auto* source = half.as<uint16_t>();
+  auto* destination = wide.as_mutable<float>();
+  if (half.dtype == DType::kFloat16) {
+    half_to_float_array(source, destination, count);
+  } else {
+    bfloat_to_float_array(source, destination, count);
+  }
+  return wide;
+}
+
+// `node` alone in a graph of its own, every half value retyped float32 and every half weight
+// widened: what the float32 kernel factory sees.
+class Float32Shadow {
+ public:
+  Float32Shadow(const Graph& graph, const Node& node) : source_(graph) {
+    graph_.name = graph.name;
+    graph_.opset = graph.opset;
+    Node copy = node;
+    for (ValueId& id : copy.inputs) id = retyped(id);
+    for (ValueId& id : copy.outputs) id = retyped(id);
+    graph_.nodes.push_back(std::move(copy));
+    graph_.rebuild_edges();
+  }
+  const Graph& graph() const { return graph_; }
+  const Node& node() const { return graph_.nodes.front(); }
+
+ private:
+  ValueId retyped(ValueId id) {
+    if (id == kNoValue) return kNoValue;
+    for (const auto& [original, copy] : mapped_) {
+      if (original == id) return copy;
+    }
+    const Value& value = source_.values[static_cast<size_t>(id)];
+    Value copy;
+    copy.name = value.name;
+    copy.dtype = is_half(value.dtype) ? DType::kFloat32 : value.dtype;
+    copy.shape = value.shape;
+    copy.kind = value.kind;
+    copy.is_graph_output = value.is_graph_output;
+    if (value.kind == ValueKind::kWeight) {
+      const HostTensor& weight = source_.weight(id);
+      copy.weight_index = static_cast<int32_t>(graph_.weights.size());
+      graph_.weights.push_back(is_half(weight.dtype) ? widen_to_float32(weight) : weight);
+    }
+    const ValueId copy_id = graph_.add_value(std::move(copy));
+    mapped_.emplace_back(id, copy_id);
+    return copy_id;
+  }
+
+  const Graph& source_;
+  Graph graph_;
+  std::vector<std::pair<ValueId, ValueId>> mapped_;
+};
+
+// How one input or output of the node reaches the float32 kernel.
+struct Conversion {
+  enum class Kind : uint8_t {
+    kPassThrough,  // not a half type, or omitted: the node's own view
+    kWidened,      // a half weight, widened at prepare: the shadow's float32 copy
+    kConverted,    // a half activation: a float32 buffer at `offset` in the workspace
+  };
+  Kind kind = Kind::kPassThrough;
+  DType half_dtype = DType::kUndefined;
+  size_t offset = 0;
+  size_t count = 0;
+};
+
+// One Conversion per id; converted buffers are laid out from `bytes` on, which grows.
+std::vector<Conversion> plan_conversions(const Graph& graph, const std::vector<ValueId>& ids,
+                                         size_t& bytes) {
+  std::vector<Conversion> conversions(ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i] == kNoValue) continue;
+    const Value& value = graph.values[static_cast<size_t>(ids[i])];
+    if (!is_half(value.dtype)) continue;
+    Conversion& conversion = conversions[i];
+    conversion.half_dtype = value.dtype;
+    conversion.count = static_cast<size_t>(value.shape.element_count());
+    if (value.kind == ValueKind::kWeight) {
+      conversion.kind = Conversion::Kind::kWidened;
+      continue;
+    }
+    conversion.kind = Conversion::Kind::kConverted;
+    conversion.offset = bytes;
+    bytes += aligned(conversion.count * sizeof(float));
+  }
+  return conversions;
+}
+
+// Views of the shadow's values (float32 where the node has a half type); data set at run time,
+// except for widened weights, which point at the shadow's copy for good.
+std::vector<TensorView> shadow_views(const Graph& shadow, const std::vector<ValueId>& ids) {
+  std::vector<TensorView> views(ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i] == kNoValue) continue;
+    const Value& value = shadow.values[static_cast<size_t>(ids[i])];
+    views[i] = TensorView{nullptr, value.dtype, value.shape, Device{}};
+    if (value.kind == ValueKind::kWeight) {
+      views[i].data = const_cast<std::byte*>(shadow.weight(ids[i]).data.data());
+    }
+  }
+  return views;
+}
+
+void widen(const Conversion& conversion, const uint16_t* half, float* wide, ThreadPool& threads) {
+  const bool is_float16 = conversion.half_dtype == DType::kFloat16;
+  threads.parallel_for(static_cast<int64_t>(conversion.count), kConversionChunk,
+                       [&](int64_t begin, int64_t end) {
+                         const auto n = static_cast<size_t>(end - begin);
+                         if (is_float16) {
+                           half_to_float_array(half + begin, wide + begin, n);
+                         } else {
+                           bfloat_to_float_array(half + begin, wide + begin, n);
+                         }
+                       });
+}
+
+void narrow(const Conversion& conversion, const float* wide, uint16_t* half, ThreadPool& threads) {
+  const bool is_float16 = conversion.half_dtype == DType::kFloat16;
+  threads.parallel_for(static_cast<int64_t>(conversion.count), kConversionChunk,
+                       [&](int64_t begin, int64_t end) {
+                         const auto n = static_cast<size_t>(end - begin);
+                         if (is_float16) {
+                           float_to_half_array(wide + begin, half + begin, n);
+                         } else {
+                           float_to_bfloat_array(wide + begin, half + begin, n);
+                         }
+                       });
+}
+
+class Float32ComputeKernel final : public Kernel {
+ public:
+  Float32ComputeKernel(const Graph& graph, const Node& node,
+                       std::unique_ptr<Float32Shadow> shadow, std::unique_ptr<Kernel> inner)
+      : shadow_(std::move(shadow)), inner_(std::move(inner)) {
+    inputs_ = plan_conversions(graph, node.inputs, conversion_bytes_);
+    outputs_ = plan_conversions(graph, node.outputs, conversion_bytes_);
+    inner_inputs_ = shadow_views(shadow_->graph(), shadow_->node().inputs);
+    inner_outputs_ = shadow_views(shadow_->graph(), shadow_->node().outputs);
+  }
+  size_t conversion_bytes() const { return conversion_bytes_; }
+
+  Status run(const RunContext& context) override {
+    std::byte* buffers = context.workspace;
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      if (inputs_[i].kind == Conversion::Kind::kPassThrough) {
+        inner_inputs_[i].data = context.inputs[i].data;
+      } else if (inputs_[i].kind == Conversion::Kind::kConverted) {
+        auto* wide = reinterpret_cast<float*>(buffers + inputs_[i].offset);
+        widen(inputs_[i], context.inputs[i].as<const uint16_t>(), wide, *context.threads);
+        inner_inputs_[i].data = wide;
+      }
+    }
+    for (size_t i = 0; i < outputs_.size(); ++i) {
+      const bool converted = outputs_[i].kind == Conversion::Kind::kConverted;
+      inner_outputs_[i].data = converted ? buffers + outputs_[i].offset : context.outputs[i].data;
+    }
+    RunContext inner_context = context;
+    inner_context.inputs = inner_inputs_;
+    inner_context.outputs = inner_outputs_;
+    inner_context.workspace = buffers + conversion_bytes_;
+    inner_context.workspace_bytes = context.workspace_bytes - conversion_bytes_;
+    ONEPOOL_RETURN_IF_ERROR(inner_->run(inner_context));
+    for (size_t i = 0; i < outputs_.size(); ++i) {
+      if (outputs_[i].kind != Conversion::Kind::kConverted) continue;
+      narrow(outputs_[i], reinterpret_cast<const float*>(buffers + outputs_[i].offset),
+             context.outputs[i].as<uint16_t>(), *context.threads);
+    }
+    return Status::ok();
+  }
+
+ private:
+  std::unique_ptr<Float32Shadow> shadow_;  // owns the widened weights inner_inputs_ point at
+  std::unique_ptr<Kernel> inner_;
+  std::vector<Conversion> inputs_;
+  std::vector<Conversion> outputs_;
+  std::vector<TensorView> inner_inputs_;  // sized at prepare: run() only sets data pointers
+  std::vector<TensorView> inner_outputs_;
+  size_t conversion_bytes_ = 0;
+};
+
+const char* half_names(const Graph& graph, const Node& node) {
+  for (const std::vector<ValueId>* ids : {&node.inputs, &node.outputs}) {
+    for (ValueId id : *ids) {
+      if (id != kNoValue && graph.values[static_cast<size_t>(id)].dtype == DType::kBFloat16) {
+        return "bfloat16";
+      }
+    }
+  }
+  return "float16";
+}
+
+Expected<PreparedKernel> prepare_with_float32_compute(KernelFactory factory, const Graph& graph,
+                                                      const Node& node) {
+  auto shadow = std::make_unique<Float32Shadow>(graph, node);
+  ONEPOOL_ASSIGN_OR_RETURN(PreparedKernel inner,
+                           factory(NodeContext(shadow->graph(), shadow->node())));
+  auto kernel =
+      std::make_unique<Float32ComputeKernel>(graph, node, std::move(shadow), std::move(inner.kernel));
+  const size_t conversion_bytes = kernel->conversion_bytes();
+  PreparedKernel prepared;
+  prepared.workspace_bytes = conversion_bytes + inner.workspace_bytes;
+  prepared.workspace_preferred_bytes =
+      conversion_bytes + std::max(inner.workspace_bytes, inner.workspace_preferred_bytes);
+  // Every input is read into float32 before any output is written, so an output may take over
+  // an input's bytes wherever the float32 kernel allows it; views and growth are not kept.
+  prepared.in_place_inputs = inner.in_place_inputs;
+  prepared.implementation = std::string(half_names(graph, node)) + " via float32 " +
+                            (inner.implementation.empty() ? node.op_type : inner.implementation);
+  prepared.kernel = std::move(kernel);
+  return prepared;
+}
+
+}  // namespace
+
+bool node_touches_half_types(const Graph& graph, const Node& node) {
+  for (const std::vector<ValueId>* ids : {&node.inputs, &node.outputs}) {
+    for (ValueId id : *ids) {
+      if (id != kNoValue && is_half(graph.values[static_cast<size_t>(id)].dtype)) return true;
+    }
+  }
+  return false;
+}
+
+Expected<PreparedKernel> prepare_cpu_kernel(KernelFactory factory, const Graph& graph,
+                                            const Node& node) {
+  Expected<PreparedKernel> native = factory(NodeContext(graph, node));
+  if (native || native.status().code() != StatusCode::kUnsupported ||
+      !node_touches_half_types(graph, node)) {
+    return native;
+  }
+  Expected<PreparedKernel> widened = prepare_with_float32_compute(factory, graph, node);
+  // No float32 kernel either: the native error names the half dtype the user has.
+  if (!widened && widened.status().code() == StatusCode::kUnsupported) return native;
+  return widened;
+}
+
+}  // namespace onepool::cpu
