@@ -131,30 +131,27 @@ std::vector<TensorView> shadow_views(const Graph& shadow, const std::vector<Valu
   return views;
 }
 
-void widen(const Conversion& conversion, const uint16_t* half, float* wide, ThreadPool& threads) {
-  const bool is_float16 = conversion.half_dtype == DType::kFloat16;
-  threads.parallel_for(static_cast<int64_t>(conversion.count), kConversionChunk,
+// Runs convert(source, destination, count) over the thread pool in chunks.
+template <class From, class To>
+void convert_in_parallel(void (*convert)(const From*, To*, size_t), const From* source,
+                         To* destination, size_t count, ThreadPool& threads) {
+  threads.parallel_for(static_cast<int64_t>(count), kConversionChunk,
                        [&](int64_t begin, int64_t end) {
-                         const auto n = static_cast<size_t>(end - begin);
-                         if (is_float16) {
-                           half_to_float_array(half + begin, wide + begin, n);
-                         } else {
-                           bfloat_to_float_array(half + begin, wide + begin, n);
-                         }
+                         convert(source + begin, destination + begin,
+                                 static_cast<size_t>(end - begin));
                        });
 }
 
+void widen(const Conversion& conversion, const uint16_t* half, float* wide, ThreadPool& threads) {
+  convert_in_parallel(conversion.half_dtype == DType::kFloat16 ? &half_to_float_array
+                                                                : &bfloat_to_float_array,
+                      half, wide, conversion.count, threads);
+}
+
 void narrow(const Conversion& conversion, const float* wide, uint16_t* half, ThreadPool& threads) {
-  const bool is_float16 = conversion.half_dtype == DType::kFloat16;
-  threads.parallel_for(static_cast<int64_t>(conversion.count), kConversionChunk,
-                       [&](int64_t begin, int64_t end) {
-                         const auto n = static_cast<size_t>(end - begin);
-                         if (is_float16) {
-                           float_to_half_array(wide + begin, half + begin, n);
-                         } else {
-                           float_to_bfloat_array(wide + begin, half + begin, n);
-                         }
-                       });
+  convert_in_parallel(conversion.half_dtype == DType::kFloat16 ? &float_to_half_array
+                                                                : &float_to_bfloat_array,
+                      wide, half, conversion.count, threads);
 }
 
 class Float32ComputeKernel final : public Kernel {
