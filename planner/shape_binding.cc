@@ -3,40 +3,11 @@
 
 #include <charconv>
 
+#include "planner/flag_split.h"
+
 namespace onepool {
 
 namespace {
-
-// Splits on commas that are not inside [...].
-std::vector<std::string> split_entries(const std::string& text) {
-  std::vector<std::string> entries;
-  std::string current;
-  int depth = 0;
-  for (char c : text) {
-    if (c == '[') ++depth;
-    if (c == ']') --depth;
-    if (c == ',' && depth <= 0) {
-      entries.push_back(current);
-      current.clear();
-      continue;
-    }
-    current += c;
-  }
-  entries.push_back(current);
-  return entries;
-}
-
-std::vector<std::string> split(const std::string& text, char separator) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  for (size_t pos = text.find(separator); pos != std::string::npos;
-       pos = text.find(separator, start)) {
-    parts.push_back(text.substr(start, pos - start));
-    start = pos + 1;
-  }
-  parts.push_back(text.substr(start));
-  return parts;
-}
 
 Expected<int64_t> parse_positive(const std::string& text, const std::string& context) {
   int64_t value = 0;
@@ -60,7 +31,7 @@ Expected<std::vector<int64_t>> parse_dims(const std::string& text, const std::st
     body = body.substr(1, body.size() - 2);
     if (body.empty()) return dims;  // "[]": a scalar
   }
-  for (const std::string& part : split(body, bracketed ? ',' : 'x')) {
+  for (const std::string& part : split_text(body, bracketed ? ',' : 'x')) {
     ONEPOOL_ASSIGN_OR_RETURN(int64_t dim, parse_positive(part, context));
     dims.push_back(dim);
   }
@@ -88,7 +59,7 @@ Expected<NamedShape> parse_entry(const std::string& entry) {
 
 Expected<std::vector<NamedShape>> parse_shapes_flag(const std::string& text) {
   std::vector<NamedShape> shapes;
-  for (const std::string& entry : split_entries(text)) {
+  for (const std::string& entry : split_outside_brackets(text, ',')) {
     ONEPOOL_ASSIGN_OR_RETURN(NamedShape shape, parse_entry(entry));
     for (const auto& previous : shapes) {
       if (previous.first == shape.first) {

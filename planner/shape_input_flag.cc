@@ -4,23 +4,13 @@
 #include <charconv>
 #include <vector>
 
+#include "planner/flag_split.h"
+
 namespace onepool {
 
 namespace {
 
 constexpr size_t kMaxShownValues = 16;
-
-std::vector<std::string> split(const std::string& text, char separator) {
-  std::vector<std::string> parts;
-  size_t start = 0;
-  for (size_t pos = text.find(separator); pos != std::string::npos;
-       pos = text.find(separator, start)) {
-    parts.push_back(text.substr(start, pos - start));
-    start = pos + 1;
-  }
-  parts.push_back(text.substr(start));
-  return parts;
-}
 
 // A list is float when any item is written as one ("0.5", "1e3", "inf", "nan").
 bool looks_float(const std::vector<std::string>& items) {
@@ -58,7 +48,7 @@ Expected<ShapeInputValues> parse_list(std::string body, const std::string& entry
   const bool bracketed = body.size() >= 2 && body.front() == '[' && body.back() == ']';
   if (bracketed) body = body.substr(1, body.size() - 2);
   if (body.empty()) return ShapeInputValues(std::vector<int64_t>{});
-  const std::vector<std::string> items = split(body, ',');
+  const std::vector<std::string> items = split_text(body, ',');
   if (looks_float(items)) {
     ONEPOOL_ASSIGN_OR_RETURN(std::vector<double> values, parse_items<double>(items, entry));
     return ShapeInputValues(std::move(values));
@@ -91,7 +81,7 @@ std::string format_list(const std::vector<T>& values, const char* open, const ch
 }  // namespace
 
 Status parse_values_flag(const std::string& text, std::map<std::string, ShapeInputValues>* values) {
-  for (const std::string& entry : split(text, ';')) {
+  for (const std::string& entry : split_text(text, ';')) {
     if (entry.empty()) continue;  // a trailing ';'
     const size_t colon = entry.rfind(':');
     if (colon == std::string::npos) {

@@ -2,29 +2,11 @@
 #include <charconv>
 
 #include "onepool/shape_profile.h"
+#include "planner/flag_split.h"
 
 namespace onepool {
 
 namespace {
-
-// Splits on `separator` where it is not inside [...].
-std::vector<std::string> split_outside_brackets(std::string_view text, char separator) {
-  std::vector<std::string> parts;
-  std::string current;
-  int depth = 0;
-  for (char c : text) {
-    if (c == '[') ++depth;
-    if (c == ']') --depth;
-    if (c == separator && depth <= 0) {
-      parts.push_back(current);
-      current.clear();
-      continue;
-    }
-    current += c;
-  }
-  parts.push_back(current);
-  return parts;
-}
 
 Expected<int64_t> parse_dim_value(std::string_view text, const std::string& context) {
   int64_t value = 0;
