@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "runtime/cpu/kernel.h"
@@ -274,6 +275,30 @@ struct RecurrentTensors {
 
 /// Fails (kInvalidArgument) when a sequence_lens value lies outside [0, seq_length].
 Status check_sequence_lens(const RecurrentPlan& plan, const int32_t* sequence_lens);
+
+/// The run() of every recurrent kernel: checks sequence_lens, then runs each direction in turn.
+template <class T>
+class DirectionalKernel : public Kernel {
+ public:
+  explicit DirectionalKernel(RecurrentPlan plan) : plan_(std::move(plan)) {}
+
+  Status run(const RunContext& context) final {
+    const RecurrentTensors<T> io(context);
+    ONEPOOL_RETURN_IF_ERROR(check_sequence_lens(plan_, io.sequence_lens));
+    T* workspace = reinterpret_cast<T*>(context.workspace);
+    for (int64_t d = 0; d < plan_.directions; ++d) {
+      run_direction(io, d, workspace, context.workspace_bytes, context.threads);
+    }
+    return Status::ok();
+  }
+
+ protected:
+  /// Direction d (0 forward, 1 reverse when bidirectional) over the whole sequence.
+  virtual void run_direction(const RecurrentTensors<T>& io, int64_t d, T* workspace,
+                             size_t workspace_bytes, ThreadPool* threads) const = 0;
+
+  RecurrentPlan plan_;
+};
 
 /// Step 1 of a direction: X * W_d^T plus Wb_d and, on the first `rb_columns` columns, Rb_d
 /// (the part of the recurrence bias that can be added before the gate math), for a window of

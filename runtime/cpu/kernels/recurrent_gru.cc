@@ -16,23 +16,15 @@ namespace onepool::cpu::recurrent {
 namespace {
 
 template <class T>
-class GruKernel final : public Kernel {
+class GruKernel final : public DirectionalKernel<T> {
  public:
-  explicit GruKernel(RecurrentPlan plan) : plan_(std::move(plan)) {}
-
-  Status run(const RunContext& context) override {
-    const RecurrentTensors<T> io(context);
-    ONEPOOL_RETURN_IF_ERROR(check_sequence_lens(plan_, io.sequence_lens));
-    T* workspace = reinterpret_cast<T*>(context.workspace);
-    for (int64_t d = 0; d < plan_.directions; ++d) {
-      run_direction(io, d, workspace, context.workspace_bytes, context.threads);
-    }
-    return Status::ok();
-  }
+  using DirectionalKernel<T>::DirectionalKernel;
 
  private:
+  using DirectionalKernel<T>::plan_;
+
   void run_direction(const RecurrentTensors<T>& io, int64_t d, T* workspace, size_t workspace_bytes,
-                     ThreadPool* threads) const {
+                     ThreadPool* threads) const override {
     const int64_t h = plan_.hidden;
     const int64_t width = plan_.gate_width();
     T* recurrent = workspace + plan_.recurrent_offset;
@@ -122,7 +114,6 @@ class GruKernel final : public Kernel {
     });
   }
 
-  RecurrentPlan plan_;
 };
 
 }  // namespace

@@ -17,23 +17,15 @@ namespace onepool::cpu::recurrent {
 namespace {
 
 template <class T>
-class LstmKernel final : public Kernel {
+class LstmKernel final : public DirectionalKernel<T> {
  public:
-  explicit LstmKernel(RecurrentPlan plan) : plan_(std::move(plan)) {}
-
-  Status run(const RunContext& context) override {
-    const RecurrentTensors<T> io(context);
-    ONEPOOL_RETURN_IF_ERROR(check_sequence_lens(plan_, io.sequence_lens));
-    T* workspace = reinterpret_cast<T*>(context.workspace);
-    for (int64_t d = 0; d < plan_.directions; ++d) {
-      run_direction(io, d, workspace, context.workspace_bytes, context.threads);
-    }
-    return Status::ok();
-  }
+  using DirectionalKernel<T>::DirectionalKernel;
 
  private:
+  using DirectionalKernel<T>::plan_;
+
   void run_direction(const RecurrentTensors<T>& io, int64_t d, T* workspace, size_t workspace_bytes,
-                     ThreadPool* threads) const {
+                     ThreadPool* threads) const override {
     const int64_t h = plan_.hidden;
     const int64_t width = plan_.gate_width();
     T* recurrent = workspace + plan_.recurrent_offset;
@@ -102,7 +94,6 @@ class LstmKernel final : public Kernel {
     for (int64_t j = 0; j < h; ++j) h_row[j] = gate_o[j] * gate_c[j];
   }
 
-  RecurrentPlan plan_;
 };
 
 }  // namespace

@@ -9,23 +9,15 @@ namespace onepool::cpu::recurrent {
 namespace {
 
 template <class T>
-class RnnKernel final : public Kernel {
+class RnnKernel final : public DirectionalKernel<T> {
  public:
-  explicit RnnKernel(RecurrentPlan plan) : plan_(std::move(plan)) {}
-
-  Status run(const RunContext& context) override {
-    const RecurrentTensors<T> io(context);
-    ONEPOOL_RETURN_IF_ERROR(check_sequence_lens(plan_, io.sequence_lens));
-    T* workspace = reinterpret_cast<T*>(context.workspace);
-    for (int64_t d = 0; d < plan_.directions; ++d) {
-      run_direction(io, d, workspace, context.workspace_bytes, context.threads);
-    }
-    return Status::ok();
-  }
+  using DirectionalKernel<T>::DirectionalKernel;
 
  private:
+  using DirectionalKernel<T>::plan_;
+
   void run_direction(const RecurrentTensors<T>& io, int64_t d, T* workspace, size_t workspace_bytes,
-                     ThreadPool* threads) const {
+                     ThreadPool* threads) const override {
     const int64_t h = plan_.hidden;
     T* recurrent = workspace + plan_.recurrent_offset;
     T* hidden = workspace + plan_.hidden_offset;
@@ -52,7 +44,6 @@ class RnnKernel final : public Kernel {
     store_final_state(plan_, io, hidden, d, io.y_h);
   }
 
-  RecurrentPlan plan_;
 };
 
 }  // namespace
