@@ -8,6 +8,7 @@
 
 #include "planner/graph.h"
 #include "planner/onnx_import.h"
+#include "planner/optimize/fuse_qdq.h"
 #include "planner/optimize/optimize.h"
 #include "planner/schedule.h"
 #include "planner/shape_input_flag.h"
@@ -35,7 +36,8 @@ std::string describe_report(const OptimizeReport& report) {
   return str_cat("nodes ", report.nodes_before, " -> ", report.nodes_after, " (removed ",
                  report.removed_nodes, " Identity/Dropout, folded ", report.folded_batchnorms,
                  " BatchNormalization, fused ", report.fused_biases, " bias Add, fused ",
-                 report.fused_activations, " activations, fused ", report.fused_gelus, " GELU)");
+                 report.fused_activations, " activations, fused ", report.fused_gelus,
+                 " GELU, fused ", report.fused_qdq, " QDQ)");
 }
 
 Status check_schedule_name(const std::string& schedule) {
@@ -76,15 +78,21 @@ Expected<std::shared_ptr<const Model>> Model::from_graph(Graph graph, const Load
   std::shared_ptr<Model> model(new Model());
   // Step 1. Graph optimizations (BN folding, epilogue fusion, Identity removal).
   auto start = std::chrono::steady_clock::now();
-  const cpu::WeightFoldReport folded = level == OptimizeLevel::kNone
-                                           ? cpu::WeightFoldReport{}
-                                           : cpu::fold_weight_only_nodes(graph);
+  // The QDQ fusion reads DequantizeLinear of int8 weights, which weight folding would turn into
+  // float weights: it runs first.
+  int fused_qdq = 0;
+  if (level == OptimizeLevel::kAll) {
+    ONEPOOL_ASSIGN_OR_RETURN(fused_qdq, fuse_qdq_operators(graph));
+  }
+  const cpu::WeightFoldReport folded =
+      level == OptimizeLevel::kNone ? cpu::WeightFoldReport{} : cpu::fold_weight_only_nodes(graph);
   ONEPOOL_ASSIGN_OR_RETURN(OptimizeReport report, optimize_graph(graph, level));
+  report.fused_qdq += fused_qdq;
   model->timings_.optimize_ms = elapsed_ms(start);
   model->optimization_summary_ = describe_report(report);
   if (folded.folded_nodes > 0) {
-    model->optimization_summary_ += str_cat("; folded ", folded.folded_nodes,
-                                            " weight-only node(s) at load");
+    model->optimization_summary_ +=
+        str_cat("; folded ", folded.folded_nodes, " weight-only node(s) at load");
   }
   // Step 2. Execution order: a valid order with a lower peak of live bytes, on request.
   if (options.schedule == "memory") {

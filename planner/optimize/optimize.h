@@ -3,8 +3,11 @@
 //   basic : Identity and Dropout removed; BatchNormalization folded into the preceding Conv
 //   all   : basic + bias and activation epilogues fused into Conv / ConvTranspose / Gemm /
 //           MatMul (see runtime/cpu/kernels/activation.h for the attribute contract); the
-//           decomposed GELU (erf or tanh form) fused into one Gelu node
-// Outputs must not change beyond float rounding. Fewer tensors also means a smaller plan.
+//           decomposed GELU (erf or tanh form) fused into one Gelu node; int8 QDQ patterns
+//           (DequantizeLinear → Conv / MatMul → QuantizeLinear) made QLinearConv / QLinearMatMul
+// Outputs must not change beyond float rounding (the QDQ fusion rounds once where the float graph
+// rounded every product, so an int8 output can move by one step, to what ONNX Runtime gives).
+// Fewer tensors also means a smaller plan.
 #pragma once
 
 #include <string>
@@ -25,6 +28,7 @@ struct OptimizeReport {
   int fused_biases = 0;       // Add of a constant folded into a producer's bias
   int fused_activations = 0;  // activation nodes turned into epilogues
   int fused_gelus = 0;        // decomposed GELU chains turned into one Gelu node
+  int fused_qdq = 0;          // DequantizeLinear → Conv/MatMul → QuantizeLinear made QLinear*
   int nodes_before = 0;
   int nodes_after = 0;
 };

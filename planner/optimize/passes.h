@@ -15,6 +15,9 @@
 
 namespace onepool::graph_opt {
 
+/// all (first, before the float rewrites hide the pattern): DequantizeLinear → Conv / MatMul
+/// [→ Relu] → QuantizeLinear becomes QLinearConv / QLinearMatMul where exact (fuse_qdq.cc).
+Status fuse_qdq(Graph& graph, OptimizeReport& report);
 /// basic: Identity and Dropout (inference, mask unused) removed; consumers read the input.
 Status remove_identity_nodes(Graph& graph, OptimizeReport& report);
 /// basic: BatchNormalization with constant parameters folded into the preceding Conv or
