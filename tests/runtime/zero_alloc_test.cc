@@ -90,3 +90,12 @@ TEST_CASE("Session::run allocates nothing: float16 CNN and bfloat16 MLP") {
   CHECK(allocations_during_runs("cnn_fp16.onnx", 10, false) == 0);
   CHECK(allocations_during_runs("mlp_bf16.onnx", 10, false) == 0);
 }
+
+// int8: the QDQ CNN (QLinearConv / QLinearMatMul after the QDQ fusion, MaxPool, Add) and the
+// dynamically quantized CNN and transformer block (DynamicQuantizeLinear, ConvInteger,
+// MatMulInteger, LayerNormalization, Softmax): 10 runs each, 0 allocations.
+TEST_CASE("Session::run allocates nothing: int8 QDQ and dynamically quantized models") {
+  CHECK(allocations_during_runs("cnn_qdq_int8.onnx", 10, false) == 0);
+  CHECK(allocations_during_runs("cnn_dynamic_int8.onnx", 10, false) == 0);
+  CHECK(allocations_during_runs("transformer_dynamic_int8.onnx", 10, false) == 0);
+}
