@@ -67,6 +67,14 @@ class Backend {
   /// (optional) Per-node times since profiling started or the last reset_profile().
   virtual SessionProfile profile() const { return {}; }
   virtual void reset_profile() {}
+  /// (optional) Testing aid (SessionOptions::debug_perturb_node): after the node at execution
+  /// index `node` runs, add `value` to the first element of its output 0, which the Session has
+  /// checked is a non-empty float32 or float64 tensor. False where not supported.
+  virtual bool set_debug_perturbation(size_t node, double value) {
+    (void)node;
+    (void)value;
+    return false;
+  }
 };
 
 /// The backend for options.device: cpu, or cuda when built with it and a device is present.

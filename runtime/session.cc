@@ -15,6 +15,38 @@ double elapsed_ms(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
       .count();
 }
+// The testing aid SessionOptions::debug_perturb_node: the node's execution index, checked.
+Expected<size_t> find_perturbed_node(const Graph& graph, const SessionOptions& options) {
+  const std::string& name = options.debug_perturb_node;
+  if (options.profile) {
+    return make_status(StatusCode::kInvalidArgument,
+                       "debug_perturb_node and profile cannot be combined");
+  }
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    const Node& node = graph.nodes[n];
+    if (node.name != name) continue;
+    const ValueId out = node.outputs.empty() ? kNoValue : node.outputs[0];
+    const Value* value = out == kNoValue ? nullptr : &graph.values[static_cast<size_t>(out)];
+    if (value == nullptr || value->bytes() == 0 ||
+        (value->dtype != DType::kFloat32 && value->dtype != DType::kFloat64)) {
+      return make_status(StatusCode::kInvalidArgument, "debug_perturb_node: ",
+                         describe_node(node), ": expected a non-empty float32 or float64 output ",
+                         "0, got ", value == nullptr ? "none" : str_cat(dtype_name(value->dtype),
+                                                                       " ", value->shape.to_string()));
+    }
+    return n;
+  }
+  return make_status(StatusCode::kInvalidArgument, "debug_perturb_node: no node named '", name,
+                     "' in the model as loaded (optimization may have fused or removed it)");
+}
+
+Status set_debug_perturbation(Backend& backend, const Graph& graph,
+                              const SessionOptions& options) {
+  ONEPOOL_ASSIGN_OR_RETURN(const size_t node, find_perturbed_node(graph, options));
+  if (backend.set_debug_perturbation(node, options.debug_perturb_value)) return Status::ok();
+  return make_status(StatusCode::kUnsupported, "debug_perturb_node is not supported on ",
+                     backend.device().to_string());
+}
 }  // namespace
 
 class SessionImpl {
@@ -58,6 +90,9 @@ Expected<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> 
   auto impl = std::make_unique<SessionImpl>();
   impl->model = model;
   ONEPOOL_ASSIGN_OR_RETURN(impl->backend, create_backend(options));
+  if (!options.debug_perturb_node.empty()) {
+    ONEPOOL_RETURN_IF_ERROR(set_debug_perturbation(*impl->backend, model->graph(), options));
+  }
   // Step 1. Prepare kernels: every unsupported node is reported at once.
   auto start = std::chrono::steady_clock::now();
   NodeMemoryNeeds needs;

@@ -30,6 +30,13 @@ struct SessionOptions {
   bool cuda_graph = true;    ///< CUDA: capture the run once as a CUDA graph and replay it
   bool tf32 = false;         ///< CUDA: allow TF32 tensor-core GEMMs (float32 is exact otherwise)
   bool profile = false;      ///< CPU: time every node of every run (Session::profile())
+  /// Testing aid, a deliberately broken kernel (`onepool compare --debug-perturb`): after the
+  /// node of this name runs, `debug_perturb_value` is added to the first element of its output
+  /// 0 (a float32 or float64 tensor; a NaN value makes it NaN; storage that output shares with
+  /// another tensor changes too). Empty: off. CPU only, not with `profile`; an unknown node
+  /// (or one optimization removed) is an error at create(). run() pays one branch for it.
+  std::string debug_perturb_node;
+  double debug_perturb_value = 1.0;
 };
 
 /// Wall-clock milliseconds of Session creation phases.

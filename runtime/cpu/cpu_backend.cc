@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <new>
 #include <thread>
 
@@ -53,6 +54,15 @@ void add_memory_needs(const PreparedKernel& kernel, NodeMemoryNeeds& needs) {
                    kernel.concat_in_place});
 }
 
+// Adds `value` to the first element of a float32 or float64 view (the Session checked which).
+void perturb_first_element(const TensorView& view, double value) {
+  if (view.dtype == DType::kFloat32) {
+    *static_cast<float*>(static_cast<void*>(view.data)) += static_cast<float>(value);
+    return;
+  }
+  *static_cast<double*>(static_cast<void*>(view.data)) += value;
+}
+
 struct FreeDeleter {
   void operator()(std::byte* p) const { std::free(p); }
 };
@@ -74,12 +84,14 @@ class CpuBackend final : public Backend {
   bool enable_profiling() override;
   SessionProfile profile() const override;
   void reset_profile() override;
+  bool set_debug_perturbation(size_t node, double value) override;
 
  private:
   Status allocate_pool(size_t bytes, void* caller_pool, size_t caller_capacity);
   Status bind_node_views(const Plan& plan);
   Status run_node(size_t n);
   Status execute_profiled();
+  Status execute_perturbed();
 
   int threads_;
   ThreadPool thread_pool_;
@@ -102,6 +114,9 @@ class CpuBackend final : public Backend {
   std::vector<NodeTime> node_times_;
   int64_t profiled_runs_ = 0;
   int64_t profiled_run_ns_ = 0;
+  // SessionOptions::debug_perturb_node: its execution index, or none.
+  size_t perturb_node_ = std::numeric_limits<size_t>::max();
+  double perturb_value_ = 0.0;
 };
 
 Status CpuBackend::prepare(const Model& model, NodeMemoryNeeds& needs) {
@@ -237,8 +252,26 @@ Status CpuBackend::run_node(size_t n) {
 
 Status CpuBackend::execute() {
   if (profiling_) return execute_profiled();
+  if (perturb_node_ < kernels_.size()) return execute_perturbed();
   for (size_t n = 0; n < kernels_.size(); ++n) ONEPOOL_RETURN_IF_ERROR(run_node(n));
   return Status::ok();
+}
+
+// The testing aid's loop, kept apart so the plain loop pays one branch per run for it.
+Status CpuBackend::execute_perturbed() {
+  for (size_t n = 0; n < kernels_.size(); ++n) {
+    ONEPOOL_RETURN_IF_ERROR(run_node(n));
+    if (n == perturb_node_) {
+      perturb_first_element(views_[bound_nodes_[n].first_output], perturb_value_);
+    }
+  }
+  return Status::ok();
+}
+
+bool CpuBackend::set_debug_perturbation(size_t node, double value) {
+  perturb_node_ = node;
+  perturb_value_ = value;
+  return true;
 }
 
 // One clock read between consecutive nodes (each node's end is the next one's start), so the

@@ -100,6 +100,8 @@ Expected<SessionOptions> make_session_options(const ModelFlags& flags) {
   options.cuda_graph = !flags.no_cuda_graph;
   options.tf32 = flags.tf32;
   options.profile = flags.profile;
+  options.debug_perturb_node = flags.debug_perturb;
+  options.debug_perturb_value = flags.debug_perturb_value;
   return options;
 }
 

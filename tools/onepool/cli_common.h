@@ -33,6 +33,8 @@ struct ModelFlags {
   bool no_cuda_graph = false;
   bool tf32 = false;
   bool profile = false;  // bench --profile / --profile-json: time every node
+  std::string debug_perturb;         // compare --debug-perturb NODE (SessionOptions)
+  double debug_perturb_value = 1.0;  // compare --debug-perturb-value
 };
 
 /// Adds the ModelFlags options to a subcommand.

@@ -1,10 +1,11 @@
-// onepool run | compare: load a model, feed inputs, run, report or check the outputs.
-// (onepool bench lives in cmd_bench.cc.)
+// onepool run: load a model, feed inputs, run, report the outputs.
+// (onepool bench lives in cmd_bench.cc, onepool compare in cmd_compare.cc.)
 #include <chrono>
 #include <cstdio>
 
 #include "tools/onepool/cli_common.h"
 #include "tools/onepool/cmd_bench.h"
+#include "tools/onepool/cmd_compare.h"
 #include "tools/onepool/commands.h"
 #include "tools/onepool/flag_checks.h"
 #include "tools/onepool/latency_stats.h"
@@ -26,14 +27,6 @@ struct RunFlags {
   int print_outputs = 8;
   std::string save_outputs;
   std::string save_format = "npy";
-};
-
-struct CompareFlags {
-  ModelFlags model;
-  InputFlags input;
-  std::string ref;
-  double atol = 1e-4;
-  double rtol = 1e-3;
 };
 
 // Runs `warmup` untimed and `iterations` timed runs; the per-run milliseconds.
@@ -96,73 +89,6 @@ Status run_model(const RunFlags& given_flags) {
   return Status::ok();
 }
 
-// The reference's inputs and expected outputs: --ref cpu runs the CPU backend on our inputs.
-Status reference_tensors(const CompareFlags& flags, const Model& model,
-                         std::vector<HostTensor>& inputs, std::vector<HostTensor>& expected) {
-  if (flags.ref == "cpu") {
-    ONEPOOL_ASSIGN_OR_RETURN(inputs, gather_inputs(model, flags.input));
-    ModelFlags cpu_flags = flags.model;
-    cpu_flags.device = "cpu";
-    std::printf("reference: cpu backend\n");
-    ONEPOOL_ASSIGN_OR_RETURN(LoadedSession reference, load_session(cpu_flags));
-    expected = make_output_tensors(*reference.model);
-    std::vector<TensorView> in = views_of(inputs);
-    std::vector<TensorView> out = views_of(expected);
-    return reference.session->run(in, out);
-  }
-  InputFlags input_flags = flags.input;
-  input_flags.inputs_dir = flags.ref;
-  ONEPOOL_ASSIGN_OR_RETURN(inputs, gather_inputs(model, input_flags));
-  ONEPOOL_ASSIGN_OR_RETURN(expected, read_pb_directory(flags.ref, "output_"));
-  if (expected.size() != model.outputs().size()) {
-    return make_status(StatusCode::kInvalidArgument, "'", flags.ref, "' holds ", expected.size(),
-                       " output_*.pb files; the model has ", model.outputs().size(), " outputs");
-  }
-  return Status::ok();
-}
-
-// One line per output: match or MISMATCH with the largest difference; true when it matches.
-bool report_comparison(const std::string& name, const HostTensor& actual,
-                       const HostTensor& expected, const CompareFlags& flags) {
-  const Comparison c = compare_tensors(actual, expected, flags.atol, flags.rtol);
-  if (!c.problem.empty()) {
-    std::printf("MISMATCH %s: %s\n", name.c_str(), c.problem.c_str());
-    return false;
-  }
-  std::printf("%s %s: max abs diff %.3g, %lld of %lld elements outside atol %.1g + rtol %.1g",
-              c.match ? "match   " : "MISMATCH", name.c_str(), c.max_abs_diff,
-              static_cast<long long>(c.mismatches), static_cast<long long>(actual.element_count()),
-              flags.atol, flags.rtol);
-  if (!c.match) {
-    std::printf(" (first at %lld: got %.7g, expected %.7g)",
-                static_cast<long long>(c.first_mismatch), c.first_actual, c.first_expected);
-  }
-  std::printf("\n");
-  return c.match;
-}
-
-// Runs the model on --ref's inputs and compares with its outputs; false on any mismatch.
-Expected<bool> compare_with_reference(const CompareFlags& given_flags) {
-  CompareFlags flags = given_flags;
-  ONEPOOL_ASSIGN_OR_RETURN(flags.model, with_ranges_at_top(given_flags.model));
-  ONEPOOL_ASSIGN_OR_RETURN(flags.model, with_npy_shapes(flags.model, flags.input.inputs));
-  ONEPOOL_ASSIGN_OR_RETURN(LoadedSession loaded, load_session(flags.model));
-  std::vector<HostTensor> inputs;
-  std::vector<HostTensor> expected;
-  ONEPOOL_RETURN_IF_ERROR(reference_tensors(flags, *loaded.model, inputs, expected));
-  std::vector<HostTensor> outputs = make_output_tensors(*loaded.model);
-  std::vector<TensorView> in = views_of(inputs);
-  std::vector<TensorView> out = views_of(outputs);
-  ONEPOOL_RETURN_IF_ERROR(loaded.session->run(in, out));
-  bool all_match = true;
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    const std::string& name = loaded.model->outputs()[i].name;
-    all_match = report_comparison(name, outputs[i], expected[i], flags) && all_match;
-  }
-  std::printf("compare: %s\n", all_match ? "PASS" : "FAIL");
-  return all_match;
-}
-
 void register_run(CLI::App& app, int& exit_code) {
   auto flags = std::make_shared<RunFlags>();
   CLI::App* run = app.add_subcommand("run", "run a model once and summarize its outputs");
@@ -188,30 +114,12 @@ void register_run(CLI::App& app, int& exit_code) {
   });
 }
 
-void register_compare(CLI::App& app, int& exit_code) {
-  auto flags = std::make_shared<CompareFlags>();
-  CLI::App* compare = app.add_subcommand("compare", "compare outputs with a reference");
-  add_model_flags(*compare, flags->model);
-  add_input_flags(*compare, flags->input);
-  compare->add_option("--ref", flags->ref, "DIR (input_*.pb, output_*.pb) or cpu")->required();
-  compare->add_option("--atol", flags->atol, "absolute tolerance")->capture_default_str();
-  compare->add_option("--rtol", flags->rtol, "relative tolerance")->capture_default_str();
-  compare->callback([flags, &exit_code] {
-    Expected<bool> matched = compare_with_reference(*flags);
-    if (!matched) {
-      exit_code = report_error(matched.status());
-      return;
-    }
-    exit_code = *matched ? 0 : 1;
-  });
-}
-
 }  // namespace
 
 void register_run_commands(CLI::App& app, int& exit_code) {
   register_run(app, exit_code);
   register_bench_command(app, exit_code);
-  register_compare(app, exit_code);
+  register_compare_command(app, exit_code);
 }
 
 }  // namespace onepool::cli

@@ -10,10 +10,19 @@ namespace onepool::cli {
 
 namespace {
 bool is_float(DType dtype) {
-  return dtype == DType::kFloat32 || dtype == DType::kFloat64 || dtype == DType::kFloat16;
+  return dtype == DType::kFloat32 || dtype == DType::kFloat64 || dtype == DType::kFloat16 ||
+         dtype == DType::kBFloat16;
 }
 
 double value_at(const HostTensor& tensor, int64_t i) {
+  if (tensor.dtype == DType::kBFloat16) {  // the high half of a float32
+    uint16_t high;
+    std::memcpy(&high, tensor.data.data() + i * 2, 2);
+    const uint32_t bits = static_cast<uint32_t>(high) << 16;
+    float value;
+    std::memcpy(&value, &bits, 4);
+    return value;
+  }
   if (tensor.dtype == DType::kFloat16) {
     uint16_t bits;
     std::memcpy(&bits, tensor.data.data() + i * 2, 2);
@@ -64,6 +73,15 @@ Comparison compare_tensors(const HostTensor& actual, const HostTensor& expected,
     result.match = false;
   }
   return result;
+}
+
+NonFinite first_non_finite(const HostTensor& tensor) {
+  if (!is_float(tensor.dtype)) return {};
+  for (int64_t i = 0; i < tensor.element_count(); ++i) {
+    const double value = value_at(tensor, i);
+    if (!std::isfinite(value)) return NonFinite{i, value};
+  }
+  return {};
 }
 
 std::string summarize_tensor(const HostTensor& tensor, int print_values) {

@@ -22,6 +22,14 @@ struct Comparison {
 Comparison compare_tensors(const HostTensor& actual, const HostTensor& expected, double atol,
                            double rtol);
 
+/// The first NaN or Inf of a float tensor: its index (-1 when every element is finite, and for
+/// integer and bool tensors) and value.
+struct NonFinite {
+  int64_t index = -1;
+  double value = 0.0;
+};
+NonFinite first_non_finite(const HostTensor& tensor);
+
 /// "min -0.51 max 3.2 mean 0.12 | first: 0.1 0.2 ..." for a run summary.
 std::string summarize_tensor(const HostTensor& tensor, int print_values);
 
