@@ -1,8 +1,9 @@
-// ConvInteger and QLinearConv: a direct convolution over 8-bit x and w, accumulated in int32 per
-// output-channel plane (quant_common.h). Each output channel reads its group's input planes tap
-// by tap, so no column matrix is needed; padding taps are skipped, which is the spec's padding
-// with the x zero point (contributing (x_zero - x_zero) * w = 0). QLinearConv adds the int32
-// bias and requantizes each plane, held in the workspace.
+// ConvInteger and QLinearConv over 8-bit x and w, accumulated in int32 (quant_common.h). Per image
+// and group, x - x_zero goes into an int16 column matrix in the workspace (0 for padding taps: the
+// spec pads with the x zero point, contributing (x_zero - x_zero) * w = 0); each output channel
+// is then a row of (w - w_zero) times that matrix, over contiguous output positions so the loop
+// vectorizes, with the group's output channels split over the threads. QLinearConv adds the
+// int32 bias and requantizes each channel's plane, also held in the workspace.
 #include <memory>
 #include <vector>
 
@@ -25,13 +26,14 @@ struct ConvShape {
   int64_t group = 1;
 };
 
-// acc[output plane] = sum over the group's channels and kernel taps of
-// (w - w_zero) * (x - x_zero), wrapping in int32. `x` holds `channels` input planes, `w` the
-// output channel's channels * kernel_size weights.
-template <class X, class W>
-void conv_plane(const WindowGeometry& g, const X* x, int64_t channels, int32_t x_zero, const W* w,
-                int32_t w_zero, int32_t* acc) {
-  std::fill(acc, acc + g.output_size(), 0);
+// The column matrix of one image and group: col[k * P + p] = x(tap k of output p) - x_zero for
+// k over (channel, kernel taps) in w's element order and p over the P output positions; 0 where
+// the tap falls in the padding (the spec pads with x_zero). |x - x_zero| <= 255 fits int16.
+template <class X>
+void fill_columns(const WindowGeometry& g, const X* x, int64_t channels, int32_t x_zero,
+                  int16_t* col) {
+  const int64_t outputs = g.output_size();
+  std::fill(col, col + channels * g.kernel_size() * outputs, int16_t{0});
   for (int64_t c = 0; c < channels; ++c) {
     const X* plane = x + c * g.input_size();
     for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
@@ -44,18 +46,16 @@ void conv_plane(const WindowGeometry& g, const X* x, int64_t channels, int32_t x
           const int64_t offset_w = kw * g.dilation[2] - g.pad_begin[2];
           const ValidRange rw = valid_output_range(offset_w, g.stride[2], g.input[2], g.output[2]);
           const int64_t tap = ((c * g.kernel[0] + kd) * g.kernel[1] + kh) * g.kernel[2] + kw;
-          const int32_t wv = static_cast<int32_t>(w[tap]) - w_zero;
-          if (wv == 0) continue;
+          int16_t* row = col + tap * outputs;
           for (int64_t od = rd.first; od < rd.last; ++od) {
             const int64_t id = od * g.stride[0] + offset_d;
             for (int64_t oh = rh.first; oh < rh.last; ++oh) {
               const int64_t ih = oh * g.stride[1] + offset_h;
               const X* in_row = plane + (id * g.input[1] + ih) * g.input[2];
-              int32_t* out_row = acc + (od * g.output[1] + oh) * g.output[2];
+              int16_t* out_row = row + (od * g.output[1] + oh) * g.output[2];
               for (int64_t ow = rw.first; ow < rw.last; ++ow) {
-                const int32_t xv =
-                    static_cast<int32_t>(in_row[ow * g.stride[2] + offset_w]) - x_zero;
-                out_row[ow] = wrapping_add(out_row[ow], wv * xv);
+                out_row[ow] = static_cast<int16_t>(
+                    static_cast<int32_t>(in_row[ow * g.stride[2] + offset_w]) - x_zero);
               }
             }
           }
@@ -65,15 +65,66 @@ void conv_plane(const WindowGeometry& g, const X* x, int64_t channels, int32_t x
   }
 }
 
-// Calls f(n, oc, x planes of oc's group, channels per group) for every output plane.
-template <class F>
-void for_each_plane(const ConvShape& s, F&& f) {
+// acc[p] = sum_k (w[k] - w_zero) * col[k * P + p], wrapping in int32. The inner loop runs over
+// contiguous output positions, so it vectorizes.
+template <class W>
+void multiply_columns(int64_t rows, int64_t outputs, const W* w, int32_t w_zero, const int16_t* col,
+                      int32_t* acc) {
+  std::fill(acc, acc + outputs, 0);
+  for (int64_t k = 0; k < rows; ++k) {
+    const int32_t wv = static_cast<int32_t>(w[k]) - w_zero;
+    if (wv == 0) continue;
+    const int16_t* row = col + k * outputs;
+    for (int64_t p = 0; p < outputs; ++p) {
+      acc[p] = wrapping_add(acc[p], wv * static_cast<int32_t>(row[p]));
+    }
+  }
+}
+
+// The workspace of both kernels: one int32 plane per output channel of a group, then the
+// group's int16 column matrix.
+struct ConvWorkspace {
+  int64_t plane_bytes = 0;   // out_channels / group * P * 4
+  int64_t column_bytes = 0;  // in_channels / group * kernel_size * P * 2
+};
+
+Expected<ConvWorkspace> plan_workspace(const ConvShape& s, bool needs_planes) {
+  const int64_t outputs = s.geometry.output_size();
+  ConvWorkspace result;
+  ONEPOOL_ASSIGN_OR_RETURN(const int64_t rows,
+                           checked_mul(s.in_channels / s.group, s.geometry.kernel_size(), "rows"));
+  ONEPOOL_ASSIGN_OR_RETURN(const int64_t cells, checked_mul(rows, outputs, "column matrix"));
+  ONEPOOL_ASSIGN_OR_RETURN(result.column_bytes, checked_mul(cells, int64_t{2}, "column bytes"));
+  if (!needs_planes) return result;
+  ONEPOOL_ASSIGN_OR_RETURN(const int64_t planes,
+                           checked_mul(s.out_channels / s.group, outputs, "accumulator planes"));
+  ONEPOOL_ASSIGN_OR_RETURN(result.plane_bytes, checked_mul(planes, int64_t{4}, "plane bytes"));
+  return result;
+}
+
+// For every image and group: fills the columns, then, in parallel over the group's output
+// channels, computes the int32 plane of channel oc into plane_of(n, oc) and calls
+// finish(n, oc, plane).
+template <class X, class W, class PlaneOf, class Finish>
+void convolve(const ConvShape& s, const RunContext& context, const X* x, int32_t x_zero, const W* w,
+              const QuantParam& w_zero, int16_t* col, PlaneOf&& plane_of, Finish&& finish) {
+  const WindowGeometry& g = s.geometry;
   const int64_t in_per_group = s.in_channels / s.group;
   const int64_t out_per_group = s.out_channels / s.group;
+  const int64_t rows = in_per_group * g.kernel_size();
   for (int64_t n = 0; n < s.batch; ++n) {
-    for (int64_t oc = 0; oc < s.out_channels; ++oc) {
-      const int64_t first_channel = n * s.in_channels + (oc / out_per_group) * in_per_group;
-      f(n, oc, first_channel * s.geometry.input_size(), in_per_group);
+    for (int64_t group = 0; group < s.group; ++group) {
+      fill_columns(g, x + (n * s.in_channels + group * in_per_group) * g.input_size(), in_per_group,
+                   x_zero, col);
+      context.threads->parallel_for(out_per_group, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) {
+          const int64_t oc = group * out_per_group + i;
+          int32_t* plane = plane_of(n, oc);
+          multiply_columns(rows, g.output_size(), w + oc * rows,
+                           zero_point_at<W>(w_zero, context, oc), col, plane);
+          finish(n, oc, plane);
+        }
+      });
     }
   }
 }
@@ -85,17 +136,13 @@ class ConvIntegerKernel final : public Kernel {
       : shape_(shape), x_zero_(x_zero), w_zero_(w_zero) {}
 
   Status run(const RunContext& context) override {
-    const X* x = context.inputs[0].as<const X>();
-    const W* w = context.inputs[1].as<const W>();
     int32_t* y = context.outputs[0].as<int32_t>();
-    const WindowGeometry& g = shape_.geometry;
-    const int32_t x_zero = zero_point_at<X>(x_zero_, context, 0);
-    const int64_t weights_per_output = shape_.in_channels / shape_.group * g.kernel_size();
-    for_each_plane(shape_, [&](int64_t n, int64_t oc, int64_t x_offset, int64_t channels) {
-      conv_plane(g, x + x_offset, channels, x_zero, w + oc * weights_per_output,
-                 zero_point_at<W>(w_zero_, context, oc),
-                 y + (n * shape_.out_channels + oc) * g.output_size());
-    });
+    const int64_t outputs = shape_.geometry.output_size();
+    convolve(
+        shape_, context, context.inputs[0].as<const X>(), zero_point_at<X>(x_zero_, context, 0),
+        context.inputs[1].as<const W>(), w_zero_, reinterpret_cast<int16_t*>(context.workspace),
+        [&](int64_t n, int64_t oc) { return y + (n * shape_.out_channels + oc) * outputs; },
+        [](int64_t, int64_t, const int32_t*) {});
     return Status::ok();
   }
 
@@ -113,36 +160,41 @@ struct QLinearConvParams {
 template <class X, class W, class Q>
 class QLinearConvKernel final : public Kernel {
  public:
-  QLinearConvKernel(ConvShape shape, QLinearConvParams params) : shape_(shape), params_(params) {}
+  QLinearConvKernel(ConvShape shape, QLinearConvParams params, int64_t plane_bytes)
+      : shape_(shape), params_(params), plane_bytes_(plane_bytes) {}
 
   Status run(const RunContext& context) override {
-    const X* x = context.inputs[0].as<const X>();
-    const W* w = context.inputs[3].as<const W>();
     const int32_t* bias = params_.has_bias ? context.inputs[8].as<const int32_t>() : nullptr;
     Q* y = context.outputs[0].as<Q>();
-    auto* acc = reinterpret_cast<int32_t*>(context.workspace);  // one output plane
-    const WindowGeometry& g = shape_.geometry;
-    const int32_t x_zero = zero_point_at<X>(params_.x_zero, context, 0);
+    const int64_t outputs = shape_.geometry.output_size();
+    const int64_t out_per_group = shape_.out_channels / shape_.group;
+    auto* planes = reinterpret_cast<int32_t*>(context.workspace);
+    auto* col = reinterpret_cast<int16_t*>(context.workspace + plane_bytes_);
     const float x_scale = scale_at(params_.x_scale, context, 0);
     const float y_scale = scale_at(params_.y_scale, context, 0);
     const int32_t y_zero = zero_point_at<Q>(params_.y_zero, context, 0);
-    const int64_t weights_per_output = shape_.in_channels / shape_.group * g.kernel_size();
-    for_each_plane(shape_, [&](int64_t n, int64_t oc, int64_t x_offset, int64_t channels) {
-      conv_plane(g, x + x_offset, channels, x_zero, w + oc * weights_per_output,
-                 zero_point_at<W>(params_.w_zero, context, oc), acc);
+    auto requantize_plane = [&](int64_t n, int64_t oc, const int32_t* acc) {
       const int32_t b = bias ? bias[oc] : 0;
+      // (x_scale * w_scale) / y_scale in this order, as ONNX Runtime computes it.
       const float multiplier = x_scale * scale_at(params_.w_scale, context, oc) / y_scale;
-      Q* out = y + (n * shape_.out_channels + oc) * g.output_size();
-      for (int64_t i = 0; i < g.output_size(); ++i) {
+      Q* out = y + (n * shape_.out_channels + oc) * outputs;
+      for (int64_t i = 0; i < outputs; ++i) {
         out[i] = requantize<Q>(wrapping_add(acc[i], b), multiplier, y_zero);
       }
-    });
+    };
+    convolve(
+        shape_, context, context.inputs[0].as<const X>(),
+        zero_point_at<X>(params_.x_zero, context, 0), context.inputs[3].as<const W>(),
+        params_.w_zero, col,
+        [&](int64_t, int64_t oc) { return planes + (oc % out_per_group) * outputs; },
+        requantize_plane);
     return Status::ok();
   }
 
  private:
   ConvShape shape_;
   QLinearConvParams params_;
+  int64_t plane_bytes_ = 0;  // the column matrix starts after the planes
 };
 
 // Shapes of x (input x_index) and w (w_index): channels, group, geometry, output shape.
@@ -202,6 +254,7 @@ Expected<PreparedKernel> make_conv_integer(const NodeContext& node) {
   ONEPOOL_ASSIGN_OR_RETURN(
       const QuantParam w_zero,
       read_quant_param(node, 3, w_type, shape.out_channels, true, "w_zero_point"));
+  ONEPOOL_ASSIGN_OR_RETURN(const ConvWorkspace workspace, plan_workspace(shape, false));
   return visit_8bit(node, describe_input(node, 0), x_type, [&](auto x_tag) {
     return visit_8bit(
         node, describe_input(node, 1), w_type, [&](auto w_tag) -> Expected<PreparedKernel> {
@@ -209,7 +262,8 @@ Expected<PreparedKernel> make_conv_integer(const NodeContext& node) {
           using W = typename decltype(w_tag)::type;
           PreparedKernel result;
           result.kernel = std::make_unique<ConvIntegerKernel<X, W>>(shape, x_zero, w_zero);
-          result.implementation = "direct int32";
+          result.workspace_bytes = static_cast<size_t>(workspace.column_bytes);
+          result.implementation = "int16 columns x int32 rows";
           return result;
         });
   });
@@ -247,9 +301,7 @@ Expected<PreparedKernel> make_qlinear_conv(const NodeContext& node) {
     }
     params.has_bias = true;
   }
-  ONEPOOL_ASSIGN_OR_RETURN(
-      const int64_t plane_bytes,
-      checked_mul(shape.geometry.output_size(), int64_t{sizeof(int32_t)}, "accumulator plane"));
+  ONEPOOL_ASSIGN_OR_RETURN(const ConvWorkspace workspace, plan_workspace(shape, true));
   return visit_8bit(node, describe_input(node, 0), x_type, [&](auto x_tag) {
     return visit_8bit(node, describe_input(node, 3), w_type, [&](auto w_tag) {
       return visit_8bit(
@@ -258,9 +310,11 @@ Expected<PreparedKernel> make_qlinear_conv(const NodeContext& node) {
             using W = typename decltype(w_tag)::type;
             using Q = typename decltype(y_tag)::type;
             PreparedKernel result;
-            result.kernel = std::make_unique<QLinearConvKernel<X, W, Q>>(shape, params);
-            result.workspace_bytes = static_cast<size_t>(plane_bytes);
-            result.implementation = "direct int32 + requantize";
+            result.kernel =
+                std::make_unique<QLinearConvKernel<X, W, Q>>(shape, params, workspace.plane_bytes);
+            result.workspace_bytes =
+                static_cast<size_t>(workspace.plane_bytes + workspace.column_bytes);
+            result.implementation = "int16 columns x int32 rows + requantize";
             return result;
           });
     });
