@@ -444,11 +444,15 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import low_precision  # noqa: E402
 import quantized  # noqa: E402
 
-SEED_NAMES = {}
+SEED_NAMES = {}  # name -> the model whose seed (weights, compare_ort inputs) it shares
+PARITY_TOLERANCES = {}  # name -> (atol, rtol) of the GPU parity test (default 1e-3, 1e-3)
+CPU_ONLY = {}  # name -> why the CUDA backend must refuse it (the GPU parity test checks it does)
 for module in (low_precision, quantized):
     SUPPORTED_OPS |= module.OPS
     MODELS.update(module.MODELS)
     SEED_NAMES.update(getattr(module, "SEED_NAMES", {}))
+    PARITY_TOLERANCES.update(getattr(module, "PARITY_TOLERANCES", {}))
+    CPU_ONLY.update(getattr(module, "CPU_ONLY", {}))
 
 
 def check(model):
@@ -500,6 +504,10 @@ def generate(name, out_dir):
         "outputs": [o.name for o in model.graph.output],
         "nodes": len(model.graph.node), "params": params, "bytes": os.path.getsize(path),
     }
+    if name in PARITY_TOLERANCES:
+        entry["parity_tolerance"] = list(PARITY_TOLERANCES[name])
+    if name in CPU_ONLY:
+        entry["cpu_only"] = CPU_ONLY[name]
     seconds = time.perf_counter() - start
     print(f"{name:14s} nodes {entry['nodes']:5d}  params {params / 1e6:7.2f} M  "
           f"{entry['bytes'] / 2**20:7.1f} MB  {seconds:5.1f} s", flush=True)

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "planner/float32_shadow.h"
 #include "runtime/cpu/half_convert.h"
 
 namespace onepool::cpu {
@@ -15,71 +16,9 @@ namespace {
 constexpr size_t kBufferAlignment = 64;
 constexpr int64_t kConversionChunk = 16384;  // elements per thread-pool part
 
-bool is_half(DType dtype) { return dtype == DType::kFloat16 || dtype == DType::kBFloat16; }
-
 size_t aligned(size_t bytes) {
   return (bytes + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
 }
-
-HostTensor widen_to_float32(const HostTensor& half) {
-  HostTensor wide;
-  wide.dtype = DType::kFloat32;
-  wide.shape = half.shape;
-  const auto count = static_cast<size_t>(half.element_count());
-  wide.data.resize(count * sizeof(float));
-  const auto* source = half.as<uint16_t>();
-  auto* destination = wide.as_mutable<float>();
-  if (half.dtype == DType::kFloat16) {
-    half_to_float_array(source, destination, count);
-  } else {
-    bfloat_to_float_array(source, destination, count);
-  }
-  return wide;
-}
-
-// `node` alone in a graph of its own, every half value retyped float32 and every half weight
-// widened: what the float32 kernel factory sees.
-class Float32Shadow {
- public:
-  Float32Shadow(const Graph& graph, const Node& node) : source_(graph) {
-    graph_.name = graph.name;
-    graph_.opset = graph.opset;
-    Node copy = node;
-    for (ValueId& id : copy.inputs) id = retyped(id);
-    for (ValueId& id : copy.outputs) id = retyped(id);
-    graph_.nodes.push_back(std::move(copy));
-    graph_.rebuild_edges();
-  }
-  const Graph& graph() const { return graph_; }
-  const Node& node() const { return graph_.nodes.front(); }
-
- private:
-  ValueId retyped(ValueId id) {
-    if (id == kNoValue) return kNoValue;
-    for (const auto& [original, copy] : mapped_) {
-      if (original == id) return copy;
-    }
-    const Value& value = source_.values[static_cast<size_t>(id)];
-    Value copy;
-    copy.name = value.name;
-    copy.dtype = is_half(value.dtype) ? DType::kFloat32 : value.dtype;
-    copy.shape = value.shape;
-    copy.kind = value.kind;
-    copy.is_graph_output = value.is_graph_output;
-    if (value.kind == ValueKind::kWeight) {
-      const HostTensor& weight = source_.weight(id);
-      copy.weight_index = static_cast<int32_t>(graph_.weights.size());
-      graph_.weights.push_back(is_half(weight.dtype) ? widen_to_float32(weight) : weight);
-    }
-    const ValueId copy_id = graph_.add_value(std::move(copy));
-    mapped_.emplace_back(id, copy_id);
-    return copy_id;
-  }
-
-  const Graph& source_;
-  Graph graph_;
-  std::vector<std::pair<ValueId, ValueId>> mapped_;
-};
 
 // How one input or output of the node reaches the float32 kernel.
 struct Conversion {
@@ -101,7 +40,7 @@ std::vector<Conversion> plan_conversions(const Graph& graph, const std::vector<V
   for (size_t i = 0; i < ids.size(); ++i) {
     if (ids[i] == kNoValue) continue;
     const Value& value = graph.values[static_cast<size_t>(ids[i])];
-    if (!is_half(value.dtype)) continue;
+    if (!is_half_dtype(value.dtype)) continue;
     Conversion& conversion = conversions[i];
     conversion.half_dtype = value.dtype;
     conversion.count = static_cast<size_t>(value.shape.element_count());
@@ -238,15 +177,6 @@ Expected<PreparedKernel> prepare_with_float32_compute(KernelFactory factory, con
 }
 
 }  // namespace
-
-bool node_touches_half_types(const Graph& graph, const Node& node) {
-  for (const std::vector<ValueId>* ids : {&node.inputs, &node.outputs}) {
-    for (ValueId id : *ids) {
-      if (id != kNoValue && is_half(graph.values[static_cast<size_t>(id)].dtype)) return true;
-    }
-  }
-  return false;
-}
 
 Expected<PreparedKernel> prepare_cpu_kernel(KernelFactory factory, const Graph& graph,
                                             const Node& node) {

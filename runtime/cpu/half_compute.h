@@ -15,9 +15,6 @@
 
 namespace onepool::cpu {
 
-/// True when an input or output of `node` is float16 or bfloat16.
-bool node_touches_half_types(const Graph& graph, const Node& node);
-
 /// Prepares `node` with `factory`; when the kernel refuses it as kUnsupported and the node reads
 /// or writes a half type, prepares the float32 kernel of the same node inside the adapter instead.
 /// Any other error is returned as the factory gave it.

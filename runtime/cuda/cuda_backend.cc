@@ -11,6 +11,7 @@
 #include "runtime/cuda/cuda_check.h"
 #include "runtime/node_bindings.h"
 #include "runtime/cuda/cuda_device.h"
+#include "runtime/cuda/half_compute.h"
 #include "runtime/device_resource_cache.h"
 
 namespace onepool::cuda {
@@ -114,7 +115,8 @@ Status CudaBackend::prepare(const Model& model, NodeMemoryNeeds& needs) {
                            node.domain.empty() ? "" : node.domain + ".", node.op_type,
                            "' (dtype ", dtype, ") has no CUDA kernel");
     } else {
-      Expected<CudaPreparedKernel> prepared = factory(CudaNodeContext(*graph_ir_, node, options_));
+      Expected<CudaPreparedKernel> prepared =
+          prepare_cuda_kernel(factory, *graph_ir_, node, options_);
       if (prepared) {
         kernels_[n] = std::move(prepared).value();
         needs.workspace_bytes[n] = kernels_[n].workspace_bytes;

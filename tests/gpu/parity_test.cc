@@ -280,11 +280,26 @@ std::optional<nlohmann::json> read_manifest(std::string& dir) {
   return nlohmann::json::parse(file, nullptr, false);
 }
 
+// A model the manifest marks CPU-only: creating a CUDA Session must fail as kUnsupported,
+// listing its nodes (never run something else silently).
+void check_refused_on_cuda(const std::shared_ptr<const Model>& model, const std::string& name,
+                           const std::string& reason) {
+  Expected<std::unique_ptr<Session>> session = Session::create(model, cuda_options(true));
+  CHECK_MESSAGE(!session.has_value(), name, " is CPU-only (", reason, ") but CUDA accepted it");
+  if (!session) {
+    CHECK_MESSAGE(session.status().code() == StatusCode::kUnsupported, name, ": ",
+                  session.status().to_string());
+  }
+  MESSAGE(name, ": CPU only (", reason, "), refused on CUDA as expected");
+}
+
 }  // namespace
 
 // Every generated model, CUDA vs CPU within 1e-3 absolute + 1e-3 relative (deep models
-// accumulate float rounding differently on the two backends), graph on and off, two runs with
-// different random inputs. One failing model does not stop the others.
+// accumulate float rounding differently on the two backends; half-precision models carry a
+// wider parity_tolerance in the manifest), graph on and off, two runs with different random
+// inputs; a model the manifest marks cpu_only must be refused on CUDA. One failing model does
+// not stop the others.
 TEST_CASE("model suite parity, CUDA graph on and off") {
   require_device();
   std::string dir;
@@ -296,8 +311,17 @@ TEST_CASE("model suite parity, CUDA graph on and off") {
     Expected<std::shared_ptr<const Model>> model = load_manifest_model(dir, entry);
     CHECK_MESSAGE(model.has_value(), name, ": ", model.status().to_string());
     if (!model) continue;
+    if (entry.contains("cpu_only")) {
+      check_refused_on_cuda(*model, name, entry["cpu_only"].get<std::string>());
+      continue;
+    }
+    double atol = 1e-3, rtol = 1e-3;
+    if (entry.contains("parity_tolerance")) {
+      atol = entry["parity_tolerance"][0].get<double>();
+      rtol = entry["parity_tolerance"][1].get<double>();
+    }
     check_parity(*model, {model_inputs(**model, entry, 1000), model_inputs(**model, entry, 2000)},
-                 name, 1e-3, 1e-3);
+                 name, atol, rtol);
   }
 }
 

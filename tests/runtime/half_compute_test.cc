@@ -15,11 +15,6 @@
 namespace onepool::testing {
 namespace {
 
-using cpu::bfloat_bits_to_float;
-using cpu::float_to_bfloat_bits;
-using cpu::float_to_half_bits;
-using cpu::half_bits_to_float;
-
 std::vector<uint16_t> to_bits(DType dtype, const std::vector<float>& values) {
   std::vector<uint16_t> bits;
   for (float v : values) {

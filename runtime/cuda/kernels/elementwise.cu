@@ -1,6 +1,9 @@
 // Elementwise kernels: one broadcasting binary kernel per element type (the op is a run-time
 // switch, so there are only 3 instantiations), Where, unary ops, Cast and the bias + activation
 // epilogue shared by Conv / ConvTranspose / Gemm / MatMul.
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include <cmath>
 #include <type_traits>
 
@@ -112,14 +115,20 @@ __device__ inline double load_as_double(ElemType type, const void* p, int64_t i)
     case ElemType::kInt64: return static_cast<double>(static_cast<const int64_t*>(p)[i]);
     case ElemType::kBool: return static_cast<const bool*>(p)[i] ? 1.0 : 0.0;
     case ElemType::kInt32: return static_cast<const int32_t*>(p)[i];
+    case ElemType::kFloat16:
+      return __half2float(__ushort_as_half(static_cast<const unsigned short*>(p)[i]));
+    case ElemType::kBFloat16:
+      return __bfloat162float(__ushort_as_bfloat16(static_cast<const unsigned short*>(p)[i]));
   }
   return 0.0;
 }
 
 __device__ inline int64_t load_as_int(ElemType type, const void* p, int64_t i) {
   switch (type) {
-    case ElemType::kFloat32: {
-      const float v = static_cast<const float*>(p)[i];
+    case ElemType::kFloat32:
+    case ElemType::kFloat16:
+    case ElemType::kBFloat16: {
+      const float v = static_cast<float>(load_as_double(type, p, i));
       if (!(v == v)) return 0;  // NaN: undefined in ONNX; pick 0 deterministically
       if (v >= 9.2233720368547758e18f) return INT64_MAX;
       if (v <= -9.2233720368547758e18f) return INT64_MIN;
@@ -143,6 +152,14 @@ __global__ void cast_kernel(ElemType from, ElemType to, const void* x, void* y, 
         static_cast<int32_t*>(y)[i] = static_cast<int32_t>(load_as_int(from, x, i));
         break;
       case ElemType::kBool: static_cast<bool*>(y)[i] = load_as_double(from, x, i) != 0.0; break;
+      case ElemType::kFloat16:  // through float32, rounding to nearest even, as the CPU does
+        static_cast<unsigned short*>(y)[i] =
+            __half_as_ushort(__float2half_rn(static_cast<float>(load_as_double(from, x, i))));
+        break;
+      case ElemType::kBFloat16:
+        static_cast<unsigned short*>(y)[i] = __bfloat16_as_ushort(
+            __float2bfloat16_rn(static_cast<float>(load_as_double(from, x, i))));
+        break;
     }
   }
 }

@@ -42,6 +42,8 @@ bool find_binary(const std::string& name, BinaryOp& op) {
 
 // Whether element type `type` is valid for `op`.
 bool binary_type_ok(BinaryOp op, ElemType type) {
+  // Half types reach these ops as float32 (runtime/cuda/half_compute.h).
+  if (type == ElemType::kFloat16 || type == ElemType::kBFloat16) return false;
   if (op >= BinaryOp::kAnd) return type == ElemType::kBool;
   if (op == BinaryOp::kMod) return type == ElemType::kInt64;
   if (op == BinaryOp::kEqual) return type != ElemType::kInt32;

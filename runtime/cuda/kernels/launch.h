@@ -15,8 +15,11 @@ namespace onepool::cuda {
 
 constexpr int kMaxDims = 8;
 
-/// Element types the device kernels know.
-enum class ElemType : int32_t { kFloat32 = 0, kInt64 = 1, kBool = 2, kInt32 = 3 };
+/// Element types the device kernels know. The half types (bits in uint16_t) are read and written
+/// by Cast only; other float kernels see them as float32 through runtime/cuda/half_compute.h.
+enum class ElemType : int32_t {
+  kFloat32 = 0, kInt64 = 1, kBool = 2, kInt32 = 3, kFloat16 = 4, kBFloat16 = 5
+};
 
 // --- elementwise.cu --------------------------------------------------------------------------
 

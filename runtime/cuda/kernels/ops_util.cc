@@ -10,6 +10,8 @@ bool elem_type_of(DType dtype, ElemType& type) {
     case DType::kInt64: type = ElemType::kInt64; return true;
     case DType::kBool: type = ElemType::kBool; return true;
     case DType::kInt32: type = ElemType::kInt32; return true;
+    case DType::kFloat16: type = ElemType::kFloat16; return true;
+    case DType::kBFloat16: type = ElemType::kBFloat16; return true;
     default: return false;
   }
 }

@@ -1,0 +1,135 @@
+// The float32-compute adapter for half-type nodes on CUDA (see half_compute.h).
+#include "runtime/cuda/half_compute.h"
+
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include "planner/float32_shadow.h"
+#include "runtime/cuda/cuda_check.h"
+#include "runtime/cuda/kernels/launch.h"
+
+namespace onepool::cuda {
+namespace {
+
+// A half input or output of the node and its float32 buffer at `offset` in the workspace.
+struct Conversion {
+  bool converted = false;
+  ElemType half_type = ElemType::kFloat16;
+  size_t offset = 0;
+  int64_t count = 0;
+};
+
+std::vector<Conversion> plan_conversions(const Graph& graph, const std::vector<ValueId>& ids,
+                                         size_t& bytes) {
+  std::vector<Conversion> conversions(ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i] == kNoValue) continue;
+    const Value& value = graph.values[static_cast<size_t>(ids[i])];
+    if (!is_half_dtype(value.dtype)) continue;
+    Conversion& conversion = conversions[i];
+    conversion.converted = true;
+    conversion.half_type =
+        value.dtype == DType::kFloat16 ? ElemType::kFloat16 : ElemType::kBFloat16;
+    conversion.count = value.shape.element_count();
+    conversion.offset = bytes;
+    bytes += align_256(static_cast<size_t>(conversion.count) * sizeof(float));
+  }
+  return conversions;
+}
+
+std::vector<TensorView> shadow_views(const Graph& shadow, const std::vector<ValueId>& ids) {
+  std::vector<TensorView> views(ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i] == kNoValue) continue;
+    const Value& value = shadow.values[static_cast<size_t>(ids[i])];
+    // The device index is copied from the node's own views on every run.
+    views[i] = TensorView{nullptr, value.dtype, value.shape, Device{DeviceKind::kCuda, 0}};
+  }
+  return views;
+}
+
+class Float32ComputeKernel final : public CudaKernel {
+ public:
+  Float32ComputeKernel(const Graph& graph, const Node& node, const Float32Shadow& shadow,
+                       std::unique_ptr<CudaKernel> inner)
+      : inner_(std::move(inner)) {
+    inputs_ = plan_conversions(graph, node.inputs, conversion_bytes_);
+    outputs_ = plan_conversions(graph, node.outputs, conversion_bytes_);
+    inner_inputs_ = shadow_views(shadow.graph(), shadow.node().inputs);
+    inner_outputs_ = shadow_views(shadow.graph(), shadow.node().outputs);
+  }
+  size_t conversion_bytes() const { return conversion_bytes_; }
+
+  Status enqueue(const CudaRunContext& context) override {
+    std::byte* buffers = context.workspace;
+    for (size_t i = 0; i < inputs_.size(); ++i) {
+      inner_inputs_[i].data = context.inputs[i].data;
+      inner_inputs_[i].device = context.inputs[i].device;
+      if (!inputs_[i].converted) continue;
+      inner_inputs_[i].data = buffers + inputs_[i].offset;
+      ONEPOOL_LAUNCH_RETURN_IF_ERROR(launch_cast(inputs_[i].half_type, ElemType::kFloat32,
+                                                 context.inputs[i].data, inner_inputs_[i].data,
+                                                 inputs_[i].count, context.stream));
+    }
+    for (size_t i = 0; i < outputs_.size(); ++i) {
+      inner_outputs_[i].data =
+          outputs_[i].converted ? buffers + outputs_[i].offset : context.outputs[i].data;
+      inner_outputs_[i].device = context.outputs[i].device;
+    }
+    CudaRunContext inner_context = context;
+    inner_context.inputs = inner_inputs_;
+    inner_context.outputs = inner_outputs_;
+    inner_context.workspace = buffers + conversion_bytes_;
+    inner_context.workspace_bytes = context.workspace_bytes - conversion_bytes_;
+    ONEPOOL_RETURN_IF_ERROR(inner_->enqueue(inner_context));
+    for (size_t i = 0; i < outputs_.size(); ++i) {
+      if (!outputs_[i].converted) continue;
+      ONEPOOL_LAUNCH_RETURN_IF_ERROR(launch_cast(ElemType::kFloat32, outputs_[i].half_type,
+                                                 inner_outputs_[i].data, context.outputs[i].data,
+                                                 outputs_[i].count, context.stream));
+    }
+    return Status::ok();
+  }
+
+ private:
+  std::unique_ptr<CudaKernel> inner_;
+  std::vector<Conversion> inputs_;
+  std::vector<Conversion> outputs_;
+  std::vector<TensorView> inner_inputs_;  // sized at prepare: enqueue() only sets data pointers
+  std::vector<TensorView> inner_outputs_;
+  size_t conversion_bytes_ = 0;
+};
+
+Expected<CudaPreparedKernel> prepare_with_float32_compute(CudaKernelFactory factory,
+                                                          const Graph& graph, const Node& node,
+                                                          const CudaBackendOptions& options) {
+  const Float32Shadow shadow(graph, node);
+  ONEPOOL_ASSIGN_OR_RETURN(CudaPreparedKernel inner,
+                           factory(CudaNodeContext(shadow.graph(), shadow.node(), options)));
+  auto kernel =
+      std::make_unique<Float32ComputeKernel>(graph, node, shadow, std::move(inner.kernel));
+  CudaPreparedKernel prepared;
+  prepared.workspace_bytes = align_256(kernel->conversion_bytes()) + inner.workspace_bytes;
+  prepared.kernel = std::move(kernel);
+  return prepared;
+}
+
+}  // namespace
+
+Expected<CudaPreparedKernel> prepare_cuda_kernel(CudaKernelFactory factory, const Graph& graph,
+                                                 const Node& node,
+                                                 const CudaBackendOptions& options) {
+  Expected<CudaPreparedKernel> native = factory(CudaNodeContext(graph, node, options));
+  if (native || native.status().code() != StatusCode::kUnsupported ||
+      !node_touches_half_types(graph, node)) {
+    return native;
+  }
+  Expected<CudaPreparedKernel> widened =
+      prepare_with_float32_compute(factory, graph, node, options);
+  // No float32 kernel either: the native error names the half dtype the user has.
+  if (!widened && widened.status().code() == StatusCode::kUnsupported) return native;
+  return widened;
+}
+
+}  // namespace onepool::cuda
