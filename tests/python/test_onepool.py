@@ -3,6 +3,7 @@
 evaluating the same weights, with the CLI's saved outputs, and its plan with `onepool plan`'s."""
 
 import json
+import os
 import subprocess
 import threading
 
@@ -256,3 +257,48 @@ def test_dtypes_map_to_numpy(tmp_path, dtype, op, elem_type):
     y = s.run({"x": x})["y"]
     assert y.dtype == np.dtype(dtype)
     np.testing.assert_array_equal(y, expected)
+
+
+def test_outputs_come_back_in_model_or_requested_order(mlp_path):
+    # cnn_fp16: input float32[1,3,64,64] -> mask float32[1,1,64,64], probs float32[1,4].
+    s = onepool.Session(mlp_path.parent / "cnn_fp16.onnx")
+    x = np.random.default_rng(3).standard_normal((1, 3, 64, 64)).astype(np.float32)
+    everything = s.run({"input": x})
+    assert [(k, v.shape) for k, v in everything.items()] == [("mask", (1, 1, 64, 64)), ("probs", (1, 4))]
+    chosen = s.run({"input": x}, outputs=["probs", "mask"])
+    assert list(chosen) == ["probs", "mask"]
+    for name in chosen:
+        np.testing.assert_array_equal(chosen[name], everything[name])
+
+
+NODE_TESTS = "/usr/share/libonnx-testdata/data/node"
+
+
+def load_pb(path):
+    tensor = onnx.TensorProto()
+    tensor.ParseFromString(open(path, "rb").read())
+    return onnx.numpy_helper.to_array(tensor)
+
+
+@pytest.mark.skipif(not os.path.isdir(NODE_TESTS), reason="libonnx-testdata is not installed")
+def test_shape_inputs_bound_by_values():
+    # test_slice: y = x[0:3, 0:10] of x float32[20,10,5]; starts/ends/axes/steps are shape inputs.
+    case = os.path.join(NODE_TESTS, "test_slice")
+    data = os.path.join(case, "test_data_set_0")
+    values = {name: load_pb(os.path.join(data, f"input_{i}.pb"))
+              for i, name in enumerate(["x", "starts", "ends", "axes", "steps"])}
+    s = onepool.Session(os.path.join(case, "model.onnx"),
+                        values={k: v for k, v in values.items() if k != "x"})
+    assert [i.name for i in s.inputs] == ["x"]
+    y = s.run({"x": values["x"]})["y"]
+    np.testing.assert_array_equal(y, load_pb(os.path.join(data, "output_0.pb")))
+    with pytest.raises(onepool.InvalidArgumentError, match="'starts': a shape input, bound at load"):
+        s.run({"x": values["x"], "starts": values["starts"]})
+
+
+def test_shapes_bind_the_batch(mlp_path):
+    # shapes={"x": [2, 784]} binds batch=2: probs is [2, 10], each row the row's own result.
+    s = onepool.Session(mlp_path, shapes={"x": [2, 784]})
+    assert s.inputs[0].shape == (2, 784) and s.outputs[0].shape == (2, 10)
+    x = np.random.default_rng(11).standard_normal((2, 784)).astype(np.float32)
+    np.testing.assert_allclose(s.run({"x": x})["probs"], reference_mlp(mlp_path, x), rtol=1e-4, atol=1e-6)
