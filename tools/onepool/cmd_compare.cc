@@ -3,6 +3,7 @@
 #include "tools/onepool/cmd_compare.h"
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 
 #include "tools/onepool/cli_common.h"
@@ -212,7 +213,8 @@ bool validate_finite(const Reference& candidate) {
   for (size_t i = 0; i < candidate.outputs.size(); ++i) {
     const NonFinite found = first_non_finite(candidate.outputs[i]);
     if (found.index < 0) continue;
-    std::printf("NON-FINITE %s: %g at index %lld\n", candidate.names[i].c_str(), found.value,
+    const char* what = std::isnan(found.value) ? "NaN" : found.value > 0 ? "+Inf" : "-Inf";
+    std::printf("NON-FINITE %s: %s at index %lld\n", candidate.names[i].c_str(), what,
                 static_cast<long long>(found.index));
     all_finite = false;
   }
@@ -220,14 +222,26 @@ bool validate_finite(const Reference& candidate) {
   return all_finite;
 }
 
+// The first tensor that differs only element by element, when it is not the divergence itself.
+void print_elementwise_note(const Divergence& d, const CompareFlags& flags) {
+  if (!d.elementwise_found || (d.found && d.elementwise.tensor == d.tensor)) return;
+  const TensorDifference& e = d.elementwise;
+  std::printf("layerwise: note: element by element (atol %.1g + rtol %.1g x |value|) the first "
+              "difference is at node '%s' (%s), output '%s': max abs diff %.3g where the "
+              "tensor's values reach %.3g\n",
+              flags.atol, flags.rtol, e.node.c_str(), e.op.c_str(), e.tensor.c_str(),
+              e.max_abs_diff, e.scale);
+}
+
 void print_divergence(const Divergence& d, const CompareFlags& flags) {
   std::printf("layerwise: %d tensor(s) in both runs compared in the candidate's order%s; %d "
               "candidate tensor(s) skipped, the reference has none of that name (optimization "
               "renamed them)\n",
               d.compared, d.found ? " up to the first divergence" : "", d.candidate_only);
+  print_elementwise_note(d, flags);
   if (!d.found) {
-    std::printf("layerwise: no divergence beyond atol %.1g + rtol %.1g; largest max abs diff "
-                "%.3g (%s)\n",
+    std::printf("layerwise: no divergence beyond atol %.1g + rtol %.1g x the tensor's largest "
+                "|value|; largest max abs diff %.3g (%s)\n",
                 flags.atol, flags.rtol, d.largest_diff, d.largest_at.c_str());
     return;
   }
@@ -238,10 +252,10 @@ void print_divergence(const Divergence& d, const CompareFlags& flags) {
     return;
   }
   std::printf("layerwise: first divergence at node '%s' (%s), output '%s': max abs diff %.3g, "
-              "%lld element(s) outside atol %.1g + rtol %.1g, first at index %lld: got %.7g, "
-              "expected %.7g (reference: %s)\n",
+              "%lld element(s) outside atol %.1g + rtol %.1g x %.3g (the tensor's largest "
+              "|value|), first at index %lld: got %.7g, expected %.7g (reference: %s)\n",
               d.node.c_str(), d.op.c_str(), d.tensor.c_str(), c.max_abs_diff,
-              static_cast<long long>(c.mismatches), flags.atol, flags.rtol,
+              static_cast<long long>(c.mismatches), flags.atol, flags.rtol, d.scale,
               static_cast<long long>(c.first_mismatch), c.first_actual, c.first_expected,
               d.reference_node.c_str());
 }
@@ -299,8 +313,9 @@ void add_compare_options(CLI::App& compare, CompareFlags& flags) {
   compare.add_option("--rtol", flags.rtol, "relative tolerance")->capture_default_str();
   compare.add_flag("--layerwise", flags.layerwise,
                    "make every intermediate an output in both runs and name the first node "
-                   "(candidate's order) whose output differs; tensors that optimization fused "
-                   "away exist only in the reference and are skipped");
+                   "(candidate's order) whose output differs beyond atol + rtol x the tensor's "
+                   "largest |value| (the first element-by-element difference is noted); "
+                   "tensors that optimization fused away exist only in the reference");
   compare.add_flag("--validate", flags.validate,
                    "fail when a candidate output holds a NaN or Inf (names the output and index)");
   compare.add_option("--debug-perturb", flags.model.debug_perturb,

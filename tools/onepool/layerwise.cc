@@ -23,6 +23,17 @@ std::string reference_producer(const Model& reference, const std::string& name) 
   return describe_node(graph.nodes[static_cast<size_t>(producer)]);
 }
 
+// Records the first tensor that fails the element-by-element check.
+void note_elementwise(const Node& node, const std::string& tensor, const HostTensor& actual,
+                      const HostTensor& expected, double scale, double atol, double rtol,
+                      Divergence& result) {
+  if (result.elementwise_found) return;
+  const Comparison plain = compare_tensors(actual, expected, atol, rtol);
+  if (plain.match) return;
+  result.elementwise_found = true;
+  result.elementwise = TensorDifference{node.name, node.op_type, tensor, plain.max_abs_diff, scale};
+}
+
 }  // namespace
 
 Expected<std::shared_ptr<const Model>> with_intermediate_outputs(const Model& model,
@@ -61,8 +72,11 @@ Divergence first_divergence(const Model& candidate, const std::vector<HostTensor
         continue;
       }
       ++result.compared;
-      result.comparison = compare_tensors(candidate_outputs[actual->second],
-                                          reference_outputs[expected->second], atol, rtol);
+      const HostTensor& got = candidate_outputs[actual->second];
+      const HostTensor& want = reference_outputs[expected->second];
+      result.scale = max_abs_value(want);
+      result.comparison = compare_tensors(got, want, atol + rtol * result.scale, rtol);
+      note_elementwise(node, name, got, want, result.scale, atol, rtol, result);
       if (result.comparison.max_abs_diff > result.largest_diff || result.largest_at.empty()) {
         result.largest_diff = result.comparison.max_abs_diff;
         result.largest_at = name;

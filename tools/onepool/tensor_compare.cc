@@ -84,6 +84,16 @@ NonFinite first_non_finite(const HostTensor& tensor) {
   return {};
 }
 
+double max_abs_value(const HostTensor& tensor) {
+  if (!is_float(tensor.dtype)) return 0.0;
+  double largest = 0.0;
+  for (int64_t i = 0; i < tensor.element_count(); ++i) {
+    const double value = std::fabs(value_at(tensor, i));
+    if (std::isfinite(value)) largest = std::max(largest, value);
+  }
+  return largest;
+}
+
 std::string summarize_tensor(const HostTensor& tensor, int print_values) {
   const int64_t count = tensor.element_count();
   double low = std::numeric_limits<double>::infinity();

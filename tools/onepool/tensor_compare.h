@@ -30,6 +30,9 @@ struct NonFinite {
 };
 NonFinite first_non_finite(const HostTensor& tensor);
 
+/// The largest |value| among the finite elements (0 for an integer, bool or empty tensor).
+double max_abs_value(const HostTensor& tensor);
+
 /// "min -0.51 max 3.2 mean 0.12 | first: 0.1 0.2 ..." for a run summary.
 std::string summarize_tensor(const HostTensor& tensor, int print_values);
 
