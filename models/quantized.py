@@ -250,3 +250,7 @@ MODELS = {
     "transformer_dynamic_int8": (transformer_dynamic_int8,
                                  {"input": ("float32", [1, 32, 64], None)}),
 }
+# The CUDA backend has no integer kernels yet: it must refuse these, naming their nodes.
+CPU_ONLY = {name: "no CUDA kernels for QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, "
+                  "ConvInteger, MatMulInteger, QLinearConv, QLinearMatMul"
+            for name in MODELS}

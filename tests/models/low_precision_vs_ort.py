@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """The generated float16 / bfloat16 models against ONNX Runtime (bench/compare_ort) and against
-their float32 twins (same rounded weights, float32 compute).
+their float32 twins (same rounded weights, float32 compute); the int8 models against ONNX Runtime.
 
   low_precision_vs_ort.py SOURCE_DIR MODELS_DIR CLI WORK_DIR
 
@@ -8,7 +8,10 @@ Checks, on the same seeded inputs: cnn_fp16 matches ONNX Runtime at atol = rtol 
 float32 twin matches ONNX Runtime at the float32 tolerances (atol 1e-4, rtol 1e-3); each half
 model's outputs are within atol = rtol = 1e-2 of its twin's. ONNX Runtime's CPU provider has no
 bfloat16 kernels, so mlp_bf16 is compared with its twin only. Prints each model's max error
-against its twin next to ONNX Runtime's. Exits 77 (skipped) without node or onnxruntime-node.
+against its twin next to ONNX Runtime's. The QDQ and dynamically quantized CNNs must match ONNX
+Runtime exactly (atol = rtol = 0, integer and float outputs); the quantized transformer block's
+float output at the float32 tolerances (its LayerNormalization rounds differently from ONNX
+Runtime's in the last bit). Exits 77 (skipped) without node or onnxruntime-node.
 """
 import json
 import os
@@ -21,6 +24,8 @@ import numpy as np
 HALF_TOLERANCE = 1e-2
 TWINS = {"cnn_fp16": "cnn_fp16_twin32", "mlp_bf16": "mlp_bf16_twin32"}
 ORT_RUNS = {"cnn_fp16"}  # the half models ONNX Runtime's CPU provider can run
+EXACT_INT8 = ["cnn_dynamic_int8", "cnn_qdq_int8"]
+CLOSE_INT8 = ["transformer_dynamic_int8"]
 
 
 def read_outputs(directory):
@@ -71,6 +76,8 @@ def main():
     ok = compare_ort(source, models_dir, cli, work, sorted(ORT_RUNS), HALF_TOLERANCE,
                      HALF_TOLERANCE)
     ok &= compare_ort(source, models_dir, cli, work, sorted(TWINS.values()), 1e-4, 1e-3)
+    ok &= compare_ort(source, models_dir, cli, work, EXACT_INT8, 0, 0)
+    ok &= compare_ort(source, models_dir, cli, work, CLOSE_INT8, 1e-4, 1e-3)
     print(f"{'model':10s} {'ours vs twin':>14s} {'ORT vs twin':>14s}  within 1e-2")
     for half, twin in sorted(TWINS.items()):
         reference = read_outputs(os.path.join(work, twin, "ort"))
