@@ -29,10 +29,11 @@ Expected<size_t> find_perturbed_node(const Graph& graph, const SessionOptions& o
     const Value* value = out == kNoValue ? nullptr : &graph.values[static_cast<size_t>(out)];
     if (value == nullptr || value->bytes() == 0 ||
         (value->dtype != DType::kFloat32 && value->dtype != DType::kFloat64)) {
-      return make_status(StatusCode::kInvalidArgument, "debug_perturb_node: ",
-                         describe_node(node), ": expected a non-empty float32 or float64 output ",
-                         "0, got ", value == nullptr ? "none" : str_cat(dtype_name(value->dtype),
-                                                                       " ", value->shape.to_string()));
+      const std::string got =
+          value == nullptr ? "none"
+                           : str_cat(dtype_name(value->dtype), " ", value->shape.to_string());
+      return make_status(StatusCode::kInvalidArgument, "debug_perturb_node: ", describe_node(node),
+                         ": expected a non-empty float32 or float64 output 0, got ", got);
     }
     return n;
   }
@@ -40,8 +41,7 @@ Expected<size_t> find_perturbed_node(const Graph& graph, const SessionOptions& o
                      "' in the model as loaded (optimization may have fused or removed it)");
 }
 
-Status set_debug_perturbation(Backend& backend, const Graph& graph,
-                              const SessionOptions& options) {
+Status set_debug_perturbation(Backend& backend, const Graph& graph, const SessionOptions& options) {
   ONEPOOL_ASSIGN_OR_RETURN(const size_t node, find_perturbed_node(graph, options));
   if (backend.set_debug_perturbation(node, options.debug_perturb_value)) return Status::ok();
   return make_status(StatusCode::kUnsupported, "debug_perturb_node is not supported on ",

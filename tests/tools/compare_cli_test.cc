@@ -3,7 +3,6 @@
 // NaN/Inf, and the exit statuses 0 match, 1 mismatch, 2 usage, 3 could not run. The broken
 // kernel is the testing aid --debug-perturb NODE (SessionOptions::debug_perturb_node).
 #include <doctest/doctest.h>
-
 #include <onnx/onnx_pb.h>
 
 #include <fstream>
@@ -69,8 +68,7 @@ TEST_CASE("compare: the reference agrees with the default configuration") {
   };
   for (const Case& c : cases) {
     CAPTURE(c.args);
-    const CommandResult result =
-        compare(dir, c.args + " --ref reference --layerwise --validate");
+    const CommandResult result = compare(dir, c.args + " --ref reference --layerwise --validate");
     CHECK_MESSAGE(result.exit_code == 0, result.output);
     CHECK(has(result.output, "--optimize none --algorithm linear --aliasing off"));
     CHECK(has(result.output, c.compared));
@@ -90,18 +88,17 @@ TEST_CASE("compare: --layerwise names the first diverging node") {
     CAPTURE(node);
     const CommandResult result = compare(dir, model + " --debug-perturb " + node);
     CHECK_MESSAGE(result.exit_code == 1, result.output);
-    CHECK_MESSAGE(has(result.output, std::string("first divergence at node '") + node +
-                                         "' (Conv)"),
+    CHECK_MESSAGE(has(result.output, std::string("first divergence at node '") + node + "' (Conv)"),
                   result.output);
     CHECK(has(result.output, "max abs diff 1, 1 element(s) outside"));
     CHECK(has(result.output, "first at index 0"));
     CHECK(has(result.output, "compare: FAIL"));
   }
-  const CommandResult raw =
-      compare(dir, model + " --optimize none --debug-perturb layer1.0.conv1");
+  const CommandResult raw = compare(dir, model + " --optimize none --debug-perturb layer1.0.conv1");
   CHECK_MESSAGE(raw.exit_code == 1, raw.output);
-  CHECK_MESSAGE(has(raw.output, "first divergence at node 'layer1.0.conv1' (Conv), output "
-                                "'layer1.0.conv1'"),
+  CHECK_MESSAGE(has(raw.output,
+                    "first divergence at node 'layer1.0.conv1' (Conv), output "
+                    "'layer1.0.conv1'"),
                 raw.output);
 }
 
@@ -130,15 +127,15 @@ TEST_CASE("compare: --validate fails on NaN") {
 // needs a run to compare with, a negative tolerance), and never 1, which means "mismatch".
 TEST_CASE("compare: exit statuses tell a mismatch from a failure") {
   ScratchDir dir("onepool_compare_cli");
-  const CommandResult missing = compare(dir, shell_quote(dir.file("none.onnx")) + " --ref reference");
+  const CommandResult missing =
+      compare(dir, shell_quote(dir.file("none.onnx")) + " --ref reference");
   CHECK_MESSAGE(missing.exit_code == 3, missing.output);
-  const CommandResult no_node = compare(dir, generated("mlp.onnx") +
-                                                 " --dim batch=1 --ref reference --debug-perturb nope");
+  const CommandResult no_node =
+      compare(dir, generated("mlp.onnx") + " --dim batch=1 --ref reference --debug-perturb nope");
   CHECK_MESSAGE(no_node.exit_code == 3, no_node.output);
   CHECK(has(no_node.output, "no node named 'nope'"));
-  const CommandResult dir_layerwise =
-      compare(dir, generated("mlp.onnx") + " --dim batch=1 --ref " +
-                       shell_quote(dir.file("")) + " --layerwise");
+  const CommandResult dir_layerwise = compare(dir, generated("mlp.onnx") + " --dim batch=1 --ref " +
+                                                       shell_quote(dir.file("")) + " --layerwise");
   CHECK_MESSAGE(dir_layerwise.exit_code == 2, dir_layerwise.output);
   CHECK(has(dir_layerwise.output, "--layerwise needs a reference run"));
   const CommandResult negative =

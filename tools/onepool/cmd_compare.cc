@@ -89,8 +89,9 @@ void print_reference(const CompareFlags& flags, const ModelFlags& ref) {
     std::printf("reference: %s, otherwise the candidate's configuration\n", ref.device.c_str());
     return;
   }
-  std::printf("reference: cpu, --optimize none --algorithm linear --aliasing off (every tensor "
-              "its own bytes) --threads 1; the same CPU kernels (OnePool has no second set)\n");
+  std::printf(
+      "reference: cpu, --optimize none --algorithm linear --aliasing off (every tensor "
+      "its own bytes) --threads 1; the same CPU kernels (OnePool has no second set)\n");
 }
 
 // Views of `inputs` (in `order`'s input order) in `model`'s input order, matched by name.
@@ -200,9 +201,9 @@ bool compare_outputs(const Reference& candidate, const Reference& reference,
   bool all_match = true;
   for (size_t i = 0; i < candidate.outputs.size(); ++i) {
     const std::string& name = candidate.names[i];
-    all_match = report_comparison(name, candidate.outputs[i], find_output(reference, name),
-                                  flags) &&
-                all_match;
+    all_match =
+        report_comparison(name, candidate.outputs[i], find_output(reference, name), flags) &&
+        all_match;
   }
   return all_match;
 }
@@ -226,38 +227,42 @@ bool validate_finite(const Reference& candidate) {
 void print_elementwise_note(const Divergence& d, const CompareFlags& flags) {
   if (!d.elementwise_found || (d.found && d.elementwise.tensor == d.tensor)) return;
   const TensorDifference& e = d.elementwise;
-  std::printf("layerwise: note: element by element (atol %.1g + rtol %.1g x |value|) the first "
-              "difference is at node '%s' (%s), output '%s': max abs diff %.3g where the "
-              "tensor's values reach %.3g\n",
-              flags.atol, flags.rtol, e.node.c_str(), e.op.c_str(), e.tensor.c_str(),
-              e.max_abs_diff, e.scale);
+  std::printf(
+      "layerwise: note: element by element (atol %.1g + rtol %.1g x |value|) the first "
+      "difference is at node '%s' (%s), output '%s': max abs diff %.3g where the "
+      "tensor's values reach %.3g\n",
+      flags.atol, flags.rtol, e.node.c_str(), e.op.c_str(), e.tensor.c_str(), e.max_abs_diff,
+      e.scale);
 }
 
 void print_divergence(const Divergence& d, const CompareFlags& flags) {
-  std::printf("layerwise: %d tensor(s) in both runs compared in the candidate's order%s; %d "
-              "candidate tensor(s) skipped, the reference has none of that name (optimization "
-              "renamed them)\n",
-              d.compared, d.found ? " up to the first divergence" : "", d.candidate_only);
+  std::printf(
+      "layerwise: %d tensor(s) in both runs compared in the candidate's order%s; %d "
+      "candidate tensor(s) skipped, the reference has none of that name (optimization "
+      "renamed them)\n",
+      d.compared, d.found ? " up to the first divergence" : "", d.candidate_only);
   print_elementwise_note(d, flags);
   if (!d.found) {
-    std::printf("layerwise: no divergence beyond atol %.1g + rtol %.1g x the tensor's largest "
-                "|value|; largest max abs diff %.3g (%s)\n",
-                flags.atol, flags.rtol, d.largest_diff, d.largest_at.c_str());
+    std::printf(
+        "layerwise: no divergence beyond atol %.1g + rtol %.1g x the tensor's largest "
+        "|value|; largest max abs diff %.3g (%s)\n",
+        flags.atol, flags.rtol, d.largest_diff, d.largest_at.c_str());
     return;
   }
   const Comparison& c = d.comparison;
   if (!c.problem.empty()) {
-    std::printf("layerwise: first divergence at node '%s' (%s), output '%s': %s\n",
-                d.node.c_str(), d.op.c_str(), d.tensor.c_str(), c.problem.c_str());
+    std::printf("layerwise: first divergence at node '%s' (%s), output '%s': %s\n", d.node.c_str(),
+                d.op.c_str(), d.tensor.c_str(), c.problem.c_str());
     return;
   }
-  std::printf("layerwise: first divergence at node '%s' (%s), output '%s': max abs diff %.3g, "
-              "%lld element(s) outside atol %.1g + rtol %.1g x %.3g (the tensor's largest "
-              "|value|), first at index %lld: got %.7g, expected %.7g (reference: %s)\n",
-              d.node.c_str(), d.op.c_str(), d.tensor.c_str(), c.max_abs_diff,
-              static_cast<long long>(c.mismatches), flags.atol, flags.rtol, d.scale,
-              static_cast<long long>(c.first_mismatch), c.first_actual, c.first_expected,
-              d.reference_node.c_str());
+  std::printf(
+      "layerwise: first divergence at node '%s' (%s), output '%s': max abs diff %.3g, "
+      "%lld element(s) outside atol %.1g + rtol %.1g x %.3g (the tensor's largest "
+      "|value|), first at index %lld: got %.7g, expected %.7g (reference: %s)\n",
+      d.node.c_str(), d.op.c_str(), d.tensor.c_str(), c.max_abs_diff,
+      static_cast<long long>(c.mismatches), flags.atol, flags.rtol, d.scale,
+      static_cast<long long>(c.first_mismatch), c.first_actual, c.first_expected,
+      d.reference_node.c_str());
 }
 
 // --layerwise: the candidate again with every intermediate an output; true when none diverges.
@@ -321,8 +326,9 @@ void add_compare_options(CLI::App& compare, CompareFlags& flags) {
   compare.add_option("--debug-perturb", flags.model.debug_perturb,
                      "testing aid, a deliberately broken kernel: after node NODE runs in the "
                      "candidate, add --debug-perturb-value to its output 0's first element (CPU)");
-  compare.add_option("--debug-perturb-value", flags.model.debug_perturb_value,
-                     "what --debug-perturb adds (nan makes a NaN)")
+  compare
+      .add_option("--debug-perturb-value", flags.model.debug_perturb_value,
+                  "what --debug-perturb adds (nan makes a NaN)")
       ->capture_default_str();
 }
 

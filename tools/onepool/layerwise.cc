@@ -49,14 +49,16 @@ Expected<std::shared_ptr<const Model>> with_intermediate_outputs(const Model& mo
     }
   }
   LoadOptions as_loaded = options;
-  as_loaded.optimize = "none";  // the nodes are already the optimized ones
+  as_loaded.optimize = "none";   // the nodes are already the optimized ones
   as_loaded.schedule = "model";  // and already in the order the model ran them
   return Model::from_graph(std::move(graph), as_loaded);
 }
 
-Divergence first_divergence(const Model& candidate, const std::vector<HostTensor>& candidate_outputs,
-                            const Model& reference, const std::vector<HostTensor>& reference_outputs,
-                            double atol, double rtol) {
+Divergence first_divergence(const Model& candidate,
+                            const std::vector<HostTensor>& candidate_outputs,
+                            const Model& reference,
+                            const std::vector<HostTensor>& reference_outputs, double atol,
+                            double rtol) {
   const std::unordered_map<std::string, size_t> in_candidate = output_positions(candidate);
   const std::unordered_map<std::string, size_t> in_reference = output_positions(reference);
   const Graph& graph = candidate.graph();

@@ -38,11 +38,11 @@ struct Divergence {
   std::string tensor;          ///< the tensor's name, the same in both runs
   std::string reference_node;  ///< the reference node that produced it ("node 'x' (Relu)")
   Comparison comparison;
-  double scale = 0.0;           ///< the reference tensor's largest |value|
-  int compared = 0;             ///< tensors present in both runs, compared up to and with it
-  int candidate_only = 0;       ///< candidate tensors with no reference one (renamed by a fusion)
-  double largest_diff = 0.0;    ///< the largest max abs diff among the compared tensors
-  std::string largest_at;       ///< the tensor it was found in
+  double scale = 0.0;         ///< the reference tensor's largest |value|
+  int compared = 0;           ///< tensors present in both runs, compared up to and with it
+  int candidate_only = 0;     ///< candidate tensors with no reference one (renamed by a fusion)
+  double largest_diff = 0.0;  ///< the largest max abs diff among the compared tensors
+  std::string largest_at;     ///< the tensor it was found in
   /// The first tensor, up to the divergence, that differs only element by element (a rounding
   /// difference in a result that cancels): reported, not counted as a divergence.
   bool elementwise_found = false;
@@ -55,8 +55,10 @@ struct Divergence {
 /// residual Add near 0) is held to its tensor's scale; the plain |a - e| <= atol + rtol * |e|
 /// is applied too and its first failure noted.
 /// `candidate_outputs` / `reference_outputs` follow each model's outputs() order.
-Divergence first_divergence(const Model& candidate, const std::vector<HostTensor>& candidate_outputs,
-                            const Model& reference, const std::vector<HostTensor>& reference_outputs,
-                            double atol, double rtol);
+Divergence first_divergence(const Model& candidate,
+                            const std::vector<HostTensor>& candidate_outputs,
+                            const Model& reference,
+                            const std::vector<HostTensor>& reference_outputs, double atol,
+                            double rtol);
 
 }  // namespace onepool::cli
