@@ -110,20 +110,27 @@ Expected<std::vector<TensorView>> feeds_for(const Model& model, const Model& ord
   return feeds;
 }
 
-// One run of `model` on `inputs` (in `order`'s input order); the outputs in model order.
-Expected<Reference> run_once(std::shared_ptr<const Model> model, const SessionOptions& options,
-                             const Model& order, std::vector<HostTensor>& inputs) {
-  ONEPOOL_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::create(model, options));
+// One run of `session` (over `model`) on `inputs` (in `order`'s input order); the outputs in
+// model order.
+Expected<Reference> run_session(Session& session, std::shared_ptr<const Model> model,
+                                const Model& order, std::vector<HostTensor>& inputs) {
   ONEPOOL_ASSIGN_OR_RETURN(std::vector<TensorView> feeds, feeds_for(*model, order, inputs));
   Reference ran;
   ran.outputs = make_output_tensors(*model);
   std::vector<TensorView> out = views_of(ran.outputs);
   const auto start = std::chrono::steady_clock::now();
-  ONEPOOL_RETURN_IF_ERROR(session->run(feeds, out));
+  ONEPOOL_RETURN_IF_ERROR(session.run(feeds, out));
   ran.run_ms = elapsed_ms(start);
   for (const TensorInfo& info : model->outputs()) ran.names.push_back(info.name);
   ran.model = std::move(model);
   return ran;
+}
+
+// run_session on a new Session of `model`.
+Expected<Reference> run_once(std::shared_ptr<const Model> model, const SessionOptions& options,
+                             const Model& order, std::vector<HostTensor>& inputs) {
+  ONEPOOL_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::create(model, options));
+  return run_session(*session, std::move(model), order, inputs);
 }
 
 // Loads the model as `flags` say (every intermediate an output when `layerwise`) and runs it.
@@ -290,9 +297,8 @@ Expected<bool> run_comparison(const CompareFlags& given_flags) {
   // Step 2. The reference: a run (every intermediate an output with --layerwise) or saved files.
   ONEPOOL_ASSIGN_OR_RETURN(Reference reference, make_reference(flags, *loaded.model, inputs));
   // Step 3. The candidate's run, exactly as configured, compared output by output.
-  ONEPOOL_ASSIGN_OR_RETURN(SessionOptions options, make_session_options(flags.model));
   ONEPOOL_ASSIGN_OR_RETURN(Reference candidate,
-                           run_once(loaded.model, options, *loaded.model, inputs));
+                           run_session(*loaded.session, loaded.model, *loaded.model, inputs));
   bool pass = compare_outputs(candidate, reference, flags);
   if (flags.validate) pass = validate_finite(candidate) && pass;
   // Step 4. The first node whose output diverges.
