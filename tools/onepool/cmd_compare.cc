@@ -87,6 +87,10 @@ ModelFlags reference_flags(const CompareFlags& flags) {
 void print_reference(const CompareFlags& flags, const ModelFlags& ref) {
   if (ref_kind(flags.ref) == RefKind::kDevice) {
     std::printf("reference: %s, otherwise the candidate's configuration\n", ref.device.c_str());
+    if (ref.device == flags.model.device) {
+      std::printf("note:      the same device and configuration run twice: this checks only "
+                  "that runs repeat; --ref reference is an independent check\n");
+    }
     return;
   }
   std::printf(
