@@ -88,8 +88,9 @@ void print_reference(const CompareFlags& flags, const ModelFlags& ref) {
   if (ref_kind(flags.ref) == RefKind::kDevice) {
     std::printf("reference: %s, otherwise the candidate's configuration\n", ref.device.c_str());
     if (ref.device == flags.model.device) {
-      std::printf("note:      the same device and configuration run twice: this checks only "
-                  "that runs repeat; --ref reference is an independent check\n");
+      std::printf(
+          "note:      the same device and configuration run twice: this checks only "
+          "that runs repeat; --ref reference is an independent check\n");
     }
     return;
   }
@@ -247,6 +248,12 @@ void print_elementwise_note(const Divergence& d, const CompareFlags& flags) {
 }
 
 void print_divergence(const Divergence& d, const CompareFlags& flags) {
+  if (flags.model.verbosity > 0) {
+    for (const TensorDifference& t : d.tensors) {
+      std::printf("  %-40s %-20s max abs diff %-10.3g largest |value| %.3g\n", t.tensor.c_str(),
+                  t.op.c_str(), t.max_abs_diff, t.scale);
+    }
+  }
   std::printf(
       "layerwise: %d tensor(s) in both runs compared in the candidate's order%s; %d "
       "candidate tensor(s) skipped, the reference has none of that name (optimization "
@@ -323,19 +330,24 @@ constexpr const char* kRefHelp =
     "device; DIR: saved inputs and outputs (input_*.pb, output_*.pb)";
 
 void add_compare_options(CLI::App& compare, CompareFlags& flags) {
-  compare.add_option("--ref", flags.ref, kRefHelp)->required();
+  compare.add_option("--ref", flags.ref, kRefHelp)
+      ->option_text("reference|cpu|cuda:N|DIR")
+      ->required();
   compare.add_option("--atol", flags.atol, "absolute tolerance")->capture_default_str();
   compare.add_option("--rtol", flags.rtol, "relative tolerance")->capture_default_str();
   compare.add_flag("--layerwise", flags.layerwise,
                    "make every intermediate an output in both runs and name the first node "
                    "(candidate's order) whose output differs beyond atol + rtol x the tensor's "
-                   "largest |value| (the first element-by-element difference is noted); "
+                   "largest |value| (the first element-by-element difference is noted; -v lists "
+                   "every tensor compared); "
                    "tensors that optimization fused away exist only in the reference");
   compare.add_flag("--validate", flags.validate,
                    "fail when a candidate output holds a NaN or Inf (names the output and index)");
-  compare.add_option("--debug-perturb", flags.model.debug_perturb,
-                     "testing aid, a deliberately broken kernel: after node NODE runs in the "
-                     "candidate, add --debug-perturb-value to its output 0's first element (CPU)");
+  compare
+      .add_option("--debug-perturb", flags.model.debug_perturb,
+                  "testing aid, a deliberately broken kernel: after node NODE runs in the "
+                  "candidate, add --debug-perturb-value to its output 0's first element (CPU)")
+      ->option_text("NODE");
   compare
       .add_option("--debug-perturb-value", flags.model.debug_perturb_value,
                   "what --debug-perturb adds (nan makes a NaN)")

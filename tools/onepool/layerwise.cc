@@ -79,6 +79,8 @@ Divergence first_divergence(const Model& candidate,
       result.scale = max_abs_value(want);
       result.comparison = compare_tensors(got, want, atol + rtol * result.scale, rtol);
       note_elementwise(node, name, got, want, result.scale, atol, rtol, result);
+      result.tensors.push_back(TensorDifference{node.name, node.op_type, name,
+                                                result.comparison.max_abs_diff, result.scale});
       if (result.comparison.max_abs_diff > result.largest_diff || result.largest_at.empty()) {
         result.largest_diff = result.comparison.max_abs_diff;
         result.largest_at = name;

@@ -47,6 +47,8 @@ struct Divergence {
   /// difference in a result that cancels): reported, not counted as a divergence.
   bool elementwise_found = false;
   TensorDifference elementwise;
+  /// Every tensor compared, in order (`compare --layerwise -v` prints them).
+  std::vector<TensorDifference> tensors;
 };
 
 /// Walks the candidate's nodes in execution order and compares each output that the reference
