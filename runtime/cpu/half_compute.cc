@@ -74,29 +74,28 @@ std::vector<TensorView> shadow_views(const Graph& shadow, const std::vector<Valu
 template <class From, class To>
 void convert_in_parallel(void (*convert)(const From*, To*, size_t), const From* source,
                          To* destination, size_t count, ThreadPool& threads) {
-  threads.parallel_for(static_cast<int64_t>(count), kConversionChunk,
-                       [&](int64_t begin, int64_t end) {
-                         convert(source + begin, destination + begin,
-                                 static_cast<size_t>(end - begin));
-                       });
+  threads.parallel_for(
+      static_cast<int64_t>(count), kConversionChunk, [&](int64_t begin, int64_t end) {
+        convert(source + begin, destination + begin, static_cast<size_t>(end - begin));
+      });
 }
 
 void widen(const Conversion& conversion, const uint16_t* half, float* wide, ThreadPool& threads) {
-  convert_in_parallel(conversion.half_dtype == DType::kFloat16 ? &half_to_float_array
-                                                                : &bfloat_to_float_array,
-                      half, wide, conversion.count, threads);
+  convert_in_parallel(
+      conversion.half_dtype == DType::kFloat16 ? &half_to_float_array : &bfloat_to_float_array,
+      half, wide, conversion.count, threads);
 }
 
 void narrow(const Conversion& conversion, const float* wide, uint16_t* half, ThreadPool& threads) {
-  convert_in_parallel(conversion.half_dtype == DType::kFloat16 ? &float_to_half_array
-                                                                : &float_to_bfloat_array,
-                      wide, half, conversion.count, threads);
+  convert_in_parallel(
+      conversion.half_dtype == DType::kFloat16 ? &float_to_half_array : &float_to_bfloat_array,
+      wide, half, conversion.count, threads);
 }
 
 class Float32ComputeKernel final : public Kernel {
  public:
-  Float32ComputeKernel(const Graph& graph, const Node& node,
-                       std::unique_ptr<Float32Shadow> shadow, std::unique_ptr<Kernel> inner)
+  Float32ComputeKernel(const Graph& graph, const Node& node, std::unique_ptr<Float32Shadow> shadow,
+                       std::unique_ptr<Kernel> inner)
       : shadow_(std::move(shadow)), inner_(std::move(inner)) {
     inputs_ = plan_conversions(graph, node.inputs, conversion_bytes_);
     outputs_ = plan_conversions(graph, node.outputs, conversion_bytes_);
@@ -160,8 +159,8 @@ Expected<PreparedKernel> prepare_with_float32_compute(KernelFactory factory, con
   auto shadow = std::make_unique<Float32Shadow>(graph, node);
   ONEPOOL_ASSIGN_OR_RETURN(PreparedKernel inner,
                            factory(NodeContext(shadow->graph(), shadow->node())));
-  auto kernel =
-      std::make_unique<Float32ComputeKernel>(graph, node, std::move(shadow), std::move(inner.kernel));
+  auto kernel = std::make_unique<Float32ComputeKernel>(graph, node, std::move(shadow),
+                                                       std::move(inner.kernel));
   const size_t conversion_bytes = kernel->conversion_bytes();
   PreparedKernel prepared;
   prepared.workspace_bytes = conversion_bytes + inner.workspace_bytes;

@@ -80,26 +80,33 @@ TEST_CASE("every float16 value survives float32 and back; array and element path
 }
 
 TEST_CASE("float to float16 rounds to nearest even, overflows to Inf, keeps NaN") {
-  CHECK(float_to_half_bits(1.0f + 0x1.0p-11f) == 0x3C00);         // tie: down to even 1.0
-  CHECK(float_to_half_bits(1.0f + 3 * 0x1.0p-11f) == 0x3C02);     // tie: up to even
-  CHECK(float_to_half_bits(65504.0f) == 0x7BFF);                  // largest finite
-  CHECK(float_to_half_bits(65519.0f) == 0x7BFF);                  // below the halfway point
-  CHECK(float_to_half_bits(65520.0f) == 0x7C00);                  // halfway: to Inf
+  CHECK(float_to_half_bits(1.0f + 0x1.0p-11f) == 0x3C00);      // tie: down to even 1.0
+  CHECK(float_to_half_bits(1.0f + 3 * 0x1.0p-11f) == 0x3C02);  // tie: up to even
+  CHECK(float_to_half_bits(65504.0f) == 0x7BFF);               // largest finite
+  CHECK(float_to_half_bits(65519.0f) == 0x7BFF);               // below the halfway point
+  CHECK(float_to_half_bits(65520.0f) == 0x7C00);               // halfway: to Inf
   CHECK(float_to_half_bits(-INFINITY) == 0xFC00);
-  CHECK(float_to_half_bits(0x1.0p-25f) == 0x0000);                // tie with 0: even is 0
-  CHECK(float_to_half_bits(0x1.8p-25f) == 0x0001);                // smallest subnormal
+  CHECK(float_to_half_bits(0x1.0p-25f) == 0x0000);  // tie with 0: even is 0
+  CHECK(float_to_half_bits(0x1.8p-25f) == 0x0001);  // smallest subnormal
   CHECK(std::isnan(half_bits_to_float(float_to_half_bits(NAN))));
   // The array path (F16C where built for it) rounds the same way, 8 at a time and in the tail.
-  const std::vector<float> ties = {1.0f + 0x1.0p-11f, 1.0f + 3 * 0x1.0p-11f, 65520.0f, 0x1.0p-25f,
-                                   0x1.8p-25f, -2.0f - 0x1.0p-10f, 3.0e-8f, 1.0e5f, 0.1f};
+  const std::vector<float> ties = {1.0f + 0x1.0p-11f,
+                                   1.0f + 3 * 0x1.0p-11f,
+                                   65520.0f,
+                                   0x1.0p-25f,
+                                   0x1.8p-25f,
+                                   -2.0f - 0x1.0p-10f,
+                                   3.0e-8f,
+                                   1.0e5f,
+                                   0.1f};
   std::vector<uint16_t> bits(ties.size());
   cpu::float_to_half_array(ties.data(), bits.data(), ties.size());
   for (size_t i = 0; i < ties.size(); ++i) CHECK(bits[i] == float_to_half_bits(ties[i]));
 }
 
 TEST_CASE("float to bfloat16 rounds to nearest even and keeps NaN") {
-  CHECK(float_to_bfloat_bits(1.0f + 0x1.0p-8f) == 0x3F80);      // tie: down to even
-  CHECK(float_to_bfloat_bits(1.0f + 3 * 0x1.0p-8f) == 0x3F82);  // tie: up to even
+  CHECK(float_to_bfloat_bits(1.0f + 0x1.0p-8f) == 0x3F80);                   // tie: down to even
+  CHECK(float_to_bfloat_bits(1.0f + 3 * 0x1.0p-8f) == 0x3F82);               // tie: up to even
   CHECK(float_to_bfloat_bits(std::bit_cast<float>(0x7F7FFFFFu)) == 0x7F80);  // max float: Inf
   CHECK(std::isnan(bfloat_bits_to_float(float_to_bfloat_bits(NAN))));
   CHECK(bfloat_bits_to_float(0x4049) == 3.140625f);

@@ -3,6 +3,7 @@
 // input, or with count_include_pad by the window clipped to the padded input (as ONNX Runtime
 // and PyTorch do when ceil_mode lets the last window hang past the end padding).
 #include <algorithm>
+#include <array>
 #include <limits>
 #include <vector>
 
@@ -63,6 +64,9 @@ bool is_2x2_stride_2(const WindowGeometry& g) {
 
 class PoolKernel final : public Kernel {
  public:
+  /// Windows up to this many input rows (kD * kH) take the row-pointer loop of max_plane_inside.
+  static constexpr int64_t kMaxWindowRows = 64;
+
   explicit PoolKernel(const PoolPlan& plan) : plan_(plan) {}
 
   Status run(const RunContext& context) override {
@@ -139,27 +143,56 @@ class PoolKernel final : public Kernel {
       max_plane_2x2(x, y);
       return;
     }
+    const int64_t window_rows = g.kernel[0] * g.kernel[1];
+    std::array<const float*, kMaxWindowRows> rows{};
     for (int64_t oh = 0; oh < g.output[0] * g.output[1]; ++oh) {
       const int64_t od = oh / g.output[1];
       const int64_t ih = (oh % g.output[1]) * g.stride[1];
       float* y_row = y + oh * g.output[2];
+      if (window_rows > kMaxWindowRows) {
+        max_row_inside_any(x, od, ih, y_row);
+        continue;
+      }
+      // The input rows this output row's windows cover, in tap order (kd, kh).
+      for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+        for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+          rows[static_cast<size_t>(kd * g.kernel[1] + kh)] =
+              x + ((od * g.stride[0] + kd * g.dilation[0]) * g.input[1] + ih + kh * g.dilation[1]) *
+                      g.input[2];
+        }
+      }
       for (int64_t ow = 0; ow < g.output[2]; ++ow) {
         const int64_t iw = ow * g.stride[2];
-        float best = x[(od * g.stride[0] * g.input[1] + ih) * g.input[2] + iw];
-        for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
-          for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
-            const float* row =
-                x +
-                ((od * g.stride[0] + kd * g.dilation[0]) * g.input[1] + ih + kh * g.dilation[1]) *
-                    g.input[2] +
-                iw;
-            for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
-              best = nan_max(best, row[kw * g.dilation[2]]);
-            }
-          }
+        float best = rows[0][iw];
+        for (int64_t r = 0; r < window_rows; ++r) {
+          const float* row = rows[static_cast<size_t>(r)] + iw;
+          for (int64_t kw = 0; kw < g.kernel[2]; ++kw)
+            best = nan_max(best, row[kw * g.dilation[2]]);
         }
         y_row[ow] = best;
       }
+    }
+  }
+
+  // max_plane_inside's row for windows of more than kMaxWindowRows input rows.
+  void max_row_inside_any(const float* x, int64_t od, int64_t ih, float* y_row) const {
+    const WindowGeometry& g = plan_.geometry;
+    for (int64_t ow = 0; ow < g.output[2]; ++ow) {
+      const int64_t iw = ow * g.stride[2];
+      float best = x[(od * g.stride[0] * g.input[1] + ih) * g.input[2] + iw];
+      for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+        for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+          const float* row =
+              x +
+              ((od * g.stride[0] + kd * g.dilation[0]) * g.input[1] + ih + kh * g.dilation[1]) *
+                  g.input[2] +
+              iw;
+          for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
+            best = nan_max(best, row[kw * g.dilation[2]]);
+          }
+        }
+      }
+      y_row[ow] = best;
     }
   }
 
