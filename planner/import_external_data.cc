@@ -95,11 +95,13 @@ Status read_range(const std::filesystem::path& file_path, const ExternalRef& ref
 }
 
 Status resolve_tensor(onnx::TensorProto* tensor, const std::string& model_dir) {
-  if (model_dir.empty()) {
-    return make_status(StatusCode::kInvalidModel,
-                       "external data is not allowed for a model loaded from memory");
-  }
   ONEPOOL_ASSIGN_OR_RETURN(ExternalRef ref, parse_external_ref(*tensor));
+  if (model_dir.empty()) {
+    return make_status(StatusCode::kInvalidModel, "its data is in the external file '",
+                       ref.location,
+                       "', which a model loaded from memory cannot read (there is no model "
+                       "folder to find it in): load the model from its file instead");
+  }
   ONEPOOL_ASSIGN_OR_RETURN(std::filesystem::path file_path, safe_join(model_dir, ref.location));
   const DType dtype = dtype_from_onnx(tensor->data_type());
   if (dtype == DType::kUndefined) {

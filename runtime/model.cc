@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <string_view>
 
 #include "planner/graph.h"
 #include "planner/onnx_import.h"
@@ -22,6 +23,8 @@ namespace {
 constexpr size_t kWeightAlignment = 64;
 // The alignment the memory schedule counts bytes in: the plan's default (PlanOptions).
 constexpr size_t kScheduleAlignment = 256;
+// protobuf parses at most INT_MAX bytes in one message.
+constexpr size_t kMaxProtobufBytes = static_cast<size_t>(std::numeric_limits<int>::max());
 
 double elapsed_ms(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
@@ -40,6 +43,15 @@ std::string describe_report(const OptimizeReport& report) {
                  " GELU, fused ", report.fused_qdq, " QDQ)");
 }
 
+ImportOptions import_options_of(const LoadOptions& options) {
+  ImportOptions import_options;
+  import_options.input_shapes = options.input_shapes;
+  import_options.dims = options.dims;
+  import_options.shape_input_values = options.shape_input_values;
+  import_options.run_checker = options.run_checker;
+  return import_options;
+}
+
 Status check_schedule_name(const std::string& schedule) {
   if (schedule == "model" || schedule == "memory") return Status::ok();
   return make_status(StatusCode::kInvalidArgument, "schedule '", schedule,
@@ -56,14 +68,34 @@ Expected<std::shared_ptr<const Model>> Model::load(const std::string& path,
                                                    const LoadOptions& options) {
   ONEPOOL_RETURN_IF_ERROR(check_schedule_name(options.schedule));  // before the slow import
   const auto start = std::chrono::steady_clock::now();
-  ImportOptions import_options;
-  import_options.input_shapes = options.input_shapes;
-  import_options.dims = options.dims;
-  import_options.shape_input_values = options.shape_input_values;
-  import_options.run_checker = options.run_checker;
-  Expected<Graph> graph = import_onnx_file(path, import_options);  // errors name the file
+  Expected<Graph> graph = import_onnx_file(path, import_options_of(options));  // names the file
+  return from_import(std::move(graph), elapsed_ms(start), options);
+}
+
+Expected<std::shared_ptr<const Model>> Model::load_from_memory(std::span<const std::byte> bytes,
+                                                               const LoadOptions& options) {
+  if (bytes.empty()) {
+    return make_status(StatusCode::kInvalidArgument,
+                       "Model::load_from_memory: the buffer is empty (0 bytes)");
+  }
+  if (bytes.size() > kMaxProtobufBytes) {
+    return make_status(StatusCode::kUnsupported, "Model::load_from_memory: the buffer is ",
+                       bytes.size(), " bytes; a serialized ONNX model is limited to ",
+                       kMaxProtobufBytes,
+                       " bytes (protobuf's 2 GiB); a larger model keeps its weights in "
+                       "external data files, which only Model::load(path) can read");
+  }
+  ONEPOOL_RETURN_IF_ERROR(check_schedule_name(options.schedule));
+  const auto start = std::chrono::steady_clock::now();
+  const std::string_view view(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  // No folder: a tensor stored in an external file is an error naming it.
+  Expected<Graph> graph = import_onnx_bytes(view, "", import_options_of(options));
+  return from_import(std::move(graph), elapsed_ms(start), options);
+}
+
+Expected<std::shared_ptr<const Model>> Model::from_import(Expected<Graph> graph, double import_ms,
+                                                          const LoadOptions& options) {
   if (!graph) return graph.status();
-  const double import_ms = elapsed_ms(start);
   Expected<std::shared_ptr<const Model>> model = from_graph(std::move(graph).value(), options);
   if (model) const_cast<Model&>(**model).timings_.import_ms = import_ms;
   return model;

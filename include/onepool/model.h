@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <utility>
 #include <variant>
@@ -82,6 +83,13 @@ class Model {
   /// Loads, checks, binds shapes, folds constants, optimizes and packs weights.
   static Expected<std::shared_ptr<const Model>> load(const std::string& path,
                                                      const LoadOptions& options);
+  /// Same as load() from a serialized ModelProto in memory (an embedded or downloaded model);
+  /// `bytes` is only read during the call. Errors: an empty span is kInvalidArgument; bytes
+  /// that are not a model are kInvalidModel; more than protobuf's 2 GiB limit is kUnsupported;
+  /// a model whose tensors live in external data files is kInvalidModel naming the tensor
+  /// (there is no folder to read them from: use load(path)).
+  static Expected<std::shared_ptr<const Model>> load_from_memory(std::span<const std::byte> bytes,
+                                                                 const LoadOptions& options);
   /// Wraps an already imported graph (optimization level applied as in `options`).
   static Expected<std::shared_ptr<const Model>> from_graph(Graph graph,
                                                            const LoadOptions& options);
@@ -119,6 +127,10 @@ class Model {
 
  private:
   Model();
+  /// The steps after import, shared by load() and load_from_memory().
+  static Expected<std::shared_ptr<const Model>> from_import(Expected<Graph> graph,
+                                                            double import_ms,
+                                                            const LoadOptions& options);
   Status pack_weights();
   void describe_io();
 
