@@ -18,6 +18,7 @@ const char* status_code_name(StatusCode code) {
     case StatusCode::kDeviceError: return "device error";
     case StatusCode::kFailedPrecondition: return "failed precondition";
     case StatusCode::kInternal: return "internal error";
+    case StatusCode::kCancelled: return "cancelled";
   }
   return "unknown";
 }

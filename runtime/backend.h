@@ -6,6 +6,7 @@
 // node's views → execute() walks the nodes with no allocation.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <span>
@@ -60,6 +61,9 @@ class Backend {
     }
     return Status::ok();
   }
+  /// (optional) The flag execute() reads before each node until the next call (RunOptions::
+  /// cancel; nullptr: none). A backend without the check ignores it.
+  virtual void set_cancel_flag(const std::atomic<bool>* cancel) { (void)cancel; }
   /// (optional) CUDA graph capture and replay counts; all zero where there is no graph.
   virtual CudaGraphStats cuda_graph_stats() const { return {}; }
   /// (optional) Starts timing every node of every execute(); false where not supported.

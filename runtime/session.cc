@@ -154,6 +154,14 @@ Status Session::run(std::span<const TensorView> inputs, std::span<const TensorVi
   return impl_->backend->run(impl_->input_ids, inputs, impl_->output_ids, outputs);
 }
 
+Status Session::run(std::span<const TensorView> inputs, std::span<const TensorView> outputs,
+                    const RunOptions& options) {
+  impl_->backend->set_cancel_flag(options.cancel);
+  Status status = run(inputs, outputs);
+  impl_->backend->set_cancel_flag(nullptr);
+  return status;
+}
+
 Status Session::run_in_place() { return impl_->backend->execute(); }
 
 TensorView Session::input_view(size_t i) const {

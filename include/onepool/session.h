@@ -7,6 +7,7 @@
 // crosses this API; nothing falls back silently to another device.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <span>
@@ -76,6 +77,16 @@ struct SessionProfile {
   std::vector<NodeProfile> nodes;  ///< execution order; empty when profiling is off
 };
 
+/// Options of one Session::run call. A plain struct; what it points to must outlive the call.
+struct RunOptions {
+  /// Cancellation: when not null, the run reads `*cancel` before each node (on CUDA, before
+  /// each node launch; a replayed CUDA graph is checked once, before its launch) and, once it
+  /// is true, stops there with kCancelled naming the node it did not run. Set it from any
+  /// thread; the Session stays usable (clear the flag and run again). Outputs of a cancelled
+  /// run are unspecified.
+  const std::atomic<bool>* cancel = nullptr;
+};
+
 class SessionImpl;
 
 class Session {
@@ -93,6 +104,9 @@ class Session {
   /// ONNX-style, every graph input of the model file in its order with the shape inputs
   /// (Model::shape_inputs()) included: each of those must equal its values bound at load.
   Status run(std::span<const TensorView> inputs, std::span<const TensorView> outputs);
+  /// The same run with per-run options (cancellation). No allocation unless it fails.
+  Status run(std::span<const TensorView> inputs, std::span<const TensorView> outputs,
+             const RunOptions& options);
 
   /// The view of input i inside the pool: write there and call run_in_place() to skip copies.
   TensorView input_view(size_t i) const;

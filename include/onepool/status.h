@@ -25,6 +25,7 @@ enum class StatusCode : uint8_t {
   kDeviceError,         ///< CUDA / cuBLAS / driver failure
   kFailedPrecondition,  ///< the call is not valid in the current state
   kInternal,            ///< a bug in OnePool
+  kCancelled,           ///< the caller cancelled the call (RunOptions::cancel)
 };
 
 /// Human-readable name of a status code ("invalid argument").

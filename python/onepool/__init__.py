@@ -13,6 +13,7 @@ UnsupportedError, InvalidModelError, ...) with the C++ library's message.
 """
 
 from onepool._onepool import (
+    CancelledError,
     DeviceError,
     Error,
     FailedPreconditionError,
@@ -33,6 +34,7 @@ from onepool._onepool import (
 )
 
 __all__ = [
+    "CancelledError",
     "DeviceError",
     "Error",
     "FailedPreconditionError",

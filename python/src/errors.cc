@@ -18,7 +18,7 @@ struct ErrorClass {
 };
 
 // Built at call time: the PyExc_* globals are not constants.
-std::array<ErrorClass, 9> error_classes() {
+std::array<ErrorClass, 10> error_classes() {
   return {{
       {StatusCode::kInvalidArgument, "InvalidArgumentError", PyExc_ValueError,
        "The caller passed something wrong: a feed's name, dtype or shape, an option."},
@@ -36,6 +36,8 @@ std::array<ErrorClass, 9> error_classes() {
       {StatusCode::kFailedPrecondition, "FailedPreconditionError", nullptr,
        "The call is not valid in the current state."},
       {StatusCode::kInternal, "InternalError", nullptr, "A bug in OnePool."},
+      {StatusCode::kCancelled, "CancelledError", nullptr,
+       "The caller cancelled the run (RunOptions::cancel in C++)."},
   }};
 }
 

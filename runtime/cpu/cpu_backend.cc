@@ -85,6 +85,9 @@ class CpuBackend final : public Backend {
   SessionProfile profile() const override;
   void reset_profile() override;
   bool set_debug_perturbation(size_t node, double value) override;
+  void set_cancel_flag(const std::atomic<bool>* cancel) override {
+    cancel_ = cancel != nullptr ? cancel : &never_cancelled_;
+  }
 
  private:
   Status allocate_pool(size_t bytes, void* caller_pool, size_t caller_capacity);
@@ -117,6 +120,10 @@ class CpuBackend final : public Backend {
   // SessionOptions::debug_perturb_node: its execution index, or none.
   size_t perturb_node_ = std::numeric_limits<size_t>::max();
   double perturb_value_ = 0.0;
+  // RunOptions::cancel for the current run; never null, so run_node pays one load and one
+  // branch per node for it.
+  std::atomic<bool> never_cancelled_{false};
+  const std::atomic<bool>* cancel_ = &never_cancelled_;
 };
 
 Status CpuBackend::prepare(const Model& model, NodeMemoryNeeds& needs) {
@@ -233,6 +240,11 @@ Status CpuBackend::copy_out(int32_t id, const TensorView& destination) {
 }
 
 Status CpuBackend::run_node(size_t n) {
+  if (cancel_->load(std::memory_order_relaxed)) {
+    return make_status(StatusCode::kCancelled, "run cancelled before ",
+                       describe_node(graph_->nodes[n]), ", node ", n, " of ", kernels_.size(),
+                       " in execution order");
+  }
   const BoundNode& bound = bound_nodes_[n];
   RunContext context;
   context.inputs =

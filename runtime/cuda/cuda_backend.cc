@@ -4,6 +4,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <utility>
 #include <vector>
 
@@ -40,6 +41,9 @@ class CudaBackend final : public Backend {
              std::span<const int32_t> output_ids, std::span<const TensorView> outputs) override;
   size_t owned_pool_bytes() const override { return owned_pool_.data() ? plan_pool_bytes_ : 0; }
   CudaGraphStats cuda_graph_stats() const override { return stats_; }
+  void set_cancel_flag(const std::atomic<bool>* cancel) override {
+    cancel_ = cancel != nullptr ? cancel : &never_cancelled_;
+  }
 
  private:
   Status adopt_pool(size_t bytes, void* caller_pool, size_t caller_capacity);
@@ -47,7 +51,8 @@ class CudaBackend final : public Backend {
   Status enqueue_copy_in(int32_t id, const TensorView& source);
   Status enqueue_copy_out(int32_t id, const TensorView& destination);
   Status enqueue_execute();
-  Status enqueue_all();
+  Status enqueue_all(bool check_cancel);
+  Status cancelled_before(size_t n) const;
   void try_capture();
 
   int index_;
@@ -67,6 +72,9 @@ class CudaBackend final : public Backend {
   std::vector<TensorView> value_views_;
   std::vector<TensorView> views_;  // every node's inputs then outputs, contiguous
   std::vector<BoundNode> bound_nodes_;
+  // RunOptions::cancel for the current run; never null (see set_cancel_flag).
+  std::atomic<bool> never_cancelled_{false};
+  const std::atomic<bool>* cancel_ = &never_cancelled_;
 };
 
 CudaBackend::~CudaBackend() {
@@ -234,11 +242,19 @@ Status CudaBackend::enqueue_copy_out(int32_t id, const TensorView& destination) 
 Status CudaBackend::enqueue_execute() {
   if (options_.cuda_graph && !capture_tried_) try_capture();
   if (graph_exec_ != nullptr) {
+    // A captured graph runs as one launch: the flag is read once, before it.
+    if (cancel_->load(std::memory_order_relaxed)) return cancelled_before(0);
     ++stats_.replays;
     return ONEPOOL_CUDA_STATUS(cudaGraphLaunch(graph_exec_, stream_));
   }
   ++stats_.direct_runs;
-  return enqueue_all();
+  return enqueue_all(true);
+}
+
+Status CudaBackend::cancelled_before(size_t n) const {
+  return make_status(StatusCode::kCancelled, "run cancelled before ",
+                     describe_node(graph_ir_->nodes[n]), ", node ", n, " of ", kernels_.size(),
+                     " in execution order");
 }
 
 Status CudaBackend::copy_in(int32_t id, const TensorView& source) {
@@ -283,8 +299,10 @@ Status CudaBackend::run(std::span<const int32_t> input_ids, std::span<const Tens
   return status.is_ok() ? synced : status;
 }
 
-Status CudaBackend::enqueue_all() {
+// `check_cancel` is off while capturing: a captured graph must hold every node.
+Status CudaBackend::enqueue_all(bool check_cancel) {
   for (size_t n = 0; n < kernels_.size(); ++n) {
+    if (check_cancel && cancel_->load(std::memory_order_relaxed)) return cancelled_before(n);
     const BoundNode& bound = bound_nodes_[n];
     CudaRunContext context;
     context.inputs = std::span<const TensorView>(views_.data() + bound.first_input,
@@ -308,7 +326,7 @@ void CudaBackend::try_capture() {
   Status status = ONEPOOL_CUDA_STATUS(
       cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
   if (status.is_ok()) {
-    Status enqueued = enqueue_all();
+    Status enqueued = enqueue_all(false);
     Status ended = ONEPOOL_CUDA_STATUS(cudaStreamEndCapture(stream_, &graph_));
     status = !enqueued.is_ok() ? enqueued : ended;
   }
