@@ -4,11 +4,13 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <initializer_list>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "planner/byte_units.h"
+#include "planner/plan_html.h"  // plan_step_count
 
 namespace onepool {
 namespace {
@@ -60,7 +62,8 @@ std::vector<PlanDiffSummaryRow> summary_rows(const Plan& a, const Plan& b) {
       text_row("optimal", yes_no(a.optimal), yes_no(b.optimal)),
       text_row("verified", yes_no(a.verified), yes_no(b.verified)),
       number_row("alignment", a.alignment, b.alignment, false),
-      number_row("steps", a.steps.size(), b.steps.size(), false),
+      number_row("steps", static_cast<size_t>(plan_step_count(a)),
+                 static_cast<size_t>(plan_step_count(b)), false),
       number_row("tensors (owning)", count_if_alias(a, false), count_if_alias(b, false), false),
       number_row("tensors (aliases)", count_if_alias(a, true), count_if_alias(b, true), false)};
 }
@@ -117,10 +120,29 @@ std::string change_text(const std::string& a, const std::string& b) {
   return a == b ? a : str_cat(a, " -> ", b);
 }
 
+constexpr size_t kColumnGap = 2;  // spaces between columns, however wide a value is
+
+// Width of the widest of `values` plus the gap: no two columns ever touch.
+size_t column_width(std::initializer_list<size_t> minimums, size_t widest) {
+  return std::max(std::max(minimums), widest) + kColumnGap;
+}
+
 std::string summary_text(const PlanDiff& diff) {
-  std::string text = str_cat(pad("", 24), pad("A", 26), pad("B", 26), "B - A\n");
+  size_t label_width = 0;
+  size_t a_width = 0;
+  size_t b_width = 0;
   for (const PlanDiffSummaryRow& row : diff.summary) {
-    text += trim_right(str_cat(pad(row.label, 24), pad(row.a, 26), pad(row.b, 26), row.delta));
+    label_width = std::max(label_width, row.label.size());
+    a_width = std::max(a_width, row.a.size());
+    b_width = std::max(b_width, row.b.size());
+  }
+  label_width = column_width({1}, label_width);
+  a_width = column_width({1}, a_width);
+  b_width = column_width({1}, b_width);
+  std::string text = str_cat(pad("", label_width), pad("A", a_width), pad("B", b_width), "B - A\n");
+  for (const PlanDiffSummaryRow& row : diff.summary) {
+    text += trim_right(
+        str_cat(pad(row.label, label_width), pad(row.a, a_width), pad(row.b, b_width), row.delta));
     text += "\n";
   }
   return text;
@@ -139,20 +161,27 @@ std::string changed_table(const PlanDiff& diff, size_t max_rows) {
   std::string text =
       str_cat("changed tensors (", diff.changed.size(), ", largest byte change first):\n");
   if (diff.changed.empty()) return text;
-  text +=
-      str_cat("  ", pad("name", kMaxNameWidth + 2), pad("bytes", 26), pad("offset", 36), "steps\n");
   const size_t shown = std::min(diff.changed.size(), max_rows);
+  // Step 1. Every cell as text, so each column is as wide as its widest cell.
+  std::vector<std::vector<std::string>> rows = {{"name", "bytes", "offset", "steps"}};
   for (size_t i = 0; i < shown; ++i) {
     const PlanTensorChange& change = diff.changed[i];
-    const std::string steps_a = str_cat(change.a.first, "-", change.a.last);
-    const std::string steps_b = str_cat(change.b.first, "-", change.b.last);
-    text += str_cat(
-        "  ", pad(fit(change.name, kMaxNameWidth), kMaxNameWidth + 2),
-        pad(change_text(std::to_string(change.a.bytes), std::to_string(change.b.bytes)), 26),
-        pad(change_text(placement_text(change.a, change.a_alias_owner),
-                        placement_text(change.b, change.b_alias_owner)),
-            36),
-        change_text(steps_a, steps_b), "\n");
+    rows.push_back({fit(change.name, kMaxNameWidth),
+                    change_text(std::to_string(change.a.bytes), std::to_string(change.b.bytes)),
+                    change_text(placement_text(change.a, change.a_alias_owner),
+                                placement_text(change.b, change.b_alias_owner)),
+                    change_text(str_cat(change.a.first, "-", change.a.last),
+                                str_cat(change.b.first, "-", change.b.last))});
+  }
+  std::vector<size_t> widths(rows[0].size(), 0);
+  for (const auto& row : rows) {
+    for (size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
+  }
+  // Step 2. Padded rows; the last column is not padded.
+  for (const auto& row : rows) {
+    std::string line = "  ";
+    for (size_t c = 0; c + 1 < row.size(); ++c) line += pad(row[c], widths[c] + kColumnGap);
+    text += line + row.back() + "\n";
   }
   if (diff.changed.size() > shown) {
     text += str_cat("  ... and ", diff.changed.size() - shown, " more\n");

@@ -9,18 +9,20 @@
 #include <vector>
 
 #include "planner/byte_units.h"
+#include "planner/plan_html.h"  // plan_step_count
 
 namespace onepool {
 namespace {
 
 constexpr std::string_view kLetters =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+constexpr char kSmallTensorSymbol = '+';  // an owning tensor outside the largest kLetters.size()
+constexpr char kNoSymbol = '-';           // an alias or an empty tensor: no bytes of its own
 constexpr size_t kMaxNameWidth = 48;
 constexpr size_t kMaxPeakListed = 30;
+constexpr size_t kLegendWidth = 100;
 
-bool owns_storage(const PlannedTensor& tensor) {
-  return tensor.alias_of < 0 && tensor.bytes > 0;
-}
+bool owns_storage(const PlannedTensor& tensor) { return tensor.alias_of < 0 && tensor.bytes > 0; }
 
 std::string fit(const std::string& text, size_t width) {
   if (text.size() <= width) return text;
@@ -43,22 +45,21 @@ std::string shape_text(const PlannedTensor& tensor, char separator) {
   return separator == ',' ? "[" + text + "]" : text;
 }
 
-std::string dtype_text(DType dtype) {
-  return dtype == DType::kUndefined ? "-" : dtype_name(dtype);
+std::string dtype_text(DType dtype) { return dtype == DType::kUndefined ? "-" : dtype_name(dtype); }
+
+// An alias is named by the tensor whose storage it uses: "in conv_1_out+512".
+std::string offset_text(const Plan& plan, const PlannedTensor& tensor) {
+  if (tensor.alias_of < 0) return std::to_string(tensor.offset);
+  const int32_t owner = plan.find_tensor(tensor.alias_of);
+  const std::string owner_name =
+      owner >= 0 ? plan.tensors[static_cast<size_t>(owner)].name : str_cat("#", tensor.alias_of);
+  return str_cat("in ", fit(owner_name, kMaxNameWidth), "+", tensor.alias_offset);
 }
 
-std::vector<std::string> table_row(const PlannedTensor& tensor, size_t index) {
-  std::string offset = std::to_string(tensor.offset);
-  if (tensor.alias_of >= 0) offset = str_cat("alias of #", tensor.alias_of, "+", tensor.alias_offset);
-  return {std::string(1, plan_tensor_letter(index)),
-          fit(tensor.name, kMaxNameWidth),
-          tensor.producer_op,
-          dtype_text(tensor.dtype),
-          shape_text(tensor, ','),
-          std::to_string(tensor.bytes),
-          offset,
-          std::to_string(tensor.first),
-          std::to_string(tensor.last)};
+std::vector<std::string> table_row(const Plan& plan, const PlannedTensor& tensor, char symbol) {
+  return {std::string(1, symbol),    fit(tensor.name, kMaxNameWidth), tensor.producer_op,
+          dtype_text(tensor.dtype),  shape_text(tensor, ','),         std::to_string(tensor.bytes),
+          offset_text(plan, tensor), std::to_string(tensor.first),    std::to_string(tensor.last)};
 }
 
 struct StepRange {
@@ -118,7 +119,7 @@ struct ChartGrid {
   int columns = 1;
   StepRange range;
   size_t pool = 1;
-  std::vector<char> letters;      // rows × columns
+  std::vector<char> letters;       // rows × columns
   std::vector<size_t> cell_bytes;  // bytes of the tensor shown in each cell
 
   int row_of(int64_t step) const {
@@ -134,7 +135,7 @@ struct ChartGrid {
   }
 };
 
-ChartGrid make_grid(const Plan& plan, int width, int height) {
+ChartGrid make_grid(const Plan& plan, const std::vector<char>& symbols, int width, int height) {
   ChartGrid grid;
   grid.range = step_range(plan);
   const int64_t span = grid.range.hi - grid.range.lo + 1;
@@ -155,7 +156,7 @@ ChartGrid make_grid(const Plan& plan, int width, int height) {
         const size_t cell = static_cast<size_t>(row) * grid.columns + column;
         if (grid.cell_bytes[cell] >= tensor.bytes) continue;
         grid.cell_bytes[cell] = tensor.bytes;
-        grid.letters[cell] = plan_tensor_letter(i);
+        grid.letters[cell] = symbols[i];
       }
     }
   }
@@ -168,7 +169,8 @@ std::string row_label(const ChartGrid& grid, int row) {
   return first == last ? str_cat("step ", first) : str_cat("steps ", first, "-", last);
 }
 
-void append_peak_tensors(const Plan& plan, const Peak& peak, std::ostringstream& out) {
+void append_peak_tensors(const Plan& plan, const std::vector<char>& symbols, const Peak& peak,
+                         std::ostringstream& out) {
   std::vector<size_t> live;
   for (size_t i = 0; i < plan.tensors.size(); ++i) {
     const PlannedTensor& tensor = plan.tensors[i];
@@ -176,18 +178,18 @@ void append_peak_tensors(const Plan& plan, const Peak& peak, std::ostringstream&
       live.push_back(i);
     }
   }
-  std::sort(live.begin(), live.end(), [&](size_t a, size_t b) {
-    return plan.tensors[a].offset < plan.tensors[b].offset;
-  });
+  std::sort(live.begin(), live.end(),
+            [&](size_t a, size_t b) { return plan.tensors[a].offset < plan.tensors[b].offset; });
   out << "peak at step " << peak.step << ": " << format_bytes(peak.bytes) << " in " << live.size()
       << " tensors\n";
   for (size_t k = 0; k < live.size() && k < kMaxPeakListed; ++k) {
     const PlannedTensor& tensor = plan.tensors[live[k]];
-    out << "  " << plan_tensor_letter(live[k]) << " " << pad(fit(tensor.name, kMaxNameWidth), 40, false)
-        << " " << pad(std::to_string(tensor.bytes), 12, true) << " bytes at offset "
-        << tensor.offset << "\n";
+    out << "  " << symbols[live[k]] << " " << pad(fit(tensor.name, kMaxNameWidth), 40, false) << " "
+        << pad(std::to_string(tensor.bytes), 12, true) << " bytes at offset " << tensor.offset
+        << "\n";
   }
-  if (live.size() > kMaxPeakListed) out << "  ... and " << live.size() - kMaxPeakListed << " more\n";
+  if (live.size() > kMaxPeakListed)
+    out << "  ... and " << live.size() - kMaxPeakListed << " more\n";
 }
 
 std::string csv_field(const std::string& text) {
@@ -197,14 +199,79 @@ std::string csv_field(const std::string& text) {
   return quoted + "\"";
 }
 
+// "A x  B conv_0_out  ..." for every letter the chart shows, wrapped at kLegendWidth columns.
+void append_legend(const Plan& plan, const std::vector<char>& symbols, const ChartGrid& grid,
+                   std::ostringstream& out) {
+  std::vector<bool> shown(plan.tensors.size(), false);
+  bool small_shown = false;
+  for (char cell : grid.letters) {
+    if (cell == kSmallTensorSymbol) small_shown = true;
+  }
+  std::vector<size_t> order;
+  for (size_t i = 0; i < plan.tensors.size(); ++i) {
+    const char symbol = symbols[i];
+    if (symbol == kSmallTensorSymbol || symbol == kNoSymbol) continue;
+    if (std::find(grid.letters.begin(), grid.letters.end(), symbol) != grid.letters.end()) {
+      order.push_back(i);
+    }
+  }
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return kLetters.find(symbols[a]) < kLetters.find(symbols[b]);
+  });
+  std::string line = "legend:";
+  for (size_t i : order) {
+    const std::string entry =
+        str_cat(std::string(1, symbols[i]), " ", fit(plan.tensors[i].name, 32));
+    if (line.size() + 2 + entry.size() > kLegendWidth) {
+      out << line << "\n";
+      line = "       ";
+    }
+    line += "  " + entry;
+  }
+  if (small_shown) {
+    const std::string entry = str_cat(std::string(1, kSmallTensorSymbol), " smaller tensors");
+    if (line.size() + 2 + entry.size() > kLegendWidth) {
+      out << line << "\n";
+      line = "       ";
+    }
+    line += "  " + entry;
+  }
+  out << line << "\n";
+}
+
 }  // namespace
 
-char plan_tensor_letter(size_t index) { return kLetters[index % kLetters.size()]; }
+std::vector<char> plan_tensor_symbols(const Plan& plan) {
+  std::vector<char> symbols(plan.tensors.size(), kNoSymbol);
+  std::vector<size_t> owners;
+  for (size_t i = 0; i < plan.tensors.size(); ++i) {
+    if (owns_storage(plan.tensors[i])) owners.push_back(i);
+  }
+  // Step 1. The kLetters.size() largest tensors get letters (ties: earlier first); the rest '+'.
+  std::stable_sort(owners.begin(), owners.end(), [&](size_t a, size_t b) {
+    return plan.tensors[a].bytes > plan.tensors[b].bytes;
+  });
+  const size_t lettered = std::min(owners.size(), kLetters.size());
+  for (size_t k = lettered; k < owners.size(); ++k) symbols[owners[k]] = kSmallTensorSymbol;
+  owners.resize(lettered);
+  // Step 2. Letters in order of first step, then address: the chart reads A, B, C... downwards.
+  std::sort(owners.begin(), owners.end(), [&](size_t a, size_t b) {
+    const PlannedTensor& x = plan.tensors[a];
+    const PlannedTensor& y = plan.tensors[b];
+    if (x.first != y.first) return x.first < y.first;
+    return x.offset != y.offset ? x.offset < y.offset : a < b;
+  });
+  for (size_t k = 0; k < owners.size(); ++k) symbols[owners[k]] = kLetters[k];
+  return symbols;
+}
 
 std::string render_plan_table(const Plan& plan) {
   std::vector<std::vector<std::string>> rows = {
       {"ch", "name", "op", "dtype", "shape", "bytes", "offset", "first", "last"}};
-  for (size_t i = 0; i < plan.tensors.size(); ++i) rows.push_back(table_row(plan.tensors[i], i));
+  const std::vector<char> symbols = plan_tensor_symbols(plan);
+  for (size_t i = 0; i < plan.tensors.size(); ++i) {
+    rows.push_back(table_row(plan, plan.tensors[i], symbols[i]));
+  }
   std::vector<size_t> widths(rows[0].size(), 0);
   for (const auto& row : rows) {
     for (size_t c = 0; c < row.size(); ++c) widths[c] = std::max(widths[c], row[c].size());
@@ -221,7 +288,8 @@ std::string render_plan_table(const Plan& plan) {
 }
 
 std::string render_plan_chart(const Plan& plan, int width, int height) {
-  const ChartGrid grid = make_grid(plan, width, height);
+  const std::vector<char> symbols = plan_tensor_symbols(plan);
+  const ChartGrid grid = make_grid(plan, symbols, width, height);
   const Peak peak = find_peak(plan);
   const int peak_row = grid.row_of(peak.step);
   std::vector<std::string> labels;
@@ -231,19 +299,20 @@ std::string render_plan_chart(const Plan& plan, int width, int height) {
     label_width = std::max(label_width, labels.back().size());
   }
   std::ostringstream out;
-  out << "address 0 .. " << format_bytes(plan.pool_bytes) << " ->, "
-      << grid.columns << " columns of " << grid.pool / grid.columns << "+ bytes\n";
+  out << "address 0 .. " << format_bytes(plan.pool_bytes) << " ->, " << grid.columns
+      << " columns of " << grid.pool / grid.columns << "+ bytes\n";
   for (int row = 0; row < grid.rows; ++row) {
     const auto begin = grid.letters.begin() + static_cast<ptrdiff_t>(row) * grid.columns;
     out << pad(labels[static_cast<size_t>(row)], label_width, false) << " |"
         << std::string(begin, begin + grid.columns) << "|" << (row == peak_row ? " <- peak" : "")
         << "\n";
   }
-  append_peak_tensors(plan, peak, out);
+  append_legend(plan, symbols, grid, out);
+  append_peak_tensors(plan, symbols, peak, out);
   return out.str();
 }
 
-std::string render_plan_summary(const Plan& plan) {
+std::string render_plan_summary(const Plan& plan, double total_planning_ms) {
   const Status verdict = plan.verify();
   std::ostringstream out;
   constexpr size_t kWidth = 16;  // the exact numbers right-aligned in one column
@@ -259,13 +328,20 @@ std::string render_plan_summary(const Plan& plan) {
                 plan.lower_bound_bytes == 0
                     ? 1.0
                     : static_cast<double>(plan.pool_bytes) / plan.lower_bound_bytes);
-  out << "pool/LB:     " << ratio
-      << (plan.pool_bytes == plan.lower_bound_bytes ? "  optimal" : "") << "\n";
+  out << "pool/LB:     " << ratio << (plan.pool_bytes == plan.lower_bound_bytes ? "  optimal" : "")
+      << "\n";
   out << "verify: " << (verdict.is_ok() ? "ok" : verdict.message()) << "\n";
-  char timing[64];
-  std::snprintf(timing, sizeof(timing), "%.3f ms", plan.planning_ms);
-  out << "planning:    " << timing << " (" << plan.algorithm << ", alignment " << plan.alignment
-      << ", " << plan.tensors.size() << " tensors, " << plan.steps.size() << " steps)\n";
+  char timing[128];
+  if (total_planning_ms >= 0.0) {
+    std::snprintf(
+        timing, sizeof(timing), "%.3f ms (placement %.3f ms, liveness, sharing and checks %.3f ms)",
+        total_planning_ms, plan.planning_ms, std::max(0.0, total_planning_ms - plan.planning_ms));
+  } else {
+    std::snprintf(timing, sizeof(timing), "%.3f ms (placement)", plan.planning_ms);
+  }
+  out << "planning:    " << timing << "\n";
+  out << "plan:        " << plan.algorithm << ", alignment " << plan.alignment << " B, "
+      << plan.tensors.size() << " tensors, " << plan_step_count(plan) << " steps\n";
   return out.str();
 }
 
@@ -274,8 +350,8 @@ std::string render_plan_csv(const Plan& plan) {
   out << "name,op,dtype,shape,bytes,offset,first,last\n";
   for (const PlannedTensor& tensor : plan.tensors) {
     out << csv_field(tensor.name) << "," << csv_field(tensor.producer_op) << ","
-        << dtype_text(tensor.dtype) << "," << shape_text(tensor, 'x') << "," << tensor.bytes
-        << "," << tensor.offset << "," << tensor.first << "," << tensor.last << "\n";
+        << dtype_text(tensor.dtype) << "," << shape_text(tensor, 'x') << "," << tensor.bytes << ","
+        << tensor.offset << "," << tensor.first << "," << tensor.last << "\n";
   }
   return out.str();
 }

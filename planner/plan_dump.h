@@ -4,24 +4,33 @@
 // built from bare records (no steps) use the largest last step to size the chart.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "onepool/plan.h"
 
 namespace onepool {
 
-/// One row per tensor: chart letter, name, producing op, dtype, shape, bytes, offset, first, last.
+/// One row per tensor: chart symbol, name, producing op, dtype, shape, bytes, offset (an alias:
+/// "in OWNER+N", OWNER the name of the tensor whose storage it uses), first, last.
 std::string render_plan_table(const Plan& plan);
 /// ASCII chart in the style of TFLite Micro's PrintMemoryPlan: rows are steps (each row sums up a
 /// range of steps when there are more than `height`), columns are `width` equal address buckets
-/// of the pool, a letter per tensor ('.' free). The peak row is marked `<- peak` and the tensors
-/// live at the peak step are listed below the chart.
+/// of the pool, a symbol per tensor (plan_tensor_symbols; '.' free). A legend names every letter
+/// the chart shows; the peak row is marked `<- peak` and the tensors live at the peak step are
+/// listed below the chart.
 std::string render_plan_chart(const Plan& plan, int width = 100, int height = 60);
-/// Pool, lower bound and naive bytes (format_bytes: exact and binary units), pool/LB, "optimal", verify verdict, time.
-std::string render_plan_summary(const Plan& plan);
+/// Pool, lower bound and naive bytes (format_bytes: exact and binary units), pool/LB, "optimal",
+/// verify verdict, one planning time and the plan's shape (algorithm, alignment, tensors, steps).
+/// `total_planning_ms` >= 0: the whole planning phase, shown with its placement part; < 0: only
+/// the placement time the plan records.
+std::string render_plan_summary(const Plan& plan, double total_planning_ms = -1.0);
 /// `name,op,dtype,shape,bytes,offset,first,last` header plus one line per tensor.
 std::string render_plan_csv(const Plan& plan);
-/// The chart letter of tensor `index` (cycles through A-Z, a-z, 0-9).
-char plan_tensor_letter(size_t index);
+/// One chart symbol per entry of plan.tensors, never repeated for two tensors: the 62 largest
+/// owning tensors get A-Z, a-z, 0-9 in order of first step (then offset), smaller owners '+',
+/// aliases and empty tensors '-' (they have no bytes of their own).
+std::vector<char> plan_tensor_symbols(const Plan& plan);
 
 }  // namespace onepool

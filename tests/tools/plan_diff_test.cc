@@ -53,6 +53,28 @@ TEST_CASE("a plan against itself has no differences") {
   CHECK(has(render_plan_diff(diff, {}), "no differences"));
 }
 
+// Values wider than any fixed column (naive 202,311,168 B (192.94 MiB) vs 672,775,168 B (641.61
+// MiB)) still leave two spaces before the next column, and every row starts column B where the
+// header's "B" is.
+TEST_CASE("the diff's columns stay aligned for wide values") {
+  Plan a = base_plan();
+  a.naive_bytes = 202311168;
+  Plan b = base_plan();
+  b.naive_bytes = 672775168;
+  const std::string text = render_plan_diff(diff_plans(a, b), {});
+  INFO(text);
+  const size_t header = text.find("\n\n") + 2;
+  const size_t b_column = text.find('B', header) - header;
+  const std::string naive_a = "202,311,168 B (192.94 MiB)";
+  const size_t naive_line = text.find("naive");
+  REQUIRE(naive_line != std::string::npos);
+  const std::string line = text.substr(naive_line, text.find('\n', naive_line) - naive_line);
+  CHECK(line.find(naive_a + "  ") != std::string::npos);
+  CHECK(line.find("672,775,168 B (641.61 MiB)") == b_column);
+  const size_t pool_line = text.find("\npool") + 1;
+  CHECK(text.substr(pool_line + b_column, 5) == "1,280");
+}
+
 // B drops z, adds w, grows y by 2048 B and moves x to 3328: pool 1280 -> 3584 (+2304, +180%).
 // The changed table lists y (2048 B change) before x (offset only).
 TEST_CASE("the diff lists summary deltas, added and removed tensors, and changes") {

@@ -21,12 +21,12 @@
 #include "planner/plan_html.h"
 #include "planner/records_csv.h"
 #include "planner/schedule.h"
-#include "runtime/tensor_budget.h"
-#include "runtime/cpu/weight_folding.h"
 #include "planner/shape_binding.h"
 #include "planner/shape_input_flag.h"
 #include "runtime/cpu/cpu_backend.h"
 #include "runtime/cpu/kernel_registry.h"
+#include "runtime/cpu/weight_folding.h"
+#include "runtime/tensor_budget.h"
 #include "tools/onepool/cli_common.h"
 #include "tools/onepool/commands.h"
 
@@ -51,7 +51,8 @@ struct PlanFlags {
   std::string aliasing = "on";
   std::string workspaces = "fit";
   double plan_budget_ms = 100.0;
-  std::string format = "table";
+  std::string format = "text";  // text: summary, chart, peak tensors; table: text + every tensor
+  bool table = false;           // --table / -v: the per-tensor table in the text view
   std::string output_path;
   std::vector<std::string> diff_paths;  // --diff A.json B.json
 };
@@ -59,8 +60,8 @@ struct PlanFlags {
 struct PlannedSource {
   Plan plan;
   ImportOptions import;
-  double load_ms = 0.0;   // model import + shape inference, or CSV parsing
-  double build_ms = 0.0;  // liveness + placement + verification
+  double load_ms = 0.0;    // model import + shape inference, or CSV parsing
+  double build_ms = 0.0;   // liveness + placement + verification
   std::string graph_note;  // what the optimizer changed and how workspaces were found
 };
 
@@ -172,18 +173,16 @@ std::string configuration_text(const PlanFlags& flags, const PlannedSource& sour
     values += str_cat(values.empty() ? "" : ";", format_values_entry(name, given));
   }
   const bool from_records = !flags.records_path.empty();
-  return str_cat(from_records ? "records:    " : "model:      ",
-                 from_records ? flags.records_path : flags.model_path, "\n",
-                 "shapes:     ", shapes.empty() ? "(model's own)" : shapes, "\n",
-                 "dims:       ", dims.empty() ? "(none)" : dims, "\n",
-                 values.empty() ? "" : str_cat("values:     ", values, "\n"),
-                 "algorithm:  ", source.plan.algorithm, "\n",
-                 source.graph_note.empty() ? "" : "graph:      ", source.graph_note,
-                 source.graph_note.empty() ? "" : "\n",
-                 "alignment:  ", source.plan.alignment, " bytes\n",
-                 from_records ? "load:       " : "load+shape inference: ", ms_text(source.load_ms),
-                 "\n", "planning:   ", ms_text(source.build_ms), " (placement ",
-                 ms_text(source.plan.planning_ms), ")\n");
+  return str_cat(
+      from_records ? "records:    " : "model:      ",
+      from_records ? flags.records_path : flags.model_path, "\n",
+      "shapes:     ", shapes.empty() ? "(model's own)" : shapes, "\n",
+      "dims:       ", dims.empty() ? "(none)" : dims, "\n",
+      values.empty() ? "" : str_cat("values:     ", values, "\n"),
+      "algorithm:  ", source.plan.algorithm, "\n",
+      source.graph_note.empty() ? "" : "graph:      ", source.graph_note,
+      source.graph_note.empty() ? "" : "\n", "alignment:  ", source.plan.alignment, " bytes\n",
+      from_records ? "load:       " : "load+shape inference: ", ms_text(source.load_ms), "\n");
 }
 
 PlanHtmlOptions html_options(const PlanFlags& flags) {
@@ -199,9 +198,15 @@ std::string render(const PlanFlags& flags, const PlannedSource& source) {
   if (flags.format == "html") return render_plan_html(plan, html_options(flags));
   if (flags.format == "csv") return render_plan_csv(plan);
   const std::string chart = render_plan_chart(plan, kChartWidth, kChartHeight);
-  if (flags.format == "ascii") return chart + "\n" + render_plan_summary(plan);
-  return configuration_text(flags, source) + "\n" + render_plan_table(plan) + "\n" + chart +
-         "\n" + render_plan_summary(plan);
+  const std::string summary = render_plan_summary(plan, source.build_ms);
+  if (flags.format == "ascii") return chart + "\n" + summary;
+  if (flags.table || flags.format == "table") {
+    return configuration_text(flags, source) + "\n" + render_plan_table(plan) + "\n" + chart +
+           "\n" + summary;
+  }
+  const std::string hint = str_cat("all ", plan.tensors.size(),
+                                   " tensors (op, shape, offset, steps): add --table or -v\n");
+  return configuration_text(flags, source) + "\n" + chart + hint + "\n" + summary;
 }
 
 Status write_file(const std::string& path, const std::string& text) {
@@ -228,8 +233,8 @@ Status check_usage(const PlanFlags& flags) {
                        "--shapes, --dim and --values apply to a model, not to --records");
   }
   if (flags.alignment == 0 || (flags.alignment & (flags.alignment - 1)) != 0) {
-    return make_status(StatusCode::kInvalidArgument,
-                       "--alignment must be a power of two, got ", flags.alignment);
+    return make_status(StatusCode::kInvalidArgument, "--alignment must be a power of two, got ",
+                       flags.alignment);
   }
   return Status::ok();
 }
@@ -305,7 +310,9 @@ void register_plan_command(CLI::App& app, int& exit_code) {
   command->add_option("model", flags->model_path, "MODEL.onnx");
   command->add_option("--records", flags->records_path,
                       "plan usage records from a CSV (id,lower,upper,size) instead of a model");
-  command->add_option("--shapes", flags->shapes, "input shapes: name:1x3x224x224[,name:...] (repeatable)")
+  command
+      ->add_option("--shapes", flags->shapes,
+                   "input shapes: name:1x3x224x224[,name:...] (repeatable)")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   command->add_option("--dim", flags->dims, "symbolic dim value: name=N (repeatable)")
@@ -324,27 +331,37 @@ void register_plan_command(CLI::App& app, int& exit_code) {
   command->add_option("--schedule", flags->schedule, "execution order: model|memory")
       ->check(CLI::IsMember({"model", "memory"}))
       ->capture_default_str();
-  command->add_option("--aliasing", flags->aliasing,
-                      "views, in-place ops and Concat in place share storage: on|off")
+  command
+      ->add_option("--aliasing", flags->aliasing,
+                   "views, in-place ops and Concat in place share storage: on|off")
       ->check(CLI::IsMember({"on", "off"}))
       ->capture_default_str();
-  command->add_option("--workspaces", flags->workspaces,
-                      "kernel scratch: fit (the least, grown where the pool has room) or fast "
-                      "(what kernels prefer; the pool may grow)")
+  command
+      ->add_option("--workspaces", flags->workspaces,
+                   "kernel scratch: fit (the least, grown where the pool has room) or fast "
+                   "(what kernels prefer; the pool may grow)")
       ->check(CLI::IsMember({"fit", "fast"}))
       ->capture_default_str();
-  command->add_option("--plan-budget", flags->plan_budget_ms,
-                      "time budget of the searching planners, in ms")
+  command
+      ->add_option("--plan-budget", flags->plan_budget_ms,
+                   "time budget of the searching planners, in ms")
       ->capture_default_str();
-  command->add_option("--format", flags->format,
-                      "output format (html: address x step chart with hover, open in a browser)")
-      ->check(CLI::IsMember({"table", "ascii", "json", "csv", "html"}))
+  command
+      ->add_option(
+          "--format", flags->format,
+          "output format (text: configuration, chart, tensors live at the peak, summary; table: "
+          "the same with every tensor; html: address x step chart with hover, open in a browser)")
+      ->check(CLI::IsMember({"text", "table", "ascii", "json", "csv", "html"}))
       ->capture_default_str();
+  command->add_flag("--table,-v", flags->table,
+                    "text view: list every tensor (name, op, dtype, shape, bytes, offset, steps), "
+                    "not only those live at the peak");
   command->add_option("-o,--output", flags->output_path,
                       "write the output to FILE (html: one self-contained page to open offline)");
-  command->add_option("--diff", flags->diff_paths,
-                      "compare two saved plans (JSON from --format json or run --save-plan): "
-                      "--diff A.json B.json, without MODEL")
+  command
+      ->add_option("--diff", flags->diff_paths,
+                   "compare two saved plans (JSON from --format json or run --save-plan): "
+                   "--diff A.json B.json, without MODEL")
       ->expected(2);
   command->callback([flags, &exit_code] { exit_code = run_plan(*flags); });
 }
