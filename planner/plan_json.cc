@@ -1,7 +1,7 @@
 // The plan's versioned JSON form.
 //
-// Schema (schema_version 1):
-//   { "schema_version": 1, "pool_bytes": N, "alignment": N, "lower_bound_bytes": N,
+// Schema (schema_version 2; version 1 is the same without "provenance"):
+//   { "schema_version": 2, "pool_bytes": N, "alignment": N, "lower_bound_bytes": N,
 //     "naive_bytes": N, "plain_lower_bound_bytes": N, "plain_pool_bytes": N,
 //     "algorithm": "greedy-by-size", "optimal": bool, "planning_ms": x,
 //     "verified": bool,
@@ -9,15 +9,18 @@
 //     "tensors": [ {"id": 3, "name": "x", "op": "Relu", "dtype": "float32", "shape": [1,8],
 //                   "bytes": 256, "offset": 0, "first": 0, "last": 2,
 //                   "alias_of": 2, "alias_offset": 0,     // only for aliases (bytes 0)
-//                   "workspace_node": 1 }, ... ] }         // only for workspaces (id -1)
+//                   "workspace_node": 1 }, ... ],          // only for workspaces (id -1)
+//     "provenance": { "model_path": "m.onnx", "model_hash": "fnv1a64:...", "input_shapes":
+//                     "x:1x3x8x8", "device": "cpu", "algorithm": "auto", "alignment": 256,
+//                     "aliasing": "on", "schedule": "model", "optimize": "all",
+//                     "workspaces": "fit", "onepool_version": "0.1.0" } }  // only when known
 // The plain_* fields (bounds without aliasing) may be absent: they then equal the plan's own.
 // nlohmann throws on type errors; every throw is caught here and becomes a Status.
 #include <cstdint>
 #include <exception>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "onepool/plan.h"
 
@@ -27,6 +30,47 @@ namespace {
 using Json = nlohmann::json;
 
 constexpr const char* kUndefinedDTypeName = "undefined";
+constexpr int kFirstSchemaVersion = 1;  // no "provenance"; still loads
+
+Json provenance_to_json(const PlanProvenance& p) {
+  return {{"model_path", p.model_path},
+          {"model_hash", p.model_hash},
+          {"input_shapes", p.input_shapes},
+          {"device", p.device},
+          {"algorithm", p.algorithm},
+          {"alignment", p.alignment},
+          {"aliasing", p.aliasing},
+          {"schedule", p.schedule},
+          {"optimize", p.optimize},
+          {"workspaces", p.workspaces},
+          {"onepool_version", p.onepool_version}};
+}
+
+Expected<PlanProvenance> provenance_from_json(const Json& object) {
+  PlanProvenance p;
+  p.model_path = object.at("model_path").get<std::string>();
+  p.model_hash = object.at("model_hash").get<std::string>();
+  p.input_shapes = object.at("input_shapes").get<std::string>();
+  p.device = object.at("device").get<std::string>();
+  p.algorithm = object.at("algorithm").get<std::string>();
+  p.aliasing = object.at("aliasing").get<std::string>();
+  p.schedule = object.at("schedule").get<std::string>();
+  p.optimize = object.at("optimize").get<std::string>();
+  p.workspaces = object.at("workspaces").get<std::string>();
+  p.onepool_version = object.at("onepool_version").get<std::string>();
+  const Json& alignment = object.at("alignment");
+  if (!alignment.is_number_unsigned()) {
+    return make_status(StatusCode::kInvalidArgument,
+                       "plan JSON: provenance: field 'alignment' must be a non-negative integer, "
+                       "got ",
+                       alignment.dump());
+  }
+  p.alignment = alignment.get<size_t>();
+  if (p.model_hash.empty()) {
+    return make_status(StatusCode::kInvalidArgument, "plan JSON: provenance: empty 'model_hash'");
+  }
+  return p;
+}
 
 std::string dtype_json_name(DType dtype) {
   return dtype == DType::kUndefined ? kUndefinedDTypeName : dtype_name(dtype);
@@ -117,9 +161,12 @@ Status check_schema_version(const Json& document) {
     return make_status(StatusCode::kInvalidArgument, "plan JSON: missing 'schema_version'");
   }
   const Json& version = document.at("schema_version");
-  if (!version.is_number_integer() || version.get<int64_t>() != Plan::kSchemaVersion) {
+  const bool known =
+      version.is_number_integer() && (version.get<int64_t>() == Plan::kSchemaVersion ||
+                                      version.get<int64_t>() == kFirstSchemaVersion);
+  if (!known) {
     return make_status(StatusCode::kInvalidArgument, "plan JSON: expected schema_version ",
-                       Plan::kSchemaVersion, ", got ", version.dump());
+                       kFirstSchemaVersion, " or ", Plan::kSchemaVersion, ", got ", version.dump());
   }
   return Status::ok();
 }
@@ -157,6 +204,9 @@ Expected<Plan> plan_from_document(const Json& document) {
     ONEPOOL_ASSIGN_OR_RETURN(PlannedTensor tensor, tensor_from_json(tensors[i], i));
     plan.tensors.push_back(std::move(tensor));
   }
+  if (document.contains("provenance")) {
+    ONEPOOL_ASSIGN_OR_RETURN(plan.provenance, provenance_from_json(document.at("provenance")));
+  }
   return plan;
 }
 
@@ -167,19 +217,20 @@ std::string Plan::to_json() const {
   for (const PlanStep& step : steps) steps_json.push_back({{"node", step.node}, {"op", step.op}});
   Json tensors_json = Json::array();
   for (const PlannedTensor& tensor : tensors) tensors_json.push_back(tensor_to_json(tensor));
-  const Json document = {{"schema_version", kSchemaVersion},
-                         {"pool_bytes", pool_bytes},
-                         {"alignment", alignment},
-                         {"lower_bound_bytes", lower_bound_bytes},
-                         {"naive_bytes", naive_bytes},
-                         {"plain_lower_bound_bytes", plain_lower_bound_bytes},
-                         {"plain_pool_bytes", plain_pool_bytes},
-                         {"algorithm", algorithm},
-                         {"optimal", optimal},
-                         {"planning_ms", planning_ms},
-                         {"verified", verified},
-                         {"steps", steps_json},
-                         {"tensors", tensors_json}};
+  Json document = {{"schema_version", kSchemaVersion},
+                   {"pool_bytes", pool_bytes},
+                   {"alignment", alignment},
+                   {"lower_bound_bytes", lower_bound_bytes},
+                   {"naive_bytes", naive_bytes},
+                   {"plain_lower_bound_bytes", plain_lower_bound_bytes},
+                   {"plain_pool_bytes", plain_pool_bytes},
+                   {"algorithm", algorithm},
+                   {"optimal", optimal},
+                   {"planning_ms", planning_ms},
+                   {"verified", verified},
+                   {"steps", steps_json},
+                   {"tensors", tensors_json}};
+  if (provenance.known()) document["provenance"] = provenance_to_json(provenance);
   // Invalid UTF-8 in a name is replaced rather than thrown.
   return document.dump(1, ' ', false, Json::error_handler_t::replace);
 }

@@ -55,8 +55,27 @@ struct PlanOptions {
   bool fast_workspaces = false;
 };
 
+/// What a plan was made for: the model file, the bound input shapes, the device and the options
+/// that shape a plan. `--load-plan` compares a saved plan's provenance with the current one and
+/// names every field that differs. Empty (model_hash "") for plans built from bare records and
+/// for schema_version 1 files, which recorded none.
+struct PlanProvenance {
+  std::string model_path;    ///< as given when the plan was made (not compared: files move)
+  std::string model_hash;    ///< "fnv1a64:" + 16 hex digits: FNV-1a (64-bit) of the file's bytes
+  std::string input_shapes;  ///< bound input shapes in model order: "x:1x3x640x640,mask:1x640"
+  std::string device;        ///< "cpu", "cuda:0": whose kernels' workspaces the plan holds
+  std::string algorithm;     ///< as requested ("auto"), not the one auto chose
+  size_t alignment = 0;
+  std::string aliasing;      ///< "on" | "off"
+  std::string schedule;      ///< "model" | "memory"
+  std::string optimize;      ///< "none" | "basic" | "all"
+  std::string workspaces;    ///< "fit" | "fast"
+  std::string onepool_version;
+  bool known() const { return !model_hash.empty(); }
+};
+
 struct Plan {
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = 2;  ///< 2 adds "provenance"; version 1 files still load
 
   size_t pool_bytes = 0;         ///< the pool size: max(offset + bytes)
   size_t alignment = 256;
@@ -70,6 +89,7 @@ struct Plan {
   bool verified = false;
   std::vector<PlanStep> steps;
   std::vector<PlannedTensor> tensors;
+  PlanProvenance provenance;  ///< filled by whoever knows the model and options (the CLI)
 
   /// Checks that every owning tensor lies inside the pool, is aligned, and overlaps no other
   /// tensor in both time and address; aliases must lie inside the tensor they alias, in bytes
@@ -78,7 +98,7 @@ struct Plan {
   Status verify() const;
   /// Versioned JSON (schema in the README).
   std::string to_json() const;
-  /// Parses what to_json() wrote; rejects other schema versions.
+  /// Parses what to_json() wrote (schema_version 2, or 1 without provenance); rejects others.
   static Expected<Plan> from_json(std::string_view json);
   /// Index into `tensors` of graph value `id`, or -1 (weights are not planned).
   int32_t find_tensor(int32_t id) const;

@@ -5,6 +5,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "onepool/version.h"
+#include "planner/plan_provenance.h"
 #include "planner/shape_binding.h"
 #include "planner/shape_input_flag.h"
 
@@ -30,6 +32,40 @@ Expected<Plan> read_plan_file(const std::string& path) {
   Expected<Plan> plan = Plan::from_json(text.str());
   if (!plan) return plan.status().with_context(str_cat("plan file '", path, "'"));
   return plan;
+}
+// What a plan made now for this model and these flags belongs to.
+Expected<PlanProvenance> current_provenance(const ModelFlags& flags, const Model& model) {
+  PlanProvenance provenance;
+  provenance.model_path = flags.model_path;
+  ONEPOOL_ASSIGN_OR_RETURN(provenance.model_hash, hash_model_file(flags.model_path));
+  std::vector<std::pair<std::string, Shape>> inputs;
+  for (const TensorInfo& input : model.inputs()) inputs.emplace_back(input.name, input.shape);
+  provenance.input_shapes = format_input_shapes(inputs);
+  ONEPOOL_ASSIGN_OR_RETURN(Device device, Device::parse(flags.device));
+  provenance.device = device.to_string();
+  provenance.algorithm = flags.algorithm;
+  provenance.alignment = flags.alignment;
+  provenance.aliasing = flags.aliasing;
+  provenance.schedule = flags.schedule;
+  provenance.optimize = flags.optimize;
+  provenance.workspaces = flags.workspaces;
+  provenance.onepool_version = ONEPOOL_VERSION_STRING;
+  return provenance;
+}
+
+// A saved plan must belong to this model, shapes, device and options: checked field by field
+// before the Session looks at a single offset. A schema_version 1 file records none of them.
+Status check_saved_plan(const Plan& saved, const ModelFlags& flags, const Model& model) {
+  const std::string source = str_cat("plan file '", flags.load_plan, "'");
+  if (!saved.provenance.known()) {
+    std::fprintf(stderr,
+                 "warning: %s records no model, shapes or options (an older plan file): not "
+                 "checked against this model; save it again to record them\n",
+                 source.c_str());
+    return Status::ok();
+  }
+  ONEPOOL_ASSIGN_OR_RETURN(PlanProvenance current, current_provenance(flags, model));
+  return check_plan_provenance(saved.provenance, current, source);
 }
 }  // namespace
 
@@ -125,14 +161,17 @@ Expected<LoadedSession> load_session(const ModelFlags& flags) {
   Plan saved_plan;
   if (!flags.load_plan.empty()) {
     ONEPOOL_ASSIGN_OR_RETURN(saved_plan, read_plan_file(flags.load_plan));
+    ONEPOOL_RETURN_IF_ERROR(check_saved_plan(saved_plan, flags, *loaded.model));
     session_options.plan_override = &saved_plan;
   }
   start = std::chrono::steady_clock::now();
   ONEPOOL_ASSIGN_OR_RETURN(loaded.session, Session::create(loaded.model, session_options));
   loaded.session_ms = elapsed_ms(start);
   if (!flags.save_plan.empty()) {
+    Plan saved = loaded.session->plan();
+    ONEPOOL_ASSIGN_OR_RETURN(saved.provenance, current_provenance(flags, *loaded.model));
     std::ofstream out(flags.save_plan, std::ios::binary);
-    out << loaded.session->plan().to_json();
+    out << saved.to_json();
     if (!out) return make_status(StatusCode::kNotFound, "cannot write '", flags.save_plan, "'");
   }
   const LoadTimings& load = loaded.model->timings();

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "onepool/plan.h"
+#include "onepool/version.h"
 #include "planner/algo/algorithms.h"
 #include "planner/build_plan.h"
 #include "planner/onnx_import.h"
@@ -19,6 +20,7 @@
 #include "planner/plan_diff.h"
 #include "planner/plan_dump.h"
 #include "planner/plan_html.h"
+#include "planner/plan_provenance.h"
 #include "planner/records_csv.h"
 #include "planner/schedule.h"
 #include "planner/shape_binding.h"
@@ -63,6 +65,7 @@ struct PlannedSource {
   double load_ms = 0.0;    // model import + shape inference, or CSV parsing
   double build_ms = 0.0;   // liveness + placement + verification
   std::string graph_note;  // what the optimizer changed and how workspaces were found
+  std::string input_shapes;  // bound input shapes, for the JSON's provenance
 };
 
 std::string ms_text(double ms) {
@@ -121,6 +124,9 @@ Expected<PlannedSource> plan_model(const PlanFlags& flags) {
   if (level != OptimizeLevel::kNone) cpu::fold_weight_only_nodes(graph);  // as Model::load does
   ONEPOOL_ASSIGN_OR_RETURN(OptimizeReport report, optimize_graph(graph, level));
   source.load_ms = elapsed_ms(start);
+  std::vector<std::pair<std::string, Shape>> inputs;
+  for (ValueId id : graph.inputs) inputs.emplace_back(graph.values[id].name, graph.values[id].shape);
+  source.input_shapes = format_input_shapes(inputs);
   if (flags.schedule != "model" && flags.schedule != "memory") {
     return make_status(StatusCode::kInvalidArgument, "--schedule: '", flags.schedule,
                        "' is not one of: model, memory");
@@ -192,9 +198,31 @@ PlanHtmlOptions html_options(const PlanFlags& flags) {
   return options;
 }
 
-std::string render(const PlanFlags& flags, const PlannedSource& source) {
+// What the plan belongs to, for --load-plan to check (plans from records belong to no model).
+Expected<PlanProvenance> plan_provenance(const PlanFlags& flags, const PlannedSource& source) {
+  PlanProvenance provenance;
+  if (flags.model_path.empty()) return provenance;
+  provenance.model_path = flags.model_path;
+  ONEPOOL_ASSIGN_OR_RETURN(provenance.model_hash, hash_model_file(flags.model_path));
+  provenance.input_shapes = source.input_shapes;
+  provenance.device = "cpu";  // the workspaces are the CPU kernels'
+  provenance.algorithm = flags.algorithm;
+  provenance.alignment = flags.alignment;
+  provenance.aliasing = flags.aliasing;
+  provenance.schedule = flags.schedule;
+  provenance.optimize = flags.optimize;
+  provenance.workspaces = flags.workspaces;
+  provenance.onepool_version = ONEPOOL_VERSION_STRING;
+  return provenance;
+}
+
+Expected<std::string> render(const PlanFlags& flags, const PlannedSource& source) {
   const Plan& plan = source.plan;
-  if (flags.format == "json") return plan.to_json() + "\n";
+  if (flags.format == "json") {
+    Plan with_provenance = plan;
+    ONEPOOL_ASSIGN_OR_RETURN(with_provenance.provenance, plan_provenance(flags, source));
+    return with_provenance.to_json() + "\n";
+  }
   if (flags.format == "html") return render_plan_html(plan, html_options(flags));
   if (flags.format == "csv") return render_plan_csv(plan);
   const std::string chart = render_plan_chart(plan, kChartWidth, kChartHeight);
@@ -282,7 +310,9 @@ int run_plan(const PlanFlags& flags) {
   if (Status usage = check_usage(flags); !usage.is_ok()) return report(usage, kExitUsage);
   auto source = flags.records_path.empty() ? plan_model(flags) : plan_records(flags);
   if (!source) return report(source.status(), kExitFailure);
-  const std::string text = render(flags, *source);
+  const Expected<std::string> rendered = render(flags, *source);
+  if (!rendered) return report(rendered.status(), kExitFailure);
+  const std::string& text = *rendered;
   if (flags.output_path.empty()) {
     std::cout << text;
   } else {
