@@ -1,6 +1,7 @@
-// Definitions for status.h and tensor.h.
+// Definitions for status.h, tensor.h and logging.h.
 #include <limits>
 
+#include "onepool/logging.h"
 #include "onepool/status.h"
 #include "onepool/tensor.h"
 
@@ -19,6 +20,15 @@ const char* status_code_name(StatusCode code) {
     case StatusCode::kFailedPrecondition: return "failed precondition";
     case StatusCode::kInternal: return "internal error";
     case StatusCode::kCancelled: return "cancelled";
+  }
+  return "unknown";
+}
+
+const char* log_level_name(LogLevel level) {
+  switch (level) {
+    case LogLevel::kDebug: return "debug";
+    case LogLevel::kInfo: return "info";
+    case LogLevel::kWarning: return "warning";
   }
   return "unknown";
 }

@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <memory>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "onepool/model.h"
@@ -64,6 +65,12 @@ class Backend {
   /// (optional) The flag execute() reads before each node until the next call (RunOptions::
   /// cancel; nullptr: none). A backend without the check ignores it.
   virtual void set_cancel_flag(const std::atomic<bool>* cancel) { (void)cancel; }
+  /// (optional) The kernel path prepare() chose for the node at execution index `n`
+  /// ("im2col+sgemm"); empty where the backend does not name one.
+  virtual std::string node_implementation(size_t n) const {
+    (void)n;
+    return {};
+  }
   /// (optional) CUDA graph capture and replay counts; all zero where there is no graph.
   virtual CudaGraphStats cuda_graph_stats() const { return {}; }
   /// (optional) Starts timing every node of every execute(); false where not supported.

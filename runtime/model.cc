@@ -57,6 +57,13 @@ Status check_schedule_name(const std::string& schedule) {
   return make_status(StatusCode::kInvalidArgument, "schedule '", schedule,
                      "' is not one of: model, memory");
 }
+// What the tools print after a load, for an embedding caller: warnings, then the summary.
+void log_load(const Model& model, const Logger& logger) {
+  if (!logger) return;
+  for (const std::string& warning : model.warnings()) logger(LogLevel::kWarning, warning);
+  logger(LogLevel::kInfo, str_cat("optimization: ", model.optimization_summary(), "; weights ",
+                                  model.weights_bytes(), " bytes"));
+}
 }  // namespace
 
 void Model::AlignedDelete::operator()(std::byte* p) const { std::free(p); }
@@ -97,7 +104,15 @@ Expected<std::shared_ptr<const Model>> Model::from_import(Expected<Graph> graph,
                                                           const LoadOptions& options) {
   if (!graph) return graph.status();
   Expected<std::shared_ptr<const Model>> model = from_graph(std::move(graph).value(), options);
-  if (model) const_cast<Model&>(**model).timings_.import_ms = import_ms;
+  if (!model) return model;
+  Model& loaded = const_cast<Model&>(**model);
+  loaded.timings_.import_ms = import_ms;
+  if (options.logger) {
+    options.logger(LogLevel::kDebug,
+                   str_cat("load timings: import ", loaded.timings_.import_ms, " ms, optimize ",
+                           loaded.timings_.optimize_ms, " ms, pack ", loaded.timings_.pack_ms,
+                           " ms"));
+  }
   return model;
 }
 
@@ -139,6 +154,7 @@ Expected<std::shared_ptr<const Model>> Model::from_graph(Graph graph, const Load
   ONEPOOL_RETURN_IF_ERROR(model->pack_weights());
   model->timings_.pack_ms = elapsed_ms(start);
   model->describe_io();
+  log_load(*model, options.logger);
   return std::shared_ptr<const Model>(std::move(model));
 }
 

@@ -60,6 +60,26 @@ class SessionImpl {
   std::vector<TensorView> feeds;  // an ONNX-style feed without its shape inputs (run())
 };
 
+namespace {
+// Session::create's messages for SessionOptions::logger: the kernel of each node (kDebug), then
+// one summary line (kInfo).
+void log_session(const SessionImpl& impl, const Logger& logger) {
+  if (!logger) return;
+  const Graph& graph = impl.model->graph();
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    const std::string implementation = impl.backend->node_implementation(n);
+    logger(LogLevel::kDebug,
+           str_cat("kernel of ", describe_node(graph.nodes[n]), ": ",
+                   implementation.empty() ? graph.nodes[n].op_type : implementation));
+  }
+  logger(LogLevel::kInfo,
+         str_cat("session on ", impl.backend->device().to_string(), ": ", graph.nodes.size(),
+                 " nodes, pool ", impl.plan.pool_bytes, " bytes; prepare ",
+                 impl.timings.prepare_ms, " ms, plan ", impl.timings.plan_ms, " ms, allocate ",
+                 impl.timings.allocate_ms, " ms"));
+}
+}  // namespace
+
 Status check_tensor_matches(const TensorInfo& info, const TensorView& view, const char* role) {
   if (view.dtype != info.dtype) {
     return make_status(StatusCode::kInvalidArgument, role, " '", info.name, "': expected dtype ",
@@ -120,6 +140,7 @@ Expected<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> 
   impl->input_ids.assign(graph.inputs.begin(), graph.inputs.end());
   impl->output_ids.assign(graph.outputs.begin(), graph.outputs.end());
   impl->feeds.resize(graph.inputs.size());
+  log_session(*impl, options.logger);
   return std::unique_ptr<Session>(new Session(std::move(impl)));
 }
 

@@ -14,6 +14,7 @@
 #include <variant>
 #include <vector>
 
+#include "onepool/logging.h"
 #include "onepool/status.h"
 #include "onepool/tensor.h"
 
@@ -50,6 +51,9 @@ struct LoadOptions {
   /// Every shape input needs a value here: the load error for a missing one names the input and
   /// the node that reads it. A name that is not a shape input is an error too.
   std::map<std::string, ShapeInputValues> shape_input_values;
+  /// Receives the import warnings (kWarning, the same as Model::warnings()), the optimization
+  /// summary (kInfo) and the load timings (kDebug). Empty: silent.
+  Logger logger;
 };
 
 /// Name, element type and static shape of a model input or output.

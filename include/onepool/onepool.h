@@ -3,6 +3,7 @@
 
 #include "onepool/dynamic_session.h"
 #include "onepool/library.h"
+#include "onepool/logging.h"
 #include "onepool/model.h"
 #include "onepool/plan.h"
 #include "onepool/session.h"

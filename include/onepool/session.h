@@ -38,6 +38,9 @@ struct SessionOptions {
   /// (or one optimization removed) is an error at create(). run() pays one branch for it.
   std::string debug_perturb_node;
   double debug_perturb_value = 1.0;
+  /// Receives a summary of Session creation (kInfo), the kernel chosen for each node (kDebug),
+  /// and on CUDA a failed graph capture (kWarning, once, during the first run). Empty: silent.
+  Logger logger;
 };
 
 /// Wall-clock milliseconds of Session creation phases.

@@ -85,6 +85,9 @@ class CpuBackend final : public Backend {
   SessionProfile profile() const override;
   void reset_profile() override;
   bool set_debug_perturbation(size_t node, double value) override;
+  std::string node_implementation(size_t n) const override {
+    return kernels_[n].implementation;
+  }
   void set_cancel_flag(const std::atomic<bool>* cancel) override {
     cancel_ = cancel != nullptr ? cancel : &never_cancelled_;
   }

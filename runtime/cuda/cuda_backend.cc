@@ -41,6 +41,7 @@ class CudaBackend final : public Backend {
              std::span<const int32_t> output_ids, std::span<const TensorView> outputs) override;
   size_t owned_pool_bytes() const override { return owned_pool_.data() ? plan_pool_bytes_ : 0; }
   CudaGraphStats cuda_graph_stats() const override { return stats_; }
+  void set_logger(Logger logger) { logger_ = std::move(logger); }
   void set_cancel_flag(const std::atomic<bool>* cancel) override {
     cancel_ = cancel != nullptr ? cancel : &never_cancelled_;
   }
@@ -75,6 +76,7 @@ class CudaBackend final : public Backend {
   // RunOptions::cancel for the current run; never null (see set_cancel_flag).
   std::atomic<bool> never_cancelled_{false};
   const std::atomic<bool>* cancel_ = &never_cancelled_;
+  Logger logger_;  // SessionOptions::logger: told once why a capture failed
 };
 
 CudaBackend::~CudaBackend() {
@@ -342,6 +344,10 @@ void CudaBackend::try_capture() {
   graph_ = nullptr;
   graph_exec_ = nullptr;
   stats_.fallback_reason = status.message();
+  if (logger_) {
+    logger_(LogLevel::kWarning, "CUDA graph capture failed, every run launches node by node: " +
+                                    stats_.fallback_reason);
+  }
 }
 
 }  // namespace
@@ -361,6 +367,7 @@ Expected<std::unique_ptr<Backend>> create_cuda_backend(const SessionOptions& opt
     resolved.cublas_workspace_bytes = major >= 9 ? kCublasWorkspaceHopper : kCublasWorkspaceDefault;
   }
   auto backend = std::make_unique<CudaBackend>(options.device.index, resolved);
+  backend->set_logger(options.logger);
   ONEPOOL_RETURN_IF_ERROR(backend->create_stream());
   return std::unique_ptr<Backend>(std::move(backend));
 }

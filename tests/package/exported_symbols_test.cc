@@ -14,13 +14,13 @@
 namespace {
 
 // The public API's symbol prefixes, as cmake/onepool_exports.map lists them (demangled).
-constexpr std::array<std::string_view, 16> kApiPrefixes = {
+constexpr std::array<std::string_view, 17> kApiPrefixes = {
     "onepool::Model::",        "onepool::Session::",      "onepool::DynamicSession::",
     "onepool::SessionPool::",  "onepool::Status::",       "onepool::Shape::",
     "onepool::Device::",       "onepool::Plan::",         "onepool::operator==",
     "onepool::dtype_",         "onepool::tensor_bytes",   "onepool::status_code_name",
     "onepool::pool_mode_name", "onepool::check_tensor_matches", "onepool::library_version",
-    "onepool::ShapeProfile::"};
+    "onepool::ShapeProfile::", "onepool::log_level_name"};
 
 bool is_api_symbol(std::string_view name) {
   for (std::string_view prefix : kApiPrefixes) {
@@ -65,18 +65,25 @@ TEST_CASE("libonepool.so exports the public API only") {
   bool has_load = false;
   bool has_run = false;
   bool has_profile_parse = false;
+  bool has_load_from_memory = false;
+  bool has_log_level_name = false;
   std::vector<std::string> outside;
   for (const auto& name : names) {
     has_load = has_load || name.rfind("onepool::Model::load(", 0) == 0;
     has_run = has_run || name.rfind("onepool::Session::run(", 0) == 0;
     has_profile_parse =
         has_profile_parse || name.rfind("onepool::ShapeProfile::parse(", 0) == 0;
+    has_load_from_memory =
+        has_load_from_memory || name.rfind("onepool::Model::load_from_memory(", 0) == 0;
+    has_log_level_name = has_log_level_name || name.rfind("onepool::log_level_name(", 0) == 0;
     if (!is_api_symbol(name)) outside.push_back(name);
   }
   MESSAGE(names.size() << " symbols exported");
   CHECK(has_load);
   CHECK(has_run);
   CHECK(has_profile_parse);
+  CHECK(has_load_from_memory);
+  CHECK(has_log_level_name);
   for (const auto& name : outside) MESSAGE("exported outside the API: " << name);
   CHECK(outside.empty());
 }
