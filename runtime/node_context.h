@@ -12,9 +12,12 @@ namespace onepool {
 
 class NodeContext {
  public:
-  NodeContext(const Graph& graph, const Node& node) : graph_(graph), node_(node) {}
+  /// `threads`: the CPU threads the kernel will run on (sizes per-thread scratch; 1 elsewhere).
+  NodeContext(const Graph& graph, const Node& node, int threads = 1)
+      : graph_(graph), node_(node), threads_(threads < 1 ? 1 : threads) {}
 
   const Node& node() const { return node_; }
+  int threads() const { return threads_; }
   const Graph& graph() const { return graph_; }
   size_t input_count() const { return node_.inputs.size(); }
   size_t output_count() const { return node_.outputs.size(); }
@@ -44,6 +47,7 @@ class NodeContext {
  private:
   const Graph& graph_;
   const Node& node_;
+  int threads_ = 1;
 };
 
 }  // namespace onepool

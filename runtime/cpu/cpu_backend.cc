@@ -24,9 +24,15 @@ namespace {
 
 constexpr size_t kPoolAlignment = 256;
 
+// A Session's thread count: `threads`, or every hardware thread for 0 (or less).
+int session_threads(int threads) {
+  if (threads > 0) return threads;
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
 // The node's kernel, or kUnsupported naming the node and op when the CPU has none.
 Expected<PreparedKernel> prepare_kernel(const KernelRegistry& registry, const Graph& graph,
-                                        const Node& node) {
+                                        const Node& node, int threads) {
   const KernelFactory factory =
       node.domain.empty() || node.domain == "ai.onnx" ? registry.find(node.op_type) : nullptr;
   if (factory == nullptr) {
@@ -37,7 +43,7 @@ Expected<PreparedKernel> prepare_kernel(const KernelRegistry& registry, const Gr
   // Preparation builds tables proportional to a node's shapes (Pad, Resize, Expand, Tile): a
   // failed allocation is this node's error, never an exception through the API.
   try {
-    return prepare_cpu_kernel(factory, graph, node);
+    return prepare_cpu_kernel(factory, graph, node, threads);
   } catch (const std::bad_alloc&) {
     return make_status(StatusCode::kResourceExhausted, describe_node(node),
                        ": out of memory while preparing the kernel");
@@ -141,7 +147,8 @@ Status CpuBackend::prepare(const Model& model, NodeMemoryNeeds& needs) {
   // oneDNN primitives (when built in) fix their work split at creation from this count.
   nn::set_dnnl_threads(threads_);
   for (size_t n = 0; n < graph_->nodes.size(); ++n) {
-    Expected<PreparedKernel> prepared = prepare_kernel(registry, *graph_, graph_->nodes[n]);
+    Expected<PreparedKernel> prepared =
+        prepare_kernel(registry, *graph_, graph_->nodes[n], threads_);
     if (prepared) {
       kernels_[n] = std::move(prepared).value();
       add_memory_needs(kernels_[n], needs);
@@ -351,11 +358,12 @@ SessionProfile CpuBackend::profile() const {
 
 }  // namespace
 
-NodeMemoryNeeds memory_needs(const Graph& graph, int* unsupported) {
+NodeMemoryNeeds memory_needs(const Graph& graph, int* unsupported, int threads) {
   const KernelRegistry registry = KernelRegistry::with_all_kernels();
   NodeMemoryNeeds needs;
   for (const Node& node : graph.nodes) {
-    Expected<PreparedKernel> prepared = prepare_kernel(registry, graph, node);
+    Expected<PreparedKernel> prepared =
+        prepare_kernel(registry, graph, node, session_threads(threads));
     if (prepared) {
       add_memory_needs(*prepared, needs);
       continue;
@@ -367,8 +375,7 @@ NodeMemoryNeeds memory_needs(const Graph& graph, int* unsupported) {
 }
 
 std::unique_ptr<Backend> create_cpu_backend(int threads) {
-  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  return std::make_unique<CpuBackend>(threads);
+  return std::make_unique<CpuBackend>(session_threads(threads));
 }
 
 }  // namespace onepool::cpu

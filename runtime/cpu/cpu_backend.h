@@ -14,7 +14,8 @@ std::unique_ptr<Backend> create_cpu_backend(int threads);
 
 /// What the planner needs from the CPU kernels, per node of `graph`: workspace bytes and the
 /// storage sharing each kernel honours (the same facts the backend's prepare() reports). A node
-/// without a CPU kernel needs nothing; `unsupported`, when given, counts those nodes.
-NodeMemoryNeeds memory_needs(const Graph& graph, int* unsupported = nullptr);
+/// without a CPU kernel needs nothing; `unsupported`, when given, counts those nodes. `threads`
+/// as for create_cpu_backend (per-thread scratch, e.g. Conv's column tiles, scales with it).
+NodeMemoryNeeds memory_needs(const Graph& graph, int* unsupported = nullptr, int threads = 0);
 
 }  // namespace onepool::cpu

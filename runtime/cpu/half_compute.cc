@@ -155,10 +155,10 @@ const char* half_names(const Graph& graph, const Node& node) {
 }
 
 Expected<PreparedKernel> prepare_with_float32_compute(KernelFactory factory, const Graph& graph,
-                                                      const Node& node) {
+                                                      const Node& node, int threads) {
   auto shadow = std::make_unique<Float32Shadow>(graph, node);
   ONEPOOL_ASSIGN_OR_RETURN(PreparedKernel inner,
-                           factory(NodeContext(shadow->graph(), shadow->node())));
+                           factory(NodeContext(shadow->graph(), shadow->node(), threads)));
   auto kernel = std::make_unique<Float32ComputeKernel>(graph, node, std::move(shadow),
                                                        std::move(inner.kernel));
   const size_t conversion_bytes = kernel->conversion_bytes();
@@ -178,13 +178,13 @@ Expected<PreparedKernel> prepare_with_float32_compute(KernelFactory factory, con
 }  // namespace
 
 Expected<PreparedKernel> prepare_cpu_kernel(KernelFactory factory, const Graph& graph,
-                                            const Node& node) {
-  Expected<PreparedKernel> native = factory(NodeContext(graph, node));
+                                            const Node& node, int threads) {
+  Expected<PreparedKernel> native = factory(NodeContext(graph, node, threads));
   if (native || native.status().code() != StatusCode::kUnsupported ||
       !node_touches_half_types(graph, node)) {
     return native;
   }
-  Expected<PreparedKernel> widened = prepare_with_float32_compute(factory, graph, node);
+  Expected<PreparedKernel> widened = prepare_with_float32_compute(factory, graph, node, threads);
   // No float32 kernel either: the native error names the half dtype the user has.
   if (!widened && widened.status().code() == StatusCode::kUnsupported) return native;
   return widened;

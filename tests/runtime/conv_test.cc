@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "runtime/cpu/kernels/sgemm_packed.h"
 #include "runtime/kernel_test_util.h"
 
 namespace onepool {
@@ -21,7 +23,6 @@ using testing::random_values;
 using testing::run_single_node;
 using testing::string_attr;
 using testing::values_of;
-
 
 Shape shape_of(int64_t a, int64_t b, const std::vector<int64_t>& spatial) {
   Shape shape{a, b};
@@ -280,7 +281,7 @@ TEST_CASE("Conv applies a fused Clip epilogue after the bias") {
 
 // Prepares a Conv node (without running it) to read its workspace size.
 Expected<cpu::PreparedKernel> prepare_conv(const Shape& x, const Shape& w, const Shape& y,
-                                           const AttributeMap& attributes) {
+                                           const AttributeMap& attributes, int threads = 1) {
   Graph graph;
   Node node;
   node.name = "conv";
@@ -302,34 +303,55 @@ Expected<cpu::PreparedKernel> prepare_conv(const Shape& x, const Shape& w, const
   graph.nodes.push_back(node);
   graph.rebuild_edges();
   const auto registry = cpu::KernelRegistry::with_all_kernels();
-  return registry.find("Conv")(cpu::NodeContext(graph, graph.nodes[0]));
+  return registry.find("Conv")(cpu::NodeContext(graph, graph.nodes[0], threads));
 }
 
-// The im2col workspace is a tile of whole output rows of one group of one image: the kernel
-// needs rows up to 64 KiB (at least one) and prefers up to 2 MiB. ResNet's 3x3 conv 64->64 on
-// 56x56 (pad 1) has 64*9 = 576 rows, one output row of columns is 576 x 56 x 4 = 129,024 bytes:
-// it needs one row and prefers 16 rows, 2,064,384 bytes (the untiled matrix would be 7,225,344),
-// for any batch. With group 2 an output row is 64,512 bytes: it needs one and prefers 32 rows,
-// 2,064,384 again. A 1x1 stride-1 conv and a depthwise conv need none.
-TEST_CASE("Conv declares a bounded im2col workspace") {
+// Bytes of one group's weights packed for this CPU's GEMM micro-kernel (the workspace's start).
+size_t packed_weight_bytes(int64_t out_channels, int64_t depth) {
+  const cpu::nn::SgemmIsa isa = cpu::nn::best_sgemm_isa();
+  const int64_t floats = cpu::nn::packed_a_floats(isa, out_channels, depth);
+  return static_cast<size_t>((floats * 4 + 63) / 64 * 64);
+}
+
+// The workspace starts with one group's packed weights. A stride-1 conv is an implicit GEMM
+// (conv_implicit.h): ResNet's 3x3 conv 64->64 on 56x56 (pad 1) reads zero-padded 58x58 planes
+// (64 x 58 x 58 x 4 = 861,184 bytes) and writes a wide output of 55 x 58 + 56 = 3,246 columns a
+// channel (64 x 3,246 x 4 = 830,976 bytes), for any batch and thread count; with group 2, half
+// of each. A 1x1 conv reads its input in place and writes Y directly: the weights only. A
+// stride-2 conv takes im2col column tiles, one per thread: whole output rows, about 256 columns
+// and at most 512 KiB (8 rows of 28 columns x 576 x 4 = 516,096 bytes). A depthwise conv needs
+// nothing.
+TEST_CASE("Conv declares packed weights and the buffers of its path") {
   AttributeMap attributes;
   attributes.set("pads", ints_attr({1, 1, 1, 1}));
-  auto full =
-      prepare_conv(Shape{8, 64, 56, 56}, Shape{64, 64, 3, 3}, Shape{8, 64, 56, 56}, attributes);
-  REQUIRE_MESSAGE(full.has_value(), full.status().to_string());
-  CHECK(full->workspace_bytes == 129024u);
-  CHECK(full->workspace_preferred_bytes == 2064384u);
+  for (const int threads : {1, 2}) {
+    auto full = prepare_conv(Shape{8, 64, 56, 56}, Shape{64, 64, 3, 3}, Shape{8, 64, 56, 56},
+                             attributes, threads);
+    REQUIRE_MESSAGE(full.has_value(), full.status().to_string());
+    CHECK(full->workspace_bytes == packed_weight_bytes(64, 576) + 861184u + 830976u);
+    CHECK(full->workspace_preferred_bytes == full->workspace_bytes);
+    CHECK(full->implementation.rfind("implicit gemm", 0) == 0);
+  }
   AttributeMap grouped = attributes;
   grouped.set("group", int_attr(2));
   auto half =
       prepare_conv(Shape{8, 64, 56, 56}, Shape{64, 32, 3, 3}, Shape{8, 64, 56, 56}, grouped);
   REQUIRE_MESSAGE(half.has_value(), half.status().to_string());
-  CHECK(half->workspace_bytes == 64512u);
-  CHECK(half->workspace_preferred_bytes == 2064384u);
+  CHECK(half->workspace_bytes == packed_weight_bytes(32, 288) + 430592u + 415488u);
   auto pointwise =
       prepare_conv(Shape{1, 64, 56, 56}, Shape{128, 64, 1, 1}, Shape{1, 128, 56, 56}, {});
   REQUIRE_MESSAGE(pointwise.has_value(), pointwise.status().to_string());
-  CHECK(pointwise->workspace_bytes == 0u);
+  CHECK(pointwise->workspace_bytes == packed_weight_bytes(128, 64));
+  AttributeMap strided = attributes;
+  strided.set("strides", ints_attr({2, 2}));
+  for (const int threads : {1, 2}) {
+    auto tiles = prepare_conv(Shape{1, 64, 56, 56}, Shape{64, 64, 3, 3}, Shape{1, 64, 28, 28},
+                              strided, threads);
+    REQUIRE_MESSAGE(tiles.has_value(), tiles.status().to_string());
+    CHECK(tiles->workspace_bytes ==
+          packed_weight_bytes(64, 576) + static_cast<size_t>(threads) * 516096u);
+    CHECK(tiles->implementation.rfind("im2col+gemm", 0) == 0);
+  }
   AttributeMap depthwise = attributes;
   depthwise.set("group", int_attr(64));
   auto dw = prepare_conv(Shape{1, 64, 56, 56}, Shape{64, 1, 3, 3}, Shape{1, 64, 56, 56}, depthwise);
@@ -337,48 +359,65 @@ TEST_CASE("Conv declares a bounded im2col workspace") {
   CHECK(dw->workspace_bytes == 0u);
 }
 
-// Runs a prepared Conv on `x` and `w` with a workspace of `workspace_bytes`.
-std::vector<float> run_conv_with_workspace(cpu::PreparedKernel& prepared, std::vector<float> x,
-                                           const Shape& x_shape, std::vector<float> w,
-                                           const Shape& w_shape, const Shape& y_shape,
-                                           size_t workspace_bytes) {
+// Runs a prepared Conv on `x` and `w` on `threads` threads.
+std::vector<float> run_prepared_conv(cpu::PreparedKernel& prepared, std::vector<float> x,
+                                     const Shape& x_shape, std::vector<float> w,
+                                     const Shape& w_shape, const Shape& y_shape, int threads) {
   std::vector<float> y(static_cast<size_t>(y_shape.element_count()), -7.0f);
   const std::vector<TensorView> inputs = {{x.data(), DType::kFloat32, x_shape, {}},
                                           {w.data(), DType::kFloat32, w_shape, {}}};
   const std::vector<TensorView> outputs = {{y.data(), DType::kFloat32, y_shape, {}}};
-  std::vector<std::byte> workspace(workspace_bytes);
-  cpu::ThreadPool pool(2);
+  std::vector<std::byte> workspace(prepared.workspace_bytes);
+  cpu::ThreadPool pool(threads);
   cpu::RunContext context;
   context.inputs = inputs;
   context.outputs = outputs;
   context.workspace = workspace.data();
-  context.workspace_bytes = workspace_bytes;
+  context.workspace_bytes = workspace.size();
   context.threads = &pool;
   REQUIRE(prepared.kernel->run(context).is_ok());
   return y;
 }
 
-// The tile count follows the workspace the plan grants: the preferred size (all 27 output rows
-// of 3,456 bytes in one tile), 5 rows (six tiles, the last partial) and a single row (27 tiles)
-// give the same output.
-TEST_CASE("Conv gives the same output with any granted workspace") {
-  AttributeMap attributes;
-  attributes.set("pads", ints_attr({1, 1, 1, 1}));
-  const Shape x_shape{1, 8, 27, 12};
-  const Shape w_shape{16, 8, 3, 3};
-  const Shape y_shape{1, 16, 27, 12};
-  auto prepared = prepare_conv(x_shape, w_shape, y_shape, attributes);
-  REQUIRE_MESSAGE(prepared.has_value(), prepared.status().to_string());
-  const size_t row = 8 * 9 * 12 * sizeof(float);
-  CHECK(prepared->workspace_bytes == 18 * row);  // 64 KiB holds 18 rows of 3,456 bytes
-  CHECK(prepared->workspace_preferred_bytes == 27 * row);
-  const std::vector<float> x = random_values(x_shape.element_count(), 11);
-  const std::vector<float> w = random_values(w_shape.element_count(), 12);
-  const auto whole = run_conv_with_workspace(*prepared, x, x_shape, w, w_shape, y_shape, 27 * row);
-  const auto some = run_conv_with_workspace(*prepared, x, x_shape, w, w_shape, y_shape, 5 * row);
-  const auto least = run_conv_with_workspace(*prepared, x, x_shape, w, w_shape, y_shape, row);
-  check_close(some, whole);
-  check_close(least, whole);
+// One, two and three threads give the same bits on both GEMM paths: stride 1 (the implicit
+// GEMM, its wide output split in column blocks) and stride 2 (im2col tiles: 27x300 gives 14
+// one-row tiles split over the threads; 27x12 and 7x7 a single tile, filled by all the threads,
+// its product split over the panels of A). Each output is one multiply-add chain over the whole
+// depth however the work is split. And the result is the convolution (a float64 direct loop).
+TEST_CASE("Conv gives the same bits on any number of threads") {
+  for (const int64_t stride : {1, 2}) {
+    for (const auto& [height, width] : {std::pair<int64_t, int64_t>{27, 12}, {27, 300}, {7, 7}}) {
+      CAPTURE(stride);
+      CAPTURE(height);
+      CAPTURE(width);
+      ConvCase c;
+      c.in_channels = 8;
+      c.out_channels = 40;
+      c.input = {height, width};
+      c.kernel = {3, 3};
+      c.stride = {stride, stride};
+      c.dilation = {1, 1};
+      c.pads = {1, 1, 1, 1};
+      const std::vector<int64_t> out = conv_output(c);
+      const Shape x_shape{1, 8, height, width};
+      const Shape w_shape{40, 8, 3, 3};
+      const Shape y_shape{1, 40, out[0], out[1]};
+      AttributeMap attributes;
+      attributes.set("pads", ints_attr({1, 1, 1, 1}));
+      attributes.set("strides", ints_attr({stride, stride}));
+      const std::vector<float> x = random_values(x_shape.element_count(), 11);
+      const std::vector<float> w = random_values(w_shape.element_count(), 12);
+      std::vector<std::vector<float>> results;
+      for (const int threads : {1, 2, 3}) {
+        auto prepared = prepare_conv(x_shape, w_shape, y_shape, attributes, threads);
+        REQUIRE_MESSAGE(prepared.has_value(), prepared.status().to_string());
+        results.push_back(run_prepared_conv(*prepared, x, x_shape, w, w_shape, y_shape, threads));
+      }
+      CHECK(results[1] == results[0]);
+      CHECK(results[2] == results[0]);
+      check_close(results[0], naive_conv(c, out, x, w, {}));
+    }
+  }
 }
 
 // A graph output shape that disagrees with the attributes is reported with both shapes and the

@@ -3,19 +3,21 @@
 #include <algorithm>
 #include <climits>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "runtime/cpu/kernels/conv_depthwise.h"
 #include "runtime/cpu/kernels/conv_dnnl.h"
 #include "runtime/cpu/kernels/conv_geometry.h"
 #include "runtime/cpu/kernels/conv_im2col.h"
+#include "runtime/cpu/kernels/conv_implicit.h"
 #include "runtime/cpu/kernels/conv_kernels.h"
-#include "runtime/cpu/kernels/gemm_blas.h"
+#include "runtime/cpu/kernels/sgemm_packed.h"
 
 namespace onepool::cpu::nn {
 namespace {
 
-enum class ConvPath : uint8_t { kDepthwise, kPointwise, kIm2col };
+enum class ConvPath : uint8_t { kDepthwise, kPointwise, kIm2col, kImplicit };
 
 struct ConvPlan {
   WindowGeometry geometry;
@@ -25,21 +27,27 @@ struct ConvPlan {
   int64_t out_channels = 0;
   int64_t group = 1;
   int64_t row_bytes = 0;  // im2col bytes of one output row (one od, oh pair)
+  SgemmIsa isa = SgemmIsa::kPortable;
+  int64_t packed_bytes = 0;   // one group's packed weights, at the workspace's start
+  int64_t tile_rows = 1;      // output rows per column tile
+  int64_t tile_bytes = 0;     // one tile's column matrix (64-byte aligned)
+  int64_t parts = 1;          // column tiles in the workspace: one per thread
+  ImplicitGemmPlan implicit;  // ConvPath::kImplicit
   Activation activation;
 };
 
-// The im2col workspace is bounded by tiling the output rows: a 3x3 conv on a 320x320 map would
-// otherwise need a column matrix (C * 9 * 320 * 320 floats) several times the activations
-// (PaddleOCR det's pool: 101.6 MB untiled, 39.3 MB tiled). The kernel needs whole rows up to
-// 64 KiB (at least one row) and prefers up to 2 MiB, which keeps the GEMMs wide; the planner
-// sizes the pool with the minimum and grants more wherever the pool has room at that step
-// (planner/workspace_growth.h), so only the convs at the peak run with narrow tiles.
-constexpr int64_t kMinIm2colBytes = int64_t{64} << 10;
-constexpr int64_t kPreferredIm2colBytes = int64_t{2} << 20;
+// The GEMM reads the column matrix in place, a tile of whole output rows at a time: about
+// kTileColumns columns and at most kTileBytes, so the rows of B the micro-kernel walks stay in
+// the core's cache (wider tiles fall off quickly: 94 GFLOP/s at 160-320 columns, 53 at 2,560, 13
+// at 6,400 for a 64 x 576 product on one AVX-512 core). Each thread fills and multiplies its own
+// tile, so the workspace holds one group's packed weights and one tile per thread; 2 threads on
+// PaddleOCR det's 3x3 convs need under 1.1 MiB where the OpenBLAS path preferred 2 MiB.
+constexpr int64_t kTileColumns = 256;
+constexpr int64_t kTileBytes = int64_t{512} << 10;
+constexpr int64_t kWorkspaceAlignment = 64;
 
-// Whole output rows whose im2col fits `bytes`.
-int64_t im2col_rows_within(const ConvPlan& plan, int64_t bytes) {
-  return whole_rows_within(bytes, plan.row_bytes, plan.geometry.output[0] * plan.geometry.output[1]);
+int64_t aligned_bytes(int64_t bytes) {
+  return (bytes + kWorkspaceAlignment - 1) / kWorkspaceAlignment * kWorkspaceAlignment;
 }
 
 class ConvKernel final : public Kernel {
@@ -61,36 +69,89 @@ class ConvKernel final : public Kernel {
     const int64_t in_group = plan_.in_channels / plan_.group;
     const int64_t out_group = plan_.out_channels / plan_.group;
     const int64_t depth = in_group * g.kernel_size();
-    const int64_t columns = g.output_size();
-    float* col = reinterpret_cast<float*>(context.workspace);
-    const int64_t output_rows = g.output[0] * g.output[1];
-    const int64_t tile_rows =
-        im2col_rows_within(plan_, static_cast<int64_t>(context.workspace_bytes));
-    for (int64_t n = 0; n < plan_.batch; ++n) {
-      for (int64_t group = 0; group < plan_.group; ++group) {
-        const float* x_group = x + (n * plan_.in_channels + group * in_group) * g.input_size();
-        const float* w_group = w + group * out_group * depth;
-        float* y_group = y + (n * plan_.out_channels + group * out_group) * columns;
-        if (plan_.path != ConvPath::kIm2col) {
-          const GemmShape shape{false, false, out_group, columns, depth, depth, columns, columns};
-          gemm(shape, 1.0f, w_group, x_group, 0.0f, y_group, context.threads);
+    auto* packed = reinterpret_cast<float*>(context.workspace);
+    for (int64_t group = 0; group < plan_.group; ++group) {
+      pack_a(plan_.isa, w + group * out_group * depth, out_group, depth, depth, packed);
+      for (int64_t n = 0; n < plan_.batch; ++n) {
+        const GroupImage image{x + (n * plan_.in_channels + group * in_group) * g.input_size(),
+                               packed,
+                               y + (n * plan_.out_channels + group * out_group) * g.output_size()};
+        if (plan_.path == ConvPath::kImplicit) {
+          run_implicit_gemm(g, plan_.implicit, plan_.isa, packed, out_group, in_group, image.x,
+                            image.y, context.workspace + plan_.packed_bytes, *context.threads);
           continue;
         }
-        for (int64_t row = 0; row < output_rows; row += tile_rows) {
-          const int64_t rows = std::min(tile_rows, output_rows - row);
-          const int64_t tile = rows * g.output[2];
-          im2col_rows(g, x_group, in_group, row, rows, col, *context.threads);
-          const GemmShape shape{false, false, out_group, tile, depth, depth, tile, columns};
-          gemm(shape, 1.0f, w_group, col, 0.0f, y_group + row * g.output[2], context.threads);
-        }
+        run_group(image, context, *context.threads);
       }
     }
-    add_bias_activation(y, bias, plan_.batch, plan_.out_channels, columns, plan_.activation,
+    add_bias_activation(y, bias, plan_.batch, plan_.out_channels, g.output_size(), plan_.activation,
                         *context.threads);
     return Status::ok();
   }
 
  private:
+  // One group of one image: its input planes, the group's packed weights, its output planes.
+  struct GroupImage {
+    const float* x;
+    const float* packed;
+    float* y;
+  };
+
+  // The column tiles of one group of one image: tile t is output rows [t * tile_rows, ...).
+  // With at least as many tiles as threads, each thread fills and multiplies whole tiles in its
+  // own part of the workspace; with fewer (small maps), each tile is filled by all the threads
+  // and its product split over the panels of A.
+  void run_group(const GroupImage& image, const RunContext& context, ThreadPool& threads) const {
+    const WindowGeometry& g = plan_.geometry;
+    const int64_t output_rows = g.output[0] * g.output[1];
+    const int64_t tiles = (output_rows + plan_.tile_rows - 1) / plan_.tile_rows;
+    std::byte* columns = context.workspace + plan_.packed_bytes;
+    const int64_t parts = std::min<int64_t>({plan_.parts, threads.thread_count(), tiles});
+    if (parts > 1 || threads.thread_count() == 1) {
+      threads.parallel_for(parts, 1, [&](int64_t begin, int64_t end) {
+        for (int64_t part = begin; part < end; ++part) {
+          auto* col = reinterpret_cast<float*>(columns + part * plan_.tile_bytes);
+          for (int64_t tile = part; tile < tiles; tile += parts) {
+            run_tile(image, tile, col, 0, plan_.out_channels / plan_.group);
+          }
+        }
+      });
+      return;
+    }
+    auto* col = reinterpret_cast<float*>(columns);
+    for (int64_t tile = 0; tile < tiles; ++tile) run_tile_on_all_threads(image, tile, col, threads);
+  }
+
+  // Output rows of tile `tile`, output channels [first_channel, end_channel) of the group.
+  void run_tile(const GroupImage& image, int64_t tile, float* col, int64_t first_channel,
+                int64_t end_channel, bool fill = true) const {
+    const WindowGeometry& g = plan_.geometry;
+    const int64_t depth = plan_.in_channels / plan_.group * g.kernel_size();
+    const int64_t first_row = tile * plan_.tile_rows;
+    const int64_t rows = std::min(plan_.tile_rows, g.output[0] * g.output[1] - first_row);
+    const int64_t width = rows * g.output[2];
+    if (fill) im2col_matrix_rows(g, image.x, first_row, rows, 0, depth, col);
+    sgemm_packed_a(plan_.isa, image.packed + first_channel * depth, end_channel - first_channel,
+                   width, depth, col, width,
+                   image.y + first_channel * g.output_size() + first_row * g.output[2],
+                   g.output_size());
+  }
+
+  void run_tile_on_all_threads(const GroupImage& image, int64_t tile, float* col,
+                               ThreadPool& threads) const {
+    const WindowGeometry& g = plan_.geometry;
+    const int64_t first_row = tile * plan_.tile_rows;
+    const int64_t rows = std::min(plan_.tile_rows, g.output[0] * g.output[1] - first_row);
+    im2col_rows(g, image.x, plan_.in_channels / plan_.group, first_row, rows, col, threads);
+    // Whole panels of A per part: a panel's rows start at a multiple of the panel height.
+    const int64_t channels = plan_.out_channels / plan_.group;
+    const int64_t panel = sgemm_panel_rows(plan_.isa);
+    const int64_t panels = (channels + panel - 1) / panel;
+    threads.parallel_for(panels, 1, [&](int64_t begin, int64_t end) {
+      run_tile(image, tile, col, begin * panel, std::min(channels, end * panel), false);
+    });
+  }
+
   ConvPlan plan_;
 };
 
@@ -137,9 +198,11 @@ const char* path_name(ConvPath path) {
     case ConvPath::kDepthwise:
       return "depthwise direct";
     case ConvPath::kPointwise:
-      return "pointwise sgemm";
+      return "pointwise gemm";
     case ConvPath::kIm2col:
-      return "im2col+sgemm";
+      return "im2col+gemm";
+    case ConvPath::kImplicit:
+      return "implicit gemm";
   }
   return "";
 }
@@ -165,16 +228,31 @@ Expected<WorkspaceBytes> choose_path(const NodeContext& node, ConvPlan& plan) {
     return node.error(StatusCode::kUnsupported, "GEMM dims ", plan.out_channels, " x ",
                       g.output_size(), " x ", depth, " exceed the BLAS int range");
   }
-  if (plan.path == ConvPath::kPointwise) return WorkspaceBytes{};
-  // Whole output rows per tile (the column matrix `col` bounds any number of them).
-  ONEPOOL_ASSIGN_OR_RETURN(plan.row_bytes,
-                           checked_mul(depth * static_cast<int64_t>(sizeof(float)), g.output[2],
-                                       "conv im2col row bytes"));
+  // One group's packed weights, then one column tile per thread.
+  plan.isa = best_sgemm_isa();
+  ONEPOOL_ASSIGN_OR_RETURN(const int64_t packed_floats,
+                           checked_mul(packed_a_floats(plan.isa, plan.out_channels / plan.group, 1),
+                                       depth, "conv packed weights"));
+  plan.packed_bytes = aligned_bytes(packed_floats * static_cast<int64_t>(sizeof(float)));
   (void)col;  // computed for its overflow check: every tile is a part of it
-  const auto tile_bytes = [&](int64_t limit) {
-    return static_cast<size_t>(im2col_rows_within(plan, limit) * plan.row_bytes);
-  };
-  return WorkspaceBytes{tile_bytes(kMinIm2colBytes), tile_bytes(kPreferredIm2colBytes)};
+  // Stride 1 with wide enough output rows: no column matrix at all (conv_implicit.h).
+  if (implicit_gemm_fits(g)) {
+    plan.path = ConvPath::kImplicit;
+    plan.implicit =
+        plan_implicit_gemm(g, plan.in_channels / plan.group, plan.out_channels / plan.group);
+    const auto bytes = static_cast<size_t>(plan.packed_bytes + plan.implicit.padded_bytes +
+                                           plan.implicit.wide_bytes);
+    return WorkspaceBytes{bytes, bytes};
+  }
+  ONEPOOL_ASSIGN_OR_RETURN(plan.row_bytes, checked_mul(depth * static_cast<int64_t>(sizeof(float)),
+                                                       g.output[2], "conv im2col row bytes"));
+  plan.tile_rows = std::clamp<int64_t>(
+      std::min(kTileColumns / std::max<int64_t>(1, g.output[2]), kTileBytes / plan.row_bytes), 1,
+      std::max<int64_t>(1, g.output[0] * g.output[1]));
+  plan.tile_bytes = aligned_bytes(plan.tile_rows * plan.row_bytes);
+  plan.parts = node.threads();
+  const auto bytes = static_cast<size_t>(plan.packed_bytes + plan.parts * plan.tile_bytes);
+  return WorkspaceBytes{bytes, bytes};
 }
 
 }  // namespace
@@ -209,7 +287,9 @@ Expected<PreparedKernel> make_conv_kernel(const NodeContext& node) {
   }
   prepared.workspace_bytes = workspace.needed;
   prepared.workspace_preferred_bytes = workspace.preferred;
-  prepared.implementation = path_name(plan.path);
+  prepared.implementation = plan.path == ConvPath::kDepthwise ? path_name(plan.path)
+                                                              : std::string(path_name(plan.path)) +
+                                                                    " " + sgemm_isa_name(plan.isa);
   prepared.kernel = std::make_unique<ConvKernel>(plan);
   return prepared;
 }

@@ -42,32 +42,38 @@ void im2col(const WindowGeometry& g, const float* image, int64_t channels, float
   im2col_rows(g, image, channels, 0, g.output[0] * g.output[1], col, threads);
 }
 
-void im2col_rows(const WindowGeometry& g, const float* image, int64_t channels,
-                 int64_t first_row, int64_t row_count, float* col, ThreadPool& threads) {
-  const int64_t kernel_size = g.kernel_size();
+void im2col_rows(const WindowGeometry& g, const float* image, int64_t channels, int64_t first_row,
+                 int64_t row_count, float* col, ThreadPool& threads) {
   const int64_t tile_size = row_count * g.output[2];
-  const int64_t rows = channels * kernel_size;
+  const int64_t rows = channels * g.kernel_size();
   const int64_t min_rows = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, tile_size));
   threads.parallel_for(rows, min_rows, [&](int64_t begin, int64_t end) {
-    for (int64_t row = begin; row < end; ++row) {
-      const int64_t c = row / kernel_size;
-      const int64_t tap = row % kernel_size;
-      const int64_t kd = tap / (g.kernel[1] * g.kernel[2]);
-      const int64_t kh = tap / g.kernel[2] % g.kernel[1];
-      const int64_t kw = tap % g.kernel[2];
-      const float* plane = image + c * g.input_size();
-      float* dst = col + row * tile_size;
-      for (int64_t r = 0; r < row_count; ++r) {
-        const int64_t od = (first_row + r) / g.output[1];
-        const int64_t oh = (first_row + r) % g.output[1];
-        im2col_row(g, tap_row(g, plane, od, oh, kd, kh), kw, dst + r * g.output[2]);
-      }
-    }
+    im2col_matrix_rows(g, image, first_row, row_count, begin, end, col);
   });
 }
 
-void col2im_add_rows(const WindowGeometry& g, const float* col, int64_t channels,
-                     int64_t first_row, int64_t row_count, float* image, ThreadPool& threads) {
+void im2col_matrix_rows(const WindowGeometry& g, const float* image, int64_t first_row,
+                        int64_t row_count, int64_t begin, int64_t end, float* col) {
+  const int64_t kernel_size = g.kernel_size();
+  const int64_t tile_size = row_count * g.output[2];
+  for (int64_t row = begin; row < end; ++row) {
+    const int64_t c = row / kernel_size;
+    const int64_t tap = row % kernel_size;
+    const int64_t kd = tap / (g.kernel[1] * g.kernel[2]);
+    const int64_t kh = tap / g.kernel[2] % g.kernel[1];
+    const int64_t kw = tap % g.kernel[2];
+    const float* plane = image + c * g.input_size();
+    float* dst = col + row * tile_size;
+    for (int64_t r = 0; r < row_count; ++r) {
+      const int64_t od = (first_row + r) / g.output[1];
+      const int64_t oh = (first_row + r) % g.output[1];
+      im2col_row(g, tap_row(g, plane, od, oh, kd, kh), kw, dst + r * g.output[2]);
+    }
+  }
+}
+
+void col2im_add_rows(const WindowGeometry& g, const float* col, int64_t channels, int64_t first_row,
+                     int64_t row_count, float* image, ThreadPool& threads) {
   const int64_t kernel_size = g.kernel_size();
   const int64_t columns = row_count * g.output[2];
   threads.parallel_for(channels, 1, [&](int64_t begin, int64_t end) {

@@ -28,8 +28,12 @@ void im2col(const WindowGeometry& g, const float* image, int64_t channels, float
 /// The columns of output rows [first_row, first_row + row_count) only, where an output row is
 /// one (od, oh) pair in od * OH + oh order: a [channels * kernel_size, row_count * OW] matrix.
 /// Lets a convolution bound its workspace by tiling the output.
-void im2col_rows(const WindowGeometry& g, const float* image, int64_t channels,
-                 int64_t first_row, int64_t row_count, float* col, ThreadPool& threads);
+void im2col_rows(const WindowGeometry& g, const float* image, int64_t channels, int64_t first_row,
+                 int64_t row_count, float* col, ThreadPool& threads);
+
+/// Rows [begin, end) of im2col_rows's matrix, on the calling thread.
+void im2col_matrix_rows(const WindowGeometry& g, const float* image, int64_t first_row,
+                        int64_t row_count, int64_t begin, int64_t end, float* col);
 
 /// Adds every column entry back into the image position it came from (the adjoint of im2col;
 /// padding entries are dropped). Parallel over channels, which write disjoint planes.
@@ -39,7 +43,7 @@ void col2im_add(const WindowGeometry& g, const float* col, int64_t channels, flo
 /// col2im_add for the columns of output rows [first_row, first_row + row_count) only: `col` is
 /// the [channels * kernel_size, row_count * OW] matrix im2col_rows would give. Lets a transposed
 /// convolution bound its workspace by tiling its input.
-void col2im_add_rows(const WindowGeometry& g, const float* col, int64_t channels,
-                     int64_t first_row, int64_t row_count, float* image, ThreadPool& threads);
+void col2im_add_rows(const WindowGeometry& g, const float* col, int64_t channels, int64_t first_row,
+                     int64_t row_count, float* image, ThreadPool& threads);
 
 }  // namespace onepool::cpu::nn

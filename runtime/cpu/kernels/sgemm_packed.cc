@@ -1,0 +1,270 @@
+// The packed-A GEMM and its micro-kernels (see sgemm_packed.h).
+#include "runtime/cpu/kernels/sgemm_packed.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace onepool::cpu::nn {
+namespace {
+
+// One micro-tile: a packed panel of A against `cols` columns of B. Row p of B starts at
+// b + p * ldb, or at b + offsets[p] when offsets is set (an implicit GEMM's rows).
+struct Tile {
+  const float* panel;  // [k][rows_per_panel]
+  const float* b;
+  int64_t ldb;
+  const int64_t* offsets;
+  float* c;
+  int64_t ldc;
+  int64_t k;
+  int64_t rows;     // valid rows of the panel (the rest is padding)
+  int64_t cols;     // valid columns, at most the kernel's width
+  bool accumulate;  // continue the chains from C (a later block of k), else start from 0
+};
+
+constexpr int kAvx512Rows = 12;
+constexpr int64_t kAvx512Cols = 32;
+constexpr int kAvx2Rows = 6;
+constexpr int64_t kAvx2Cols = 16;
+constexpr int kPortableRows = 4;
+constexpr int64_t kKBlock = 128;
+constexpr int64_t kPortableCols = 8;
+
+__mmask16 lane_mask(int64_t valid) {
+  if (valid >= 16) return static_cast<__mmask16>(0xFFFF);
+  if (valid <= 0) return static_cast<__mmask16>(0);
+  return static_cast<__mmask16>((1u << valid) - 1);
+}
+
+// The accumulators stay in registers: every loop over rows has a constant trip count (a loop to
+// t.rows would make the compiler keep them on the stack and store them at every k).
+template <bool kOffsets>
+__attribute__((target("avx512f"))) void tile_avx512(const Tile& t) {
+  const __mmask16 mask0 = lane_mask(t.cols);
+  const __mmask16 mask1 = lane_mask(t.cols - 16);
+  __m512 acc0[kAvx512Rows];
+  __m512 acc1[kAvx512Rows];
+#pragma GCC unroll 12
+  for (int i = 0; i < kAvx512Rows; ++i) {
+    const bool load = t.accumulate && i < t.rows;
+    acc0[i] = load ? _mm512_maskz_loadu_ps(mask0, t.c + i * t.ldc) : _mm512_setzero_ps();
+    acc1[i] = load ? _mm512_maskz_loadu_ps(mask1, t.c + i * t.ldc + 16) : _mm512_setzero_ps();
+  }
+  const float* a = t.panel;
+  const float* b = t.b;
+  for (int64_t p = 0; p < t.k; ++p, a += kAvx512Rows, b += t.ldb) {
+    const float* row = kOffsets ? t.b + t.offsets[p] : b;
+    const __m512 b0 = _mm512_maskz_loadu_ps(mask0, row);
+    const __m512 b1 = _mm512_maskz_loadu_ps(mask1, row + 16);
+#pragma GCC unroll 12
+    for (int i = 0; i < kAvx512Rows; ++i) {
+      const __m512 ai = _mm512_set1_ps(a[i]);
+      acc0[i] = _mm512_fmadd_ps(ai, b0, acc0[i]);
+      acc1[i] = _mm512_fmadd_ps(ai, b1, acc1[i]);
+    }
+  }
+#pragma GCC unroll 12
+  for (int i = 0; i < kAvx512Rows; ++i) {
+    if (i >= t.rows) break;
+    _mm512_mask_storeu_ps(t.c + i * t.ldc, mask0, acc0[i]);
+    _mm512_mask_storeu_ps(t.c + i * t.ldc + 16, mask1, acc1[i]);
+  }
+}
+
+// kFull: all 16 columns valid (plain loads and stores); else masked ones, which never touch
+// memory past the last column.
+template <bool kFull, bool kOffsets>
+__attribute__((target("avx2,fma"))) void tile_avx2(const Tile& t) {
+  const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const __m256i mask0 = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(t.cols)), lane);
+  const __m256i mask1 = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(t.cols) - 8), lane);
+  __m256 acc0[kAvx2Rows];
+  __m256 acc1[kAvx2Rows];
+#pragma GCC unroll 6
+  for (int i = 0; i < kAvx2Rows; ++i) {
+    const bool load = t.accumulate && i < t.rows;
+    const float* c = t.c + i * t.ldc;
+    acc0[i] = !load   ? _mm256_setzero_ps()
+              : kFull ? _mm256_loadu_ps(c)
+                      : _mm256_maskload_ps(c, mask0);
+    acc1[i] = !load   ? _mm256_setzero_ps()
+              : kFull ? _mm256_loadu_ps(c + 8)
+                      : _mm256_maskload_ps(c + 8, mask1);
+  }
+  const float* a = t.panel;
+  const float* b = t.b;
+  for (int64_t p = 0; p < t.k; ++p, a += kAvx2Rows, b += t.ldb) {
+    const float* row = kOffsets ? t.b + t.offsets[p] : b;
+    const __m256 b0 = kFull ? _mm256_loadu_ps(row) : _mm256_maskload_ps(row, mask0);
+    const __m256 b1 = kFull ? _mm256_loadu_ps(row + 8) : _mm256_maskload_ps(row + 8, mask1);
+#pragma GCC unroll 6
+    for (int i = 0; i < kAvx2Rows; ++i) {
+      const __m256 ai = _mm256_broadcast_ss(a + i);
+      acc0[i] = _mm256_fmadd_ps(ai, b0, acc0[i]);
+      acc1[i] = _mm256_fmadd_ps(ai, b1, acc1[i]);
+    }
+  }
+#pragma GCC unroll 6
+  for (int i = 0; i < kAvx2Rows; ++i) {
+    if (i >= t.rows) break;
+    float* c = t.c + i * t.ldc;
+    if (kFull) {
+      _mm256_storeu_ps(c, acc0[i]);
+      _mm256_storeu_ps(c + 8, acc1[i]);
+    } else {
+      _mm256_maskstore_ps(c, mask0, acc0[i]);
+      _mm256_maskstore_ps(c + 8, mask1, acc1[i]);
+    }
+  }
+}
+
+void tile_portable(const Tile& t) {
+  float acc[kPortableRows][kPortableCols] = {};
+  for (int64_t i = 0; t.accumulate && i < t.rows; ++i) {
+    std::copy(t.c + i * t.ldc, t.c + i * t.ldc + t.cols, acc[i]);
+  }
+  const float* a = t.panel;
+  const float* b = t.b;
+  for (int64_t p = 0; p < t.k; ++p, a += kPortableRows, b += t.ldb) {
+    const float* row = t.offsets != nullptr ? t.b + t.offsets[p] : b;
+    for (int i = 0; i < kPortableRows; ++i) {
+      for (int64_t j = 0; j < t.cols; ++j) acc[i][j] = std::fma(a[i], row[j], acc[i][j]);
+    }
+  }
+  for (int64_t i = 0; i < t.rows; ++i) std::copy(acc[i], acc[i] + t.cols, t.c + i * t.ldc);
+}
+
+int64_t tile_rows(SgemmIsa isa) {
+  switch (isa) {
+    case SgemmIsa::kAvx512:
+      return kAvx512Rows;
+    case SgemmIsa::kAvx2:
+      return kAvx2Rows;
+    case SgemmIsa::kPortable:
+      return kPortableRows;
+  }
+  return kPortableRows;
+}
+
+int64_t tile_cols(SgemmIsa isa) {
+  switch (isa) {
+    case SgemmIsa::kAvx512:
+      return kAvx512Cols;
+    case SgemmIsa::kAvx2:
+      return kAvx2Cols;
+    case SgemmIsa::kPortable:
+      return kPortableCols;
+  }
+  return kPortableCols;
+}
+
+void run_tile(SgemmIsa isa, const Tile& tile) {
+  switch (isa) {
+    case SgemmIsa::kAvx512:
+      if (tile.offsets != nullptr) {
+        tile_avx512<true>(tile);
+      } else {
+        tile_avx512<false>(tile);
+      }
+      return;
+    case SgemmIsa::kAvx2: {
+      const bool full = tile.cols == kAvx2Cols;
+      if (tile.offsets != nullptr) {
+        full ? tile_avx2<true, true>(tile) : tile_avx2<false, true>(tile);
+      } else {
+        full ? tile_avx2<true, false>(tile) : tile_avx2<false, false>(tile);
+      }
+      return;
+    }
+    case SgemmIsa::kPortable:
+      tile_portable(tile);
+      return;
+  }
+}
+
+// C = A * B over column tiles (outside) and panels of A (inside): one strip of B serves every
+// panel of A while it is in cache.
+void run_product(SgemmIsa isa, const float* packed_a, int64_t m, int64_t n, int64_t k,
+                 const float* b, int64_t ldb, const int64_t* offsets, float* c, int64_t ldc) {
+  if (m <= 0 || n <= 0) return;
+  if (k <= 0) {
+    for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
+    return;
+  }
+  const int64_t rows = tile_rows(isa);
+  const int64_t cols = tile_cols(isa);
+  // Blocks of k outside: a block's strip of B (kKBlock rows of one column tile) stays in L1
+  // while every panel of A runs against it; later blocks continue the chains from C.
+  for (int64_t k0 = 0; k0 < k; k0 += kKBlock) {
+    const int64_t kc = std::min(kKBlock, k - k0);
+    for (int64_t col = 0; col < n; col += cols) {
+      for (int64_t first_row = 0; first_row < m; first_row += rows) {
+        const Tile tile{packed_a + first_row * k + k0 * rows,
+                        offsets != nullptr ? b + col : b + k0 * ldb + col,
+                        ldb,
+                        offsets != nullptr ? offsets + k0 : nullptr,
+                        c + first_row * ldc + col,
+                        ldc,
+                        kc,
+                        std::min(rows, m - first_row),
+                        std::min(cols, n - col),
+                        k0 > 0};
+        run_tile(isa, tile);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+SgemmIsa best_sgemm_isa() {
+  __builtin_cpu_init();
+  if (__builtin_cpu_supports("avx512f")) return SgemmIsa::kAvx512;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return SgemmIsa::kAvx2;
+  return SgemmIsa::kPortable;
+}
+
+const char* sgemm_isa_name(SgemmIsa isa) {
+  switch (isa) {
+    case SgemmIsa::kAvx512:
+      return "avx512";
+    case SgemmIsa::kAvx2:
+      return "avx2";
+    case SgemmIsa::kPortable:
+      return "portable";
+  }
+  return "portable";
+}
+
+int64_t sgemm_panel_rows(SgemmIsa isa) { return tile_rows(isa); }
+int64_t sgemm_tile_cols(SgemmIsa isa) { return tile_cols(isa); }
+
+int64_t packed_a_floats(SgemmIsa isa, int64_t m, int64_t k) {
+  const int64_t rows = tile_rows(isa);
+  return (m + rows - 1) / rows * rows * k;
+}
+
+void pack_a(SgemmIsa isa, const float* a, int64_t m, int64_t k, int64_t lda, float* packed) {
+  const int64_t rows = tile_rows(isa);
+  for (int64_t first = 0; first < m; first += rows) {
+    float* panel = packed + first * k;
+    for (int64_t i = 0; i < rows; ++i) {
+      const int64_t row = first + i;
+      for (int64_t p = 0; p < k; ++p) panel[p * rows + i] = row < m ? a[row * lda + p] : 0.0f;
+    }
+  }
+}
+
+void sgemm_packed_a(SgemmIsa isa, const float* packed_a, int64_t m, int64_t n, int64_t k,
+                    const float* b, int64_t ldb, float* c, int64_t ldc) {
+  run_product(isa, packed_a, m, n, k, b, ldb, nullptr, c, ldc);
+}
+
+void sgemm_packed_a_rows(SgemmIsa isa, const float* packed_a, int64_t m, int64_t n, int64_t k,
+                         const float* b, const int64_t* row_offsets, float* c, int64_t ldc) {
+  run_product(isa, packed_a, m, n, k, b, 0, row_offsets, c, ldc);
+}
+
+}  // namespace onepool::cpu::nn

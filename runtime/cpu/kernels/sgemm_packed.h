@@ -1,0 +1,44 @@
+// OnePool's own single-precision GEMM for convolutions: C[m, n] = A[m, k] * B[k, n], row-major,
+// with A (the weights) packed into panels of `rows_per_panel` rows, k-major, and B (a narrow
+// im2col tile, at most a few hundred columns, so its rows stay within the cache's reach) read in
+// place. Micro-kernels for AVX-512 (12 x 32 tile), AVX2 + FMA (6 x 16) and a portable one
+// (4 x 8, std::fma), picked by CPUID at prepare time: one binary runs on any x86-64, and
+// OpenBLAS's environment settings (OPENBLAS_CORETYPE) play no part.
+//
+// Numerics: every element of C is one fused multiply-add chain over k in order 0..k-1, starting
+// from 0. Vector width, tile edges and panels only decide which chains run together, never the
+// order inside one: the same inputs give the same bits on every ISA, at every thread count and
+// for every tiling of the columns.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace onepool::cpu::nn {
+
+enum class SgemmIsa : uint8_t { kPortable, kAvx2, kAvx512 };
+
+/// The widest micro-kernel this CPU runs.
+SgemmIsa best_sgemm_isa();
+/// "avx512", "avx2" or "portable", for the profiler.
+const char* sgemm_isa_name(SgemmIsa isa);
+/// Rows of A per packed panel (the micro-kernel's tile height) and columns per tile.
+int64_t sgemm_panel_rows(SgemmIsa isa);
+int64_t sgemm_tile_cols(SgemmIsa isa);
+/// Floats the packed A of an m x k matrix takes (whole panels, the last one zero-padded).
+int64_t packed_a_floats(SgemmIsa isa, int64_t m, int64_t k);
+
+/// Packs A (m x k, row stride lda) into `packed` (packed_a_floats floats).
+void pack_a(SgemmIsa isa, const float* a, int64_t m, int64_t k, int64_t lda, float* packed);
+
+/// C = A * B on the calling thread, with A packed by pack_a for the same isa; B is k x n with
+/// row stride ldb, C is m x n with row stride ldc (overwritten).
+void sgemm_packed_a(SgemmIsa isa, const float* packed_a, int64_t m, int64_t n, int64_t k,
+                    const float* b, int64_t ldb, float* c, int64_t ldc);
+
+/// As sgemm_packed_a, with row p of B starting at b + row_offsets[p] (an implicit GEMM: the
+/// rows of a convolution's column matrix read straight from the input planes).
+void sgemm_packed_a_rows(SgemmIsa isa, const float* packed_a, int64_t m, int64_t n, int64_t k,
+                         const float* b, const int64_t* row_offsets, float* c, int64_t ldc);
+
+}  // namespace onepool::cpu::nn
