@@ -108,10 +108,9 @@ Expected<std::shared_ptr<const Model>> Model::from_import(Expected<Graph> graph,
   Model& loaded = const_cast<Model&>(**model);
   loaded.timings_.import_ms = import_ms;
   if (options.logger) {
-    options.logger(LogLevel::kDebug,
-                   str_cat("load timings: import ", loaded.timings_.import_ms, " ms, optimize ",
-                           loaded.timings_.optimize_ms, " ms, pack ", loaded.timings_.pack_ms,
-                           " ms"));
+    options.logger(LogLevel::kDebug, str_cat("load timings: import ", loaded.timings_.import_ms,
+                                             " ms, optimize ", loaded.timings_.optimize_ms,
+                                             " ms, pack ", loaded.timings_.pack_ms, " ms"));
   }
   return model;
 }

@@ -74,9 +74,9 @@ void log_session(const SessionImpl& impl, const Logger& logger) {
   }
   logger(LogLevel::kInfo,
          str_cat("session on ", impl.backend->device().to_string(), ": ", graph.nodes.size(),
-                 " nodes, pool ", impl.plan.pool_bytes, " bytes; prepare ",
-                 impl.timings.prepare_ms, " ms, plan ", impl.timings.plan_ms, " ms, allocate ",
-                 impl.timings.allocate_ms, " ms"));
+                 " nodes, pool ", impl.plan.pool_bytes, " bytes; prepare ", impl.timings.prepare_ms,
+                 " ms, plan ", impl.timings.plan_ms, " ms, allocate ", impl.timings.allocate_ms,
+                 " ms"));
 }
 }  // namespace
 

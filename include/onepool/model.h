@@ -132,8 +132,7 @@ class Model {
  private:
   Model();
   /// The steps after import, shared by load() and load_from_memory().
-  static Expected<std::shared_ptr<const Model>> from_import(Expected<Graph> graph,
-                                                            double import_ms,
+  static Expected<std::shared_ptr<const Model>> from_import(Expected<Graph> graph, double import_ms,
                                                             const LoadOptions& options);
   Status pack_weights();
   void describe_io();

@@ -12,9 +12,8 @@
 #include <thread>
 #include <vector>
 
-#include "onepool/onepool.h"
-
 #include "common/allocation_counter.h"
+#include "onepool/onepool.h"
 
 namespace {
 
@@ -55,8 +54,8 @@ struct Fixture {
     }
     output_data.reserve(model->outputs().size());
     for (const auto& info : model->outputs()) {
-      std::vector<std::byte>& data = output_data.emplace_back(
-          info.shape.element_count() * onepool::dtype_size(info.dtype));
+      std::vector<std::byte>& data =
+          output_data.emplace_back(info.shape.element_count() * onepool::dtype_size(info.dtype));
       outputs.push_back({data.data(), info.dtype, info.shape, {}});
     }
   }

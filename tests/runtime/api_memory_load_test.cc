@@ -57,8 +57,8 @@ std::vector<std::vector<std::byte>> run_once(std::shared_ptr<const Model> model)
   std::vector<std::vector<std::byte>> output_data;
   std::vector<onepool::TensorView> outputs;
   for (const auto& info : model->outputs()) {
-    std::vector<std::byte>& data = output_data.emplace_back(
-        info.shape.element_count() * onepool::dtype_size(info.dtype));
+    std::vector<std::byte>& data =
+        output_data.emplace_back(info.shape.element_count() * onepool::dtype_size(info.dtype));
     outputs.push_back({data.data(), info.dtype, info.shape, {}});
   }
   const onepool::Status status = (*session)->run(inputs, outputs);
@@ -149,8 +149,8 @@ TEST_CASE("load_from_memory: bytes that are not a model") {
 // byte is read (the mapping reserves address space only, PROT_NONE).
 TEST_CASE("load_from_memory: a buffer above protobuf's 2 GiB limit") {
   const size_t size = size_t{1} << 31;
-  void* address = mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                       -1, 0);
+  void* address =
+      mmap(nullptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   REQUIRE(address != MAP_FAILED);
   auto model = Model::load_from_memory({static_cast<const std::byte*>(address), size}, {});
   munmap(address, size);
