@@ -1,5 +1,5 @@
 # oneDNN (Debian: libdnnl-dev, oneDNN 2.6 with OpenMP threads) for the Conv kernel.
-#   ONEPOOL_DNNL=OFF  (default) Conv runs on im2col + sgemm (OpenBLAS).
+#   ONEPOOL_DNNL=OFF  (default) Conv runs on OnePool's own GEMM (runtime/cpu/kernels/sgemm_packed.h).
 #   ONEPOOL_DNNL=AUTO use oneDNN when it is installed, say so when it is not.
 #   ONEPOOL_DNNL=ON   require oneDNN.
 # Off by default because oneDNN 2.6 allocates inside every primitive execution (its argument
@@ -28,7 +28,7 @@ if(NOT ONEPOOL_DNNL STREQUAL "OFF")
     message(FATAL_ERROR "ONEPOOL_DNNL=ON but oneDNN (dnnl.hpp '${ONEPOOL_DNNL_INCLUDE}', libdnnl "
                         "'${ONEPOOL_DNNL_LIBRARY}') or OpenMP was not found: install libdnnl-dev")
   else()
-    message(STATUS "OnePool: oneDNN not found (install libdnnl-dev); Conv runs on im2col + sgemm")
+    message(STATUS "OnePool: oneDNN not found (install libdnnl-dev); Conv runs on OnePool's GEMM")
   endif()
 endif()
 

@@ -314,13 +314,13 @@ size_t packed_weight_bytes(int64_t out_channels, int64_t depth) {
 }
 
 // The workspace starts with one group's packed weights. A stride-1 conv is an implicit GEMM
-// (conv_implicit.h): ResNet's 3x3 conv 64->64 on 56x56 (pad 1) reads zero-padded 58x58 planes
-// (64 x 58 x 58 x 4 = 861,184 bytes) and writes a wide output of 55 x 58 + 56 = 3,246 columns a
-// channel (64 x 3,246 x 4 = 830,976 bytes), for any batch and thread count; with group 2, half
-// of each. A 1x1 conv reads its input in place and writes Y directly: the weights only. A
-// stride-2 conv takes im2col column tiles, one per thread: whole output rows, about 256 columns
-// and at most 512 KiB (8 rows of 28 columns x 576 x 4 = 516,096 bytes). A depthwise conv needs
-// nothing.
+// (conv_implicit.h) in bands of output rows, each thread with its own band buffers: ResNet's 3x3
+// conv 64->64 on 56x56 (pad 1) reads planes 58 wide, so a band is 768 / 58 = 13 rows; its
+// zero-padded input rows with the halo take 64 x 15 x 58 x 4 = 222,720 bytes and its wide output
+// 64 x 13 x 58 x 4 = 193,024, for any batch; with group 2, half of each. A 1x1 conv reads its
+// input in place and writes Y directly: the weights only. A stride-2 conv takes im2col column
+// tiles, one per thread: whole output rows, about 256 columns and at most 512 KiB (8 rows of 28
+// columns x 576 x 4 = 516,096 bytes). A depthwise conv needs nothing.
 TEST_CASE("Conv declares packed weights and the buffers of its path") {
   AttributeMap attributes;
   attributes.set("pads", ints_attr({1, 1, 1, 1}));
@@ -328,7 +328,8 @@ TEST_CASE("Conv declares packed weights and the buffers of its path") {
     auto full = prepare_conv(Shape{8, 64, 56, 56}, Shape{64, 64, 3, 3}, Shape{8, 64, 56, 56},
                              attributes, threads);
     REQUIRE_MESSAGE(full.has_value(), full.status().to_string());
-    CHECK(full->workspace_bytes == packed_weight_bytes(64, 576) + 861184u + 830976u);
+    CHECK(full->workspace_bytes ==
+          packed_weight_bytes(64, 576) + static_cast<size_t>(threads) * (222720u + 193024u));
     CHECK(full->workspace_preferred_bytes == full->workspace_bytes);
     CHECK(full->implementation.rfind("implicit gemm", 0) == 0);
   }
@@ -337,7 +338,7 @@ TEST_CASE("Conv declares packed weights and the buffers of its path") {
   auto half =
       prepare_conv(Shape{8, 64, 56, 56}, Shape{64, 32, 3, 3}, Shape{8, 64, 56, 56}, grouped);
   REQUIRE_MESSAGE(half.has_value(), half.status().to_string());
-  CHECK(half->workspace_bytes == packed_weight_bytes(32, 288) + 430592u + 415488u);
+  CHECK(half->workspace_bytes == packed_weight_bytes(32, 288) + 111360u + 96512u);
   auto pointwise =
       prepare_conv(Shape{1, 64, 56, 56}, Shape{128, 64, 1, 1}, Shape{1, 128, 56, 56}, {});
   REQUIRE_MESSAGE(pointwise.has_value(), pointwise.status().to_string());

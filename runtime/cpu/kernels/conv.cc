@@ -238,10 +238,10 @@ Expected<WorkspaceBytes> choose_path(const NodeContext& node, ConvPlan& plan) {
   // Stride 1 with wide enough output rows: no column matrix at all (conv_implicit.h).
   if (implicit_gemm_fits(g)) {
     plan.path = ConvPath::kImplicit;
-    plan.implicit =
-        plan_implicit_gemm(g, plan.in_channels / plan.group, plan.out_channels / plan.group);
-    const auto bytes = static_cast<size_t>(plan.packed_bytes + plan.implicit.padded_bytes +
-                                           plan.implicit.wide_bytes);
+    plan.implicit = plan_implicit_gemm(g, plan.in_channels / plan.group,
+                                       plan.out_channels / plan.group, node.threads());
+    const auto bytes =
+        static_cast<size_t>(plan.packed_bytes + plan.implicit.parts * plan.implicit.part_bytes);
     return WorkspaceBytes{bytes, bytes};
   }
   ONEPOOL_ASSIGN_OR_RETURN(plan.row_bytes, checked_mul(depth * static_cast<int64_t>(sizeof(float)),

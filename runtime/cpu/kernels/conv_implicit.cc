@@ -6,28 +6,70 @@
 namespace onepool::cpu::nn {
 namespace {
 
-// Columns of the wide output per thread-pool task: whole column tiles of either micro-kernel.
-constexpr int64_t kTaskColumns = 256;
+// About this many wide-output columns per band: enough for long runs of full column tiles,
+// small enough for a band's planes and output to stay in a core's L2 cache.
+constexpr int64_t kBandColumns = 768;
+constexpr int64_t kAlignment = 64;
+constexpr auto kFloat = static_cast<int64_t>(sizeof(float));
 
-// Copies input plane c into its zero-padded plane: input (y, x) lands at (y + pad_top,
-// x + pad_left); rows and columns the windows never read are dropped.
-void pad_plane(const WindowGeometry& g, const ImplicitGemmPlan& plan, const float* x,
-               float* padded) {
-  const int64_t top = g.pad_begin[1];
+int64_t aligned(int64_t bytes) { return (bytes + kAlignment - 1) / kAlignment * kAlignment; }
+
+// Copies the input rows band row `first_row` reads into zero-padded planes of plane_h x plane_w:
+// padded (r, col) holds input (first_row - pad_top + r, col - pad_left), or 0 outside it.
+void pad_band(const WindowGeometry& g, const ImplicitGemmPlan& plan, const float* x,
+              int64_t channels, int64_t first_row, float* padded) {
   const int64_t left = g.pad_begin[2];
-  for (int64_t row = 0; row < plan.plane_h; ++row) {
-    float* dst = padded + row * plan.plane_w;
-    const int64_t y = row - top;
-    if (y < 0 || y >= g.input[1]) {
-      std::fill(dst, dst + plan.plane_w, 0.0f);
-      continue;
+  const int64_t first = std::clamp<int64_t>(left, 0, plan.plane_w);
+  const int64_t last = std::clamp<int64_t>(left + g.input[2], first, plan.plane_w);
+  for (int64_t c = 0; c < channels; ++c) {
+    const float* plane = x + c * g.input_size();
+    for (int64_t r = 0; r < plan.plane_h; ++r) {
+      float* dst = padded + (c * plan.plane_h + r) * plan.plane_w;
+      const int64_t y = first_row - g.pad_begin[1] + r;
+      if (y < 0 || y >= g.input[1]) {
+        std::fill(dst, dst + plan.plane_w, 0.0f);
+        continue;
+      }
+      std::fill(dst, dst + first, 0.0f);
+      std::memcpy(dst + first, plane + y * g.input[2] + (first - left),
+                  static_cast<size_t>(last - first) * sizeof(float));
+      std::fill(dst + last, dst + plan.plane_w, 0.0f);
     }
-    const int64_t first = std::clamp<int64_t>(left, 0, plan.plane_w);
-    const int64_t last = std::clamp<int64_t>(left + g.input[2], first, plan.plane_w);
-    std::fill(dst, dst + first, 0.0f);
-    std::memcpy(dst + first, x + y * g.input[2] + (first - left),
-                static_cast<size_t>(last - first) * sizeof(float));
-    std::fill(dst + last, dst + plan.plane_w, 0.0f);
+  }
+}
+
+// One band of output rows [first_row, first_row + rows) in the part of the workspace `part`.
+struct Band {
+  int64_t first_row;
+  int64_t rows;
+};
+
+void run_band(const WindowGeometry& g, const ImplicitGemmPlan& plan, SgemmIsa isa,
+              const float* packed, int64_t out_channels, int64_t in_channels, const float* x,
+              float* y, std::byte* part, const Band& band) {
+  const float* planes = x + band.first_row * plan.plane_w;
+  if (plan.padded) {
+    auto* padded = reinterpret_cast<float*>(part);
+    pad_band(g, plan, x, in_channels, band.first_row, padded);
+    planes = padded;
+  }
+  const int64_t width = g.output[2];
+  const int64_t columns = (band.rows - 1) * plan.plane_w + width;
+  const auto depth = static_cast<int64_t>(plan.row_offsets.size());
+  if (plan.wide_bytes == 0) {  // plane_w == OW: the wide output is Y's rows
+    sgemm_packed_a_rows(isa, packed, out_channels, columns, depth, planes, plan.row_offsets.data(),
+                        y + band.first_row * width, g.output_size());
+    return;
+  }
+  auto* wide = reinterpret_cast<float*>(part + aligned(plan.padded_bytes));
+  const int64_t ldw = plan.band_rows * plan.plane_w;
+  sgemm_packed_a_rows(isa, packed, out_channels, columns, depth, planes, plan.row_offsets.data(),
+                      wide, ldw);
+  for (int64_t m = 0; m < out_channels; ++m) {
+    for (int64_t r = 0; r < band.rows; ++r) {
+      const float* src = wide + m * ldw + r * plan.plane_w;
+      std::copy(src, src + width, y + m * g.output_size() + (band.first_row + r) * width);
+    }
   }
 }
 
@@ -39,19 +81,21 @@ bool implicit_gemm_fits(const WindowGeometry& g) {
 }
 
 ImplicitGemmPlan plan_implicit_gemm(const WindowGeometry& g, int64_t in_channels,
-                                    int64_t out_channels) {
+                                    int64_t out_channels, int threads) {
   ImplicitGemmPlan plan;
-  const int64_t need_h = g.output[1] + (g.kernel[1] - 1) * g.dilation[1];
+  const int64_t halo_h = (g.kernel[1] - 1) * g.dilation[1];
   const int64_t need_w = g.output[2] + (g.kernel[2] - 1) * g.dilation[2];
-  plan.padded =
-      g.pad_begin[1] != 0 || g.pad_begin[2] != 0 || need_h > g.input[1] || need_w > g.input[2];
-  plan.plane_h = plan.padded ? need_h : g.input[1];
+  plan.padded = g.pad_begin[1] != 0 || g.pad_begin[2] != 0 || g.output[1] + halo_h > g.input[1] ||
+                need_w > g.input[2];
   plan.plane_w = plan.padded ? need_w : g.input[2];
-  constexpr auto kFloat = static_cast<int64_t>(sizeof(float));
+  plan.band_rows = std::clamp<int64_t>(kBandColumns / plan.plane_w, 1, g.output[1]);
+  plan.plane_h = plan.padded ? plan.band_rows + halo_h : g.input[1];
   plan.padded_bytes = plan.padded ? in_channels * plan.plane_h * plan.plane_w * kFloat : 0;
-  plan.wide_columns = (g.output[1] - 1) * plan.plane_w + g.output[2];
-  // Planes exactly as wide as the output (1x1 kernels without padding): the GEMM writes Y.
-  plan.wide_bytes = plan.plane_w == g.output[2] ? 0 : out_channels * plan.wide_columns * kFloat;
+  plan.wide_bytes =
+      plan.plane_w == g.output[2] ? 0 : out_channels * plan.band_rows * plan.plane_w * kFloat;
+  plan.part_bytes = aligned(plan.padded_bytes) + aligned(plan.wide_bytes);
+  const int64_t bands = (g.output[1] + plan.band_rows - 1) / plan.band_rows;
+  plan.parts = plan.part_bytes == 0 ? 1 : std::clamp<int64_t>(threads, 1, bands);
   for (int64_t c = 0; c < in_channels; ++c) {
     for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
       for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
@@ -66,36 +110,17 @@ ImplicitGemmPlan plan_implicit_gemm(const WindowGeometry& g, int64_t in_channels
 void run_implicit_gemm(const WindowGeometry& g, const ImplicitGemmPlan& plan, SgemmIsa isa,
                        const float* packed, int64_t out_channels, int64_t in_channels,
                        const float* x, float* y, std::byte* workspace, ThreadPool& threads) {
-  const float* planes = x;
-  if (plan.padded) {
-    auto* padded = reinterpret_cast<float*>(workspace);
-    const int64_t plane = plan.plane_h * plan.plane_w;
-    threads.parallel_for(in_channels, 1, [&](int64_t begin, int64_t end) {
-      for (int64_t c = begin; c < end; ++c) {
-        pad_plane(g, plan, x + c * g.input_size(), padded + c * plane);
-      }
-    });
-    planes = padded;
-  }
-  // Step 1. The wide output, a block of whole column tiles per task.
-  const bool direct = plan.wide_bytes == 0;
-  float* wide = direct ? y : reinterpret_cast<float*>(workspace + plan.padded_bytes);
-  const auto depth = static_cast<int64_t>(plan.row_offsets.size());
-  const int64_t tasks = (plan.wide_columns + kTaskColumns - 1) / kTaskColumns;
-  threads.parallel_for(tasks, 1, [&](int64_t begin, int64_t end) {
-    const int64_t first = begin * kTaskColumns;
-    const int64_t last = std::min(plan.wide_columns, end * kTaskColumns);
-    sgemm_packed_a_rows(isa, packed, out_channels, last - first, depth, planes + first,
-                        plan.row_offsets.data(), wide + first, plan.wide_columns);
-  });
-  // Step 2. The OW valid columns of each output row.
-  if (direct) return;
-  const int64_t width = g.output[2];
-  threads.parallel_for(out_channels, 1, [&](int64_t begin, int64_t end) {
-    for (int64_t m = begin; m < end; ++m) {
-      for (int64_t oh = 0; oh < g.output[1]; ++oh) {
-        const float* src = wide + m * plan.wide_columns + oh * plan.plane_w;
-        std::copy(src, src + width, y + m * g.output_size() + oh * width);
+  const int64_t bands = (g.output[1] + plan.band_rows - 1) / plan.band_rows;
+  // Parts own workspace; without any (1x1 kernels read in place, write Y), bands run freely.
+  const int64_t parts =
+      plan.part_bytes == 0 ? bands : std::min<int64_t>(plan.parts, threads.thread_count());
+  threads.parallel_for(parts, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t part = begin; part < end; ++part) {
+      std::byte* scratch = workspace + part * plan.part_bytes;
+      for (int64_t band = part; band < bands; band += parts) {
+        const int64_t first_row = band * plan.band_rows;
+        run_band(g, plan, isa, packed, out_channels, in_channels, x, y, scratch,
+                 Band{first_row, std::min(plan.band_rows, g.output[1] - first_row)});
       }
     }
   });

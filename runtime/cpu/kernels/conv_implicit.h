@@ -1,14 +1,15 @@
 // Stride-1 2-D convolution as an implicit GEMM: the column matrix im2col would write is never
-// built. The GEMM computes the output over the width of the planes it reads (plane_w >= OW
-// columns a row, the extra ones discarded), so that row k = (c, kh, kw) of the column matrix is
-// one contiguous run of input plane c from (kh * dilation_h, kw * dilation_w) on: the GEMM reads
-// it in place through one offset per k (sgemm_packed_a_rows), in column tiles that run across
-// output rows. Where the window reaches into padding, the group's input planes are first copied
-// into zero-padded planes in the workspace; the wide output lands in the workspace too and its
-// OW valid columns of each row are copied out.
+// built. The output is computed in bands of whole rows, each over the width of the planes the
+// GEMM reads (plane_w >= OW columns a row, the extra ones discarded), so that row k = (c, kh, kw)
+// of the band's column matrix is one contiguous run of input plane c from row kh * dilation_h,
+// column kw * dilation_w on: the GEMM reads it in place through one offset per k
+// (sgemm_packed_a_rows), in column tiles that run across output rows. Where the window reaches
+// into padding, each band's input rows (with their halo) are first copied into zero-padded
+// planes; the band's wide output lands in the workspace and its OW valid columns a row are
+// copied out. Each thread runs whole bands in its own part of the workspace.
 //
 // Each output element is one fused multiply-add chain over k = (c, kh, kw) in order, whatever
-// the thread count or the column blocks (sgemm_packed.h).
+// the thread count or the bands (sgemm_packed.h).
 #pragma once
 
 #include <cstddef>
@@ -22,12 +23,14 @@
 namespace onepool::cpu::nn {
 
 struct ImplicitGemmPlan {
-  bool padded = false;  // reads zero-padded copies of the input planes
-  int64_t plane_h = 0;  // dims of the planes the GEMM reads (padded, or the input's)
-  int64_t plane_w = 0;
-  int64_t padded_bytes = 0;          // workspace for one group's padded planes (0: unpadded)
-  int64_t wide_columns = 0;          // columns of the wide output: (OH - 1) * plane_w + OW
-  int64_t wide_bytes = 0;            // workspace for one group's wide output (0: written to Y)
+  bool padded = false;       // reads zero-padded copies of each band's input rows
+  int64_t plane_h = 0;       // rows of the planes the GEMM reads (a padded band, or the input)
+  int64_t plane_w = 0;       // their width
+  int64_t band_rows = 1;     // output rows per band
+  int64_t padded_bytes = 0;  // one band's padded planes (0: the input is read in place)
+  int64_t wide_bytes = 0;    // one band's wide output (0: written to Y directly)
+  int64_t part_bytes = 0;    // workspace per thread: padded, then wide (64-aligned)
+  int64_t parts = 1;         // threads, each with its own part
   std::vector<int64_t> row_offsets;  // per row k = (c, kh, kw) of the column matrix
 };
 
@@ -35,10 +38,10 @@ struct ImplicitGemmPlan {
 bool implicit_gemm_fits(const WindowGeometry& g);
 
 ImplicitGemmPlan plan_implicit_gemm(const WindowGeometry& g, int64_t in_channels,
-                                    int64_t out_channels);
+                                    int64_t out_channels, int threads);
 
 /// One group of one image: y (out_channels planes) = packed weights * the implicit column
-/// matrix of x (in_channels planes). `workspace`: the plan's padded_bytes then wide_bytes.
+/// matrix of x (in_channels planes). `workspace`: plan.parts * plan.part_bytes bytes.
 void run_implicit_gemm(const WindowGeometry& g, const ImplicitGemmPlan& plan, SgemmIsa isa,
                        const float* packed, int64_t out_channels, int64_t in_channels,
                        const float* x, float* y, std::byte* workspace, ThreadPool& threads);
