@@ -109,6 +109,18 @@ TEST_CASE("--load-plan refuses a plan made for another model") {
             "(plan made from '" + cli.mlp + "', now '" + cli.dir.file("relu.onnx") + "')"));
 }
 
+// serve checks a loaded plan the same way, before it binds a port: exit 1 with the field named.
+TEST_CASE("serve --load-plan names every field that differs") {
+  const ProvenanceCli cli;
+  const std::string plan = shell_quote(cli.saved_plan());
+  const CommandResult result =
+      cli.onepool("serve " + shell_quote(cli.mlp) + " --dim batch=3 --port 0 --load-plan " + plan);
+  INFO(result.output);
+  CHECK(result.exit_code == 1);
+  CHECK(has(result.output, "(1 field differs):\n  input_shapes: plan x:1x784, now x:3x784\n"));
+  CHECK_FALSE(has(result.output, "serving:"));
+}
+
 // run --save-plan records provenance too and loads back; a schema_version 1 file without
 // provenance still loads, with a warning that it was not checked.
 TEST_CASE("--save-plan round trip and schema_version 1 files") {

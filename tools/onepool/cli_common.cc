@@ -53,8 +53,9 @@ Expected<PlanProvenance> current_provenance(const ModelFlags& flags, const Model
   return provenance;
 }
 
-// A saved plan must belong to this model, shapes, device and options: checked field by field
-// before the Session looks at a single offset. A schema_version 1 file records none of them.
+}  // namespace
+
+// Checked field by field before the Session looks at a single offset.
 Status check_saved_plan(const Plan& saved, const ModelFlags& flags, const Model& model) {
   const std::string source = str_cat("plan file '", flags.load_plan, "'");
   if (!saved.provenance.known()) {
@@ -67,7 +68,6 @@ Status check_saved_plan(const Plan& saved, const ModelFlags& flags, const Model&
   ONEPOOL_ASSIGN_OR_RETURN(PlanProvenance current, current_provenance(flags, model));
   return check_plan_provenance(saved.provenance, current, source);
 }
-}  // namespace
 
 void add_model_flags(CLI::App& command, ModelFlags& flags) {
   command.add_option("model", flags.model_path, "ONNX model file")->required();

@@ -59,6 +59,11 @@ struct LoadedSession {
   double session_ms = 0.0;
 };
 
+/// A saved plan (--load-plan) must belong to this model, input shapes, device and options: an
+/// error naming every field that differs. A schema_version 1 file records none of them: a
+/// warning on stderr, and ok.
+Status check_saved_plan(const Plan& saved, const ModelFlags& flags, const Model& model);
+
 /// Loads the model and creates a Session, printing the effective configuration first.
 Expected<LoadedSession> load_session(const ModelFlags& flags);
 

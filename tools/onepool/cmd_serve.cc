@@ -51,6 +51,7 @@ Expected<std::unique_ptr<SessionPool>> make_pool(const ServeFlags& flags) {
   Plan saved_plan;
   if (!flags.model.load_plan.empty()) {
     ONEPOOL_ASSIGN_OR_RETURN(saved_plan, read_plan(flags.model.load_plan));
+    ONEPOOL_RETURN_IF_ERROR(check_saved_plan(saved_plan, flags.model, *model));
     options.plan_override = &saved_plan;
   }
   ONEPOOL_ASSIGN_OR_RETURN(auto pool, SessionPool::create(model, options, flags.sessions));
