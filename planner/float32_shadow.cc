@@ -64,4 +64,42 @@ ValueId Float32Shadow::retyped(const Graph& source, ValueId id) {
   return copy_id;
 }
 
+std::vector<HalfConversion> plan_half_conversions(const Graph& graph,
+                                                  const std::vector<ValueId>& ids,
+                                                  bool weights_per_run, size_t alignment,
+                                                  size_t& bytes) {
+  std::vector<HalfConversion> conversions(ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i] == kNoValue) continue;
+    const Value& value = graph.values[static_cast<size_t>(ids[i])];
+    if (!is_half_dtype(value.dtype)) continue;
+    HalfConversion& conversion = conversions[i];
+    conversion.half_dtype = value.dtype;
+    conversion.count = value.shape.element_count();
+    if (value.kind == ValueKind::kWeight && !weights_per_run) {
+      conversion.kind = HalfConversion::Kind::kWeight;
+      continue;
+    }
+    conversion.kind = HalfConversion::Kind::kConverted;
+    conversion.offset = bytes;
+    const size_t floats = static_cast<size_t>(conversion.count) * sizeof(float);
+    bytes += (floats + alignment - 1) / alignment * alignment;
+  }
+  return conversions;
+}
+
+std::vector<TensorView> shadow_views(const Graph& shadow, const std::vector<ValueId>& ids,
+                                     Device device, bool host_weights) {
+  std::vector<TensorView> views(ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i] == kNoValue) continue;
+    const Value& value = shadow.values[static_cast<size_t>(ids[i])];
+    views[i] = TensorView{nullptr, value.dtype, value.shape, device};
+    if (host_weights && value.kind == ValueKind::kWeight) {
+      views[i].data = const_cast<std::byte*>(shadow.weight(ids[i]).data.data());
+    }
+  }
+  return views;
+}
+
 }  // namespace onepool

@@ -36,4 +36,30 @@ class Float32Shadow {
 /// The float32 copy of a float16 / bfloat16 host tensor.
 HostTensor widen_to_float32(const HostTensor& half);
 
+/// How one input or output of a half node reaches its float32 kernel, for a backend's adapter.
+struct HalfConversion {
+  enum class Kind : uint8_t {
+    kPassThrough,  // not a half type, or omitted: the node's own view
+    kWeight,       // a half weight (the shadow holds its float32 copy on the host)
+    kConverted,    // converted on every run into a float32 buffer at `offset` of the workspace
+  };
+  Kind kind = Kind::kPassThrough;
+  DType half_dtype = DType::kUndefined;
+  int64_t count = 0;
+  size_t offset = 0;
+};
+
+/// One entry per id of `graph`. Half activations, and half weights too when
+/// `weights_per_run`, are kConverted, their buffers laid out from `bytes` on (which grows) in
+/// multiples of `alignment`.
+std::vector<HalfConversion> plan_half_conversions(const Graph& graph,
+                                                  const std::vector<ValueId>& ids,
+                                                  bool weights_per_run, size_t alignment,
+                                                  size_t& bytes);
+
+/// Views of `shadow`'s values `ids` (float32 where the node has a half type) on `device`, with
+/// no data yet; with `host_weights`, weights point at the shadow's float32 host copies.
+std::vector<TensorView> shadow_views(const Graph& shadow, const std::vector<ValueId>& ids,
+                                     Device device, bool host_weights);
+
 }  // namespace onepool

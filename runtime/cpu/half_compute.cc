@@ -16,60 +16,6 @@ namespace {
 constexpr size_t kBufferAlignment = 64;
 constexpr int64_t kConversionChunk = 16384;  // elements per thread-pool part
 
-size_t aligned(size_t bytes) {
-  return (bytes + kBufferAlignment - 1) / kBufferAlignment * kBufferAlignment;
-}
-
-// How one input or output of the node reaches the float32 kernel.
-struct Conversion {
-  enum class Kind : uint8_t {
-    kPassThrough,  // not a half type, or omitted: the node's own view
-    kWidened,      // a half weight, widened at prepare: the shadow's float32 copy
-    kConverted,    // a half activation: a float32 buffer at `offset` in the workspace
-  };
-  Kind kind = Kind::kPassThrough;
-  DType half_dtype = DType::kUndefined;
-  size_t offset = 0;
-  size_t count = 0;
-};
-
-// One Conversion per id; converted buffers are laid out from `bytes` on, which grows.
-std::vector<Conversion> plan_conversions(const Graph& graph, const std::vector<ValueId>& ids,
-                                         size_t& bytes) {
-  std::vector<Conversion> conversions(ids.size());
-  for (size_t i = 0; i < ids.size(); ++i) {
-    if (ids[i] == kNoValue) continue;
-    const Value& value = graph.values[static_cast<size_t>(ids[i])];
-    if (!is_half_dtype(value.dtype)) continue;
-    Conversion& conversion = conversions[i];
-    conversion.half_dtype = value.dtype;
-    conversion.count = static_cast<size_t>(value.shape.element_count());
-    if (value.kind == ValueKind::kWeight) {
-      conversion.kind = Conversion::Kind::kWidened;
-      continue;
-    }
-    conversion.kind = Conversion::Kind::kConverted;
-    conversion.offset = bytes;
-    bytes += aligned(conversion.count * sizeof(float));
-  }
-  return conversions;
-}
-
-// Views of the shadow's values (float32 where the node has a half type); data set at run time,
-// except for widened weights, which point at the shadow's copy for good.
-std::vector<TensorView> shadow_views(const Graph& shadow, const std::vector<ValueId>& ids) {
-  std::vector<TensorView> views(ids.size());
-  for (size_t i = 0; i < ids.size(); ++i) {
-    if (ids[i] == kNoValue) continue;
-    const Value& value = shadow.values[static_cast<size_t>(ids[i])];
-    views[i] = TensorView{nullptr, value.dtype, value.shape, Device{}};
-    if (value.kind == ValueKind::kWeight) {
-      views[i].data = const_cast<std::byte*>(shadow.weight(ids[i]).data.data());
-    }
-  }
-  return views;
-}
-
 // Runs convert(source, destination, count) over the thread pool in chunks.
 template <class From, class To>
 void convert_in_parallel(void (*convert)(const From*, To*, size_t), const From* source,
@@ -80,16 +26,18 @@ void convert_in_parallel(void (*convert)(const From*, To*, size_t), const From* 
       });
 }
 
-void widen(const Conversion& conversion, const uint16_t* half, float* wide, ThreadPool& threads) {
+void widen(const HalfConversion& conversion, const uint16_t* half, float* wide,
+           ThreadPool& threads) {
   convert_in_parallel(
       conversion.half_dtype == DType::kFloat16 ? &half_to_float_array : &bfloat_to_float_array,
-      half, wide, conversion.count, threads);
+      half, wide, static_cast<size_t>(conversion.count), threads);
 }
 
-void narrow(const Conversion& conversion, const float* wide, uint16_t* half, ThreadPool& threads) {
+void narrow(const HalfConversion& conversion, const float* wide, uint16_t* half,
+            ThreadPool& threads) {
   convert_in_parallel(
       conversion.half_dtype == DType::kFloat16 ? &float_to_half_array : &float_to_bfloat_array,
-      wide, half, conversion.count, threads);
+      wide, half, static_cast<size_t>(conversion.count), threads);
 }
 
 class Float32ComputeKernel final : public Kernel {
@@ -97,26 +45,27 @@ class Float32ComputeKernel final : public Kernel {
   Float32ComputeKernel(const Graph& graph, const Node& node, std::unique_ptr<Float32Shadow> shadow,
                        std::unique_ptr<Kernel> inner)
       : shadow_(std::move(shadow)), inner_(std::move(inner)) {
-    inputs_ = plan_conversions(graph, node.inputs, conversion_bytes_);
-    outputs_ = plan_conversions(graph, node.outputs, conversion_bytes_);
-    inner_inputs_ = shadow_views(shadow_->graph(), shadow_->node().inputs);
-    inner_outputs_ = shadow_views(shadow_->graph(), shadow_->node().outputs);
+    inputs_ = plan_half_conversions(graph, node.inputs, false, kBufferAlignment, conversion_bytes_);
+    outputs_ =
+        plan_half_conversions(graph, node.outputs, false, kBufferAlignment, conversion_bytes_);
+    inner_inputs_ = shadow_views(shadow_->graph(), shadow_->node().inputs, Device{}, true);
+    inner_outputs_ = shadow_views(shadow_->graph(), shadow_->node().outputs, Device{}, true);
   }
   size_t conversion_bytes() const { return conversion_bytes_; }
 
   Status run(const RunContext& context) override {
     std::byte* buffers = context.workspace;
     for (size_t i = 0; i < inputs_.size(); ++i) {
-      if (inputs_[i].kind == Conversion::Kind::kPassThrough) {
+      if (inputs_[i].kind == HalfConversion::Kind::kPassThrough) {
         inner_inputs_[i].data = context.inputs[i].data;
-      } else if (inputs_[i].kind == Conversion::Kind::kConverted) {
+      } else if (inputs_[i].kind == HalfConversion::Kind::kConverted) {
         auto* wide = reinterpret_cast<float*>(buffers + inputs_[i].offset);
         widen(inputs_[i], context.inputs[i].as<const uint16_t>(), wide, *context.threads);
         inner_inputs_[i].data = wide;
       }
     }
     for (size_t i = 0; i < outputs_.size(); ++i) {
-      const bool converted = outputs_[i].kind == Conversion::Kind::kConverted;
+      const bool converted = outputs_[i].kind == HalfConversion::Kind::kConverted;
       inner_outputs_[i].data = converted ? buffers + outputs_[i].offset : context.outputs[i].data;
     }
     RunContext inner_context = context;
@@ -126,7 +75,7 @@ class Float32ComputeKernel final : public Kernel {
     inner_context.workspace_bytes = context.workspace_bytes - conversion_bytes_;
     ONEPOOL_RETURN_IF_ERROR(inner_->run(inner_context));
     for (size_t i = 0; i < outputs_.size(); ++i) {
-      if (outputs_[i].kind != Conversion::Kind::kConverted) continue;
+      if (outputs_[i].kind != HalfConversion::Kind::kConverted) continue;
       narrow(outputs_[i], reinterpret_cast<const float*>(buffers + outputs_[i].offset),
              context.outputs[i].as<uint16_t>(), *context.threads);
     }
@@ -136,8 +85,8 @@ class Float32ComputeKernel final : public Kernel {
  private:
   std::unique_ptr<Float32Shadow> shadow_;  // owns the widened weights inner_inputs_ point at
   std::unique_ptr<Kernel> inner_;
-  std::vector<Conversion> inputs_;
-  std::vector<Conversion> outputs_;
+  std::vector<HalfConversion> inputs_;
+  std::vector<HalfConversion> outputs_;
   std::vector<TensorView> inner_inputs_;  // sized at prepare: run() only sets data pointers
   std::vector<TensorView> inner_outputs_;
   size_t conversion_bytes_ = 0;

@@ -12,41 +12,8 @@
 namespace onepool::cuda {
 namespace {
 
-// A half input or output of the node and its float32 buffer at `offset` in the workspace.
-struct Conversion {
-  bool converted = false;
-  ElemType half_type = ElemType::kFloat16;
-  size_t offset = 0;
-  int64_t count = 0;
-};
-
-std::vector<Conversion> plan_conversions(const Graph& graph, const std::vector<ValueId>& ids,
-                                         size_t& bytes) {
-  std::vector<Conversion> conversions(ids.size());
-  for (size_t i = 0; i < ids.size(); ++i) {
-    if (ids[i] == kNoValue) continue;
-    const Value& value = graph.values[static_cast<size_t>(ids[i])];
-    if (!is_half_dtype(value.dtype)) continue;
-    Conversion& conversion = conversions[i];
-    conversion.converted = true;
-    conversion.half_type =
-        value.dtype == DType::kFloat16 ? ElemType::kFloat16 : ElemType::kBFloat16;
-    conversion.count = value.shape.element_count();
-    conversion.offset = bytes;
-    bytes += align_256(static_cast<size_t>(conversion.count) * sizeof(float));
-  }
-  return conversions;
-}
-
-std::vector<TensorView> shadow_views(const Graph& shadow, const std::vector<ValueId>& ids) {
-  std::vector<TensorView> views(ids.size());
-  for (size_t i = 0; i < ids.size(); ++i) {
-    if (ids[i] == kNoValue) continue;
-    const Value& value = shadow.values[static_cast<size_t>(ids[i])];
-    // The device index is copied from the node's own views on every run.
-    views[i] = TensorView{nullptr, value.dtype, value.shape, Device{DeviceKind::kCuda, 0}};
-  }
-  return views;
+ElemType elem_type(DType half) {
+  return half == DType::kFloat16 ? ElemType::kFloat16 : ElemType::kBFloat16;
 }
 
 class Float32ComputeKernel final : public CudaKernel {
@@ -54,10 +21,13 @@ class Float32ComputeKernel final : public CudaKernel {
   Float32ComputeKernel(const Graph& graph, const Node& node, const Float32Shadow& shadow,
                        std::unique_ptr<CudaKernel> inner)
       : inner_(std::move(inner)) {
-    inputs_ = plan_conversions(graph, node.inputs, conversion_bytes_);
-    outputs_ = plan_conversions(graph, node.outputs, conversion_bytes_);
-    inner_inputs_ = shadow_views(shadow.graph(), shadow.node().inputs);
-    inner_outputs_ = shadow_views(shadow.graph(), shadow.node().outputs);
+    // Weights are converted on every run too: the kernel interface has no upload step.
+    inputs_ = plan_half_conversions(graph, node.inputs, true, 256, conversion_bytes_);
+    outputs_ = plan_half_conversions(graph, node.outputs, true, 256, conversion_bytes_);
+    // The device index is copied from the node's own views on every run.
+    const Device device{DeviceKind::kCuda, 0};
+    inner_inputs_ = shadow_views(shadow.graph(), shadow.node().inputs, device, false);
+    inner_outputs_ = shadow_views(shadow.graph(), shadow.node().outputs, device, false);
   }
   size_t conversion_bytes() const { return conversion_bytes_; }
 
@@ -66,15 +36,15 @@ class Float32ComputeKernel final : public CudaKernel {
     for (size_t i = 0; i < inputs_.size(); ++i) {
       inner_inputs_[i].data = context.inputs[i].data;
       inner_inputs_[i].device = context.inputs[i].device;
-      if (!inputs_[i].converted) continue;
+      if (!converted(inputs_[i])) continue;
       inner_inputs_[i].data = buffers + inputs_[i].offset;
-      ONEPOOL_LAUNCH_RETURN_IF_ERROR(launch_cast(inputs_[i].half_type, ElemType::kFloat32,
-                                                 context.inputs[i].data, inner_inputs_[i].data,
-                                                 inputs_[i].count, context.stream));
+      ONEPOOL_LAUNCH_RETURN_IF_ERROR(
+          launch_cast(elem_type(inputs_[i].half_dtype), ElemType::kFloat32, context.inputs[i].data,
+                      inner_inputs_[i].data, inputs_[i].count, context.stream));
     }
     for (size_t i = 0; i < outputs_.size(); ++i) {
       inner_outputs_[i].data =
-          outputs_[i].converted ? buffers + outputs_[i].offset : context.outputs[i].data;
+          converted(outputs_[i]) ? buffers + outputs_[i].offset : context.outputs[i].data;
       inner_outputs_[i].device = context.outputs[i].device;
     }
     CudaRunContext inner_context = context;
@@ -84,18 +54,22 @@ class Float32ComputeKernel final : public CudaKernel {
     inner_context.workspace_bytes = context.workspace_bytes - conversion_bytes_;
     ONEPOOL_RETURN_IF_ERROR(inner_->enqueue(inner_context));
     for (size_t i = 0; i < outputs_.size(); ++i) {
-      if (!outputs_[i].converted) continue;
-      ONEPOOL_LAUNCH_RETURN_IF_ERROR(launch_cast(ElemType::kFloat32, outputs_[i].half_type,
-                                                 inner_outputs_[i].data, context.outputs[i].data,
-                                                 outputs_[i].count, context.stream));
+      if (!converted(outputs_[i])) continue;
+      ONEPOOL_LAUNCH_RETURN_IF_ERROR(
+          launch_cast(ElemType::kFloat32, elem_type(outputs_[i].half_dtype), inner_outputs_[i].data,
+                      context.outputs[i].data, outputs_[i].count, context.stream));
     }
     return Status::ok();
   }
 
  private:
   std::unique_ptr<CudaKernel> inner_;
-  std::vector<Conversion> inputs_;
-  std::vector<Conversion> outputs_;
+  static bool converted(const HalfConversion& c) {
+    return c.kind == HalfConversion::Kind::kConverted;
+  }
+
+  std::vector<HalfConversion> inputs_;
+  std::vector<HalfConversion> outputs_;
   std::vector<TensorView> inner_inputs_;  // sized at prepare: enqueue() only sets data pointers
   std::vector<TensorView> inner_outputs_;
   size_t conversion_bytes_ = 0;
