@@ -9,7 +9,10 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <set>
 #include <string>
 #include <vector>
@@ -255,6 +258,36 @@ TEST_CASE("every registered CUDA op has a parity case") {
     if (covered.count(op) == 0) missing += " " + op;
   }
   CHECK_MESSAGE(missing.empty(), "CUDA ops without a parity case:", missing);
+}
+
+// The README's list of CUDA operators (between the cuda-ops markers) is the registry's.
+TEST_CASE("the README lists exactly the CUDA backend's operators") {
+  const char* source = std::getenv("ONEPOOL_SOURCE_DIR");
+  REQUIRE(source != nullptr);
+  std::ifstream file(std::string(source) + "/README.md");
+  REQUIRE(file.good());
+  const std::string text((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  const size_t begin = text.find("<!-- cuda-ops:begin -->");
+  const size_t end = text.find("<!-- cuda-ops:end -->");
+  REQUIRE(begin != std::string::npos);
+  REQUIRE(end != std::string::npos);
+  std::set<std::string> listed;
+  for (size_t open = text.find('`', begin); open < end; open = text.find('`', open + 1)) {
+    const size_t close = text.find('`', open + 1);
+    listed.insert(text.substr(open + 1, close - open - 1));
+    open = close;
+  }
+  const std::vector<std::string> ops = cuda::cuda_kernel_op_types();
+  const std::set<std::string> registered(ops.begin(), ops.end());
+  std::string missing, extra;
+  for (const std::string& op : registered) {
+    if (listed.count(op) == 0) missing += " " + op;
+  }
+  for (const std::string& op : listed) {
+    if (registered.count(op) == 0) extra += " " + op;
+  }
+  CHECK_MESSAGE(missing.empty(), "CUDA ops missing from the README:", missing);
+  CHECK_MESSAGE(extra.empty(), "README lists ops CUDA does not have:", extra);
 }
 
 #endif  // ONEPOOL_HAVE_CUDA
