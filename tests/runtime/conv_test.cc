@@ -314,13 +314,14 @@ size_t packed_weight_bytes(int64_t out_channels, int64_t depth) {
 }
 
 // The workspace starts with one group's packed weights. A stride-1 conv is an implicit GEMM
-// (conv_implicit.h) in bands of output rows, each thread with its own band buffers: ResNet's 3x3
-// conv 64->64 on 56x56 (pad 1) reads planes 58 wide, so a band is 768 / 58 = 13 rows; its
-// zero-padded input rows with the halo take 64 x 15 x 58 x 4 = 222,720 bytes and its wide output
-// 64 x 13 x 58 x 4 = 193,024, for any batch; with group 2, half of each. A 1x1 conv reads its
-// input in place and writes Y directly: the weights only. A stride-2 conv takes im2col column
-// tiles, one per thread: whole output rows, about 256 columns and at most 512 KiB (8 rows of 28
-// columns x 576 x 4 = 516,096 bytes). A depthwise conv needs nothing.
+// (conv_implicit.h) in bands of output rows, each thread with its own band buffers, declared as
+// bounds that grow with the width: ResNet's 3x3 conv 64->64 on 56x56 (pad 1) reads planes 58
+// wide; a band holds at most 768 columns, so its zero-padded input rows with their halo take
+// 64 x (768 + 2 x 58) x 4 = 226,304 bytes and its wide output 64 x 768 x 4 = 196,608, for any
+// batch; with group 2, half of each. A 1x1 conv reads its input in place and writes Y directly:
+// the weights only. A stride-2 conv takes im2col column tiles, one per thread, of at most
+// max(256 columns, a row) and max(512 KiB, a row): 576 x 4 x 256 = 589,824 or 524,288 bytes, the
+// smaller. A depthwise conv needs nothing.
 TEST_CASE("Conv declares packed weights and the buffers of its path") {
   AttributeMap attributes;
   attributes.set("pads", ints_attr({1, 1, 1, 1}));
@@ -329,7 +330,7 @@ TEST_CASE("Conv declares packed weights and the buffers of its path") {
                              attributes, threads);
     REQUIRE_MESSAGE(full.has_value(), full.status().to_string());
     CHECK(full->workspace_bytes ==
-          packed_weight_bytes(64, 576) + static_cast<size_t>(threads) * (222720u + 193024u));
+          packed_weight_bytes(64, 576) + static_cast<size_t>(threads) * (226304u + 196608u));
     CHECK(full->workspace_preferred_bytes == full->workspace_bytes);
     CHECK(full->implementation.rfind("implicit gemm", 0) == 0);
   }
@@ -338,7 +339,7 @@ TEST_CASE("Conv declares packed weights and the buffers of its path") {
   auto half =
       prepare_conv(Shape{8, 64, 56, 56}, Shape{64, 32, 3, 3}, Shape{8, 64, 56, 56}, grouped);
   REQUIRE_MESSAGE(half.has_value(), half.status().to_string());
-  CHECK(half->workspace_bytes == packed_weight_bytes(32, 288) + 111360u + 96512u);
+  CHECK(half->workspace_bytes == packed_weight_bytes(32, 288) + 113152u + 98304u);
   auto pointwise =
       prepare_conv(Shape{1, 64, 56, 56}, Shape{128, 64, 1, 1}, Shape{1, 128, 56, 56}, {});
   REQUIRE_MESSAGE(pointwise.has_value(), pointwise.status().to_string());
@@ -350,7 +351,7 @@ TEST_CASE("Conv declares packed weights and the buffers of its path") {
                               strided, threads);
     REQUIRE_MESSAGE(tiles.has_value(), tiles.status().to_string());
     CHECK(tiles->workspace_bytes ==
-          packed_weight_bytes(64, 576) + static_cast<size_t>(threads) * 516096u);
+          packed_weight_bytes(64, 576) + static_cast<size_t>(threads) * 524288u);
     CHECK(tiles->implementation.rfind("im2col+gemm", 0) == 0);
   }
   AttributeMap depthwise = attributes;

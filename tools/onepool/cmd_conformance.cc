@@ -51,7 +51,8 @@ struct TestResult {
 };
 
 TestResult skip_or_fail(const Status& status, const char* phase) {
-  const Verdict verdict = status.code() == StatusCode::kUnsupported ? Verdict::kSkip : Verdict::kFail;
+  const Verdict verdict =
+      status.code() == StatusCode::kUnsupported ? Verdict::kSkip : Verdict::kFail;
   return {verdict, str_cat(phase, ": ", status.message())};
 }
 
@@ -95,8 +96,8 @@ Expected<std::string> run_data_set(Session& session, const Model& model,
     const TensorView view{inputs[i].data.data(), inputs[i].dtype, inputs[i].shape, Device{}};
     const Status matches = check_tensor_matches(input_infos[i], view, "test data input");
     if (!matches.is_ok()) {
-      return make_status(StatusCode::kUnsupported, "the test data disagrees with the model: ",
-                         matches.message());
+      return make_status(StatusCode::kUnsupported,
+                         "the test data disagrees with the model: ", matches.message());
     }
   }
   std::vector<HostTensor> outputs;
@@ -137,7 +138,21 @@ Expected<std::map<std::string, ShapeInputValues>> shape_input_values(
   return values;
 }
 
+// Tests whose expected outputs contradict the operator's spec, with the reason. ONNX 1.12 made
+// its float -> bfloat16 Cast data by truncating float32; Cast rounds to nearest even (as ONNX
+// Runtime and the later ONNX reference do), and so does OnePool.
+const char* reference_deviation(const std::string& test) {
+  if (test == "test_cast_FLOAT_to_BFLOAT16") {
+    return "the expected bfloat16 values truncate float32 (ONNX 1.12's data); Cast rounds to "
+           "nearest even, as ONNX Runtime does";
+  }
+  return nullptr;
+}
+
 TestResult run_test(const std::filesystem::path& test_dir, const ConformanceFlags& flags) {
+  if (const char* reason = reference_deviation(test_dir.filename().string())) {
+    return {Verdict::kSkip, reason};
+  }
   std::vector<std::filesystem::path> data_dirs;
   for (const auto& entry : std::filesystem::directory_iterator(test_dir)) {
     if (entry.is_directory() && entry.path().filename().string().rfind("test_data_set_", 0) == 0) {

@@ -249,7 +249,12 @@ Expected<WorkspaceBytes> choose_path(const NodeContext& node, ConvPlan& plan) {
   plan.tile_rows = std::clamp<int64_t>(
       std::min(kTileColumns / std::max<int64_t>(1, g.output[2]), kTileBytes / plan.row_bytes), 1,
       std::max<int64_t>(1, g.output[0] * g.output[1]));
-  plan.tile_bytes = aligned_bytes(plan.tile_rows * plan.row_bytes);
+  // Declared as a bound that grows with the output width (a tile of whole rows holds at most
+  // max(kTileColumns, OW) columns and max(kTileBytes, one row) bytes), so that a plan made at
+  // the top of a shape range has room at every smaller shape (DynamicSession).
+  const int64_t column_bytes = plan.row_bytes / std::max<int64_t>(1, g.output[2]);
+  plan.tile_bytes = aligned_bytes(std::min(column_bytes * std::max(kTileColumns, g.output[2]),
+                                           std::max(kTileBytes, plan.row_bytes)));
   plan.parts = node.threads();
   const auto bytes = static_cast<size_t>(plan.packed_bytes + plan.parts * plan.tile_bytes);
   return WorkspaceBytes{bytes, bytes};

@@ -90,9 +90,13 @@ ImplicitGemmPlan plan_implicit_gemm(const WindowGeometry& g, int64_t in_channels
   plan.plane_w = plan.padded ? need_w : g.input[2];
   plan.band_rows = std::clamp<int64_t>(kBandColumns / plan.plane_w, 1, g.output[1]);
   plan.plane_h = plan.padded ? plan.band_rows + halo_h : g.input[1];
-  plan.padded_bytes = plan.padded ? in_channels * plan.plane_h * plan.plane_w * kFloat : 0;
-  plan.wide_bytes =
-      plan.plane_w == g.output[2] ? 0 : out_channels * plan.band_rows * plan.plane_w * kFloat;
+  // Declared as bounds that grow with the plane width (a band holds at most
+  // max(kBandColumns, plane_w) output columns), so that a plan made at the top of a shape range
+  // has room at every smaller shape (DynamicSession).
+  const int64_t band_columns = std::max(kBandColumns, plan.plane_w);
+  plan.padded_bytes =
+      plan.padded ? in_channels * (band_columns + halo_h * plan.plane_w) * kFloat : 0;
+  plan.wide_bytes = plan.plane_w == g.output[2] ? 0 : out_channels * band_columns * kFloat;
   plan.part_bytes = aligned(plan.padded_bytes) + aligned(plan.wide_bytes);
   const int64_t bands = (g.output[1] + plan.band_rows - 1) / plan.band_rows;
   plan.parts = plan.part_bytes == 0 ? 1 : std::clamp<int64_t>(threads, 1, bands);
