@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,7 +29,12 @@ struct ConvPlan {
   int64_t group = 1;
   int64_t row_bytes = 0;  // im2col bytes of one output row (one od, oh pair)
   SgemmIsa isa = SgemmIsa::kPortable;
-  int64_t packed_bytes = 0;   // one group's packed weights, at the workspace's start
+  int64_t packed_bytes = 0;   // one group's packed weights, at the workspace's start (0 when
+                              // prepacked)
+  int64_t packed_floats = 0;  // one group's packed weights
+  // Every group's weights packed at Session creation when they are constant (the common case):
+  // the Session holds them, the pool does not. Shared by the copies of the plan.
+  std::shared_ptr<const std::vector<float>> prepacked;
   int64_t tile_rows = 1;      // output rows per column tile
   int64_t tile_bytes = 0;     // one tile's column matrix (64-byte aligned)
   int64_t parts = 1;          // column tiles in the workspace: one per thread
@@ -68,10 +74,8 @@ class ConvKernel final : public Kernel {
     }
     const int64_t in_group = plan_.in_channels / plan_.group;
     const int64_t out_group = plan_.out_channels / plan_.group;
-    const int64_t depth = in_group * g.kernel_size();
-    auto* packed = reinterpret_cast<float*>(context.workspace);
     for (int64_t group = 0; group < plan_.group; ++group) {
-      pack_a(plan_.isa, w + group * out_group * depth, out_group, depth, depth, packed);
+      const float* packed = group_weights(w, group, context.workspace);
       for (int64_t n = 0; n < plan_.batch; ++n) {
         const GroupImage image{x + (n * plan_.in_channels + group * in_group) * g.input_size(),
                                packed,
@@ -90,6 +94,16 @@ class ConvKernel final : public Kernel {
   }
 
  private:
+  // The packed weights of `group`: prepacked, or packed now at the workspace's start.
+  const float* group_weights(const float* w, int64_t group, std::byte* workspace) const {
+    if (plan_.prepacked) return plan_.prepacked->data() + group * plan_.packed_floats;
+    const int64_t out_group = plan_.out_channels / plan_.group;
+    const int64_t depth = plan_.in_channels / plan_.group * plan_.geometry.kernel_size();
+    auto* packed = reinterpret_cast<float*>(workspace);
+    pack_a(plan_.isa, w + group * out_group * depth, out_group, depth, depth, packed);
+    return packed;
+  }
+
   // One group of one image: its input planes, the group's packed weights, its output planes.
   struct GroupImage {
     const float* x;
@@ -193,6 +207,19 @@ Status check_channels(const NodeContext& node, ConvPlan& plan) {
   return Status::ok();
 }
 
+// Packs every group's weights (W is [C_out, C_in / group, k...], so group g's rows follow
+// group g - 1's) into plan.prepacked.
+void prepack_weights(const HostTensor& weights, int64_t depth, ConvPlan& plan) {
+  const int64_t out_group = plan.out_channels / plan.group;
+  auto packed =
+      std::make_shared<std::vector<float>>(static_cast<size_t>(plan.group * plan.packed_floats));
+  for (int64_t group = 0; group < plan.group; ++group) {
+    pack_a(plan.isa, weights.as<float>() + group * out_group * depth, out_group, depth, depth,
+           packed->data() + group * plan.packed_floats);
+  }
+  plan.prepacked = std::move(packed);
+}
+
 const char* path_name(ConvPath path) {
   switch (path) {
     case ConvPath::kDepthwise:
@@ -233,7 +260,12 @@ Expected<WorkspaceBytes> choose_path(const NodeContext& node, ConvPlan& plan) {
   ONEPOOL_ASSIGN_OR_RETURN(const int64_t packed_floats,
                            checked_mul(packed_a_floats(plan.isa, plan.out_channels / plan.group, 1),
                                        depth, "conv packed weights"));
+  plan.packed_floats = packed_floats;
   plan.packed_bytes = aligned_bytes(packed_floats * static_cast<int64_t>(sizeof(float)));
+  if (const HostTensor* weights = node.constant_input(1)) {
+    prepack_weights(*weights, depth, plan);
+    plan.packed_bytes = 0;
+  }
   (void)col;  // computed for its overflow check: every tile is a part of it
   // Stride 1 with wide enough output rows: no column matrix at all (conv_implicit.h).
   if (implicit_gemm_fits(g)) {

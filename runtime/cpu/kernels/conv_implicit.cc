@@ -44,31 +44,37 @@ struct Band {
   int64_t rows;
 };
 
-void run_band(const WindowGeometry& g, const ImplicitGemmPlan& plan, SgemmIsa isa,
-              const float* packed, int64_t out_channels, int64_t in_channels, const float* x,
-              float* y, std::byte* part, const Band& band) {
-  const float* planes = x + band.first_row * plan.plane_w;
-  if (plan.padded) {
-    auto* padded = reinterpret_cast<float*>(part);
-    pad_band(g, plan, x, in_channels, band.first_row, padded);
-    planes = padded;
-  }
+// The planes band `band` reads: the input itself, or its rows padded into `part`.
+const float* band_planes(const WindowGeometry& g, const ImplicitGemmPlan& plan, const float* x,
+                         int64_t in_channels, const Band& band, std::byte* part) {
+  if (!plan.padded) return x + band.first_row * plan.plane_w;
+  auto* padded = reinterpret_cast<float*>(part);
+  pad_band(g, plan, x, in_channels, band.first_row, padded);
+  return padded;
+}
+
+// Output channels [first, end) of band `band`, from its planes.
+void multiply_band(const WindowGeometry& g, const ImplicitGemmPlan& plan, SgemmIsa isa,
+                   const float* packed, const float* planes, const Band& band, int64_t first,
+                   int64_t end, std::byte* part, float* y) {
   const int64_t width = g.output[2];
   const int64_t columns = (band.rows - 1) * plan.plane_w + width;
   const auto depth = static_cast<int64_t>(plan.row_offsets.size());
+  const float* weights = packed + first * depth;
+  float* y_first = y + first * g.output_size();
   if (plan.wide_bytes == 0) {  // plane_w == OW: the wide output is Y's rows
-    sgemm_packed_a_rows(isa, packed, out_channels, columns, depth, planes, plan.row_offsets.data(),
-                        y + band.first_row * width, g.output_size());
+    sgemm_packed_a_rows(isa, weights, end - first, columns, depth, planes, plan.row_offsets.data(),
+                        y_first + band.first_row * width, g.output_size());
     return;
   }
-  auto* wide = reinterpret_cast<float*>(part + aligned(plan.padded_bytes));
   const int64_t ldw = plan.band_rows * plan.plane_w;
-  sgemm_packed_a_rows(isa, packed, out_channels, columns, depth, planes, plan.row_offsets.data(),
+  float* wide = reinterpret_cast<float*>(part + aligned(plan.padded_bytes)) + first * ldw;
+  sgemm_packed_a_rows(isa, weights, end - first, columns, depth, planes, plan.row_offsets.data(),
                       wide, ldw);
-  for (int64_t m = 0; m < out_channels; ++m) {
+  for (int64_t m = 0; m < end - first; ++m) {
     for (int64_t r = 0; r < band.rows; ++r) {
       const float* src = wide + m * ldw + r * plan.plane_w;
-      std::copy(src, src + width, y + m * g.output_size() + (band.first_row + r) * width);
+      std::copy(src, src + width, y_first + m * g.output_size() + (band.first_row + r) * width);
     }
   }
 }
@@ -115,6 +121,25 @@ void run_implicit_gemm(const WindowGeometry& g, const ImplicitGemmPlan& plan, Sg
                        const float* packed, int64_t out_channels, int64_t in_channels,
                        const float* x, float* y, std::byte* workspace, ThreadPool& threads) {
   const int64_t bands = (g.output[1] + plan.band_rows - 1) / plan.band_rows;
+  const auto band_at = [&](int64_t band) {
+    const int64_t first_row = band * plan.band_rows;
+    return Band{first_row, std::min(plan.band_rows, g.output[1] - first_row)};
+  };
+  if (bands < threads.thread_count()) {
+    // Fewer bands than threads (small maps): each band in turn, its output channels split over
+    // the threads in whole panels of A.
+    const int64_t panel = sgemm_panel_rows(isa);
+    const int64_t panels = (out_channels + panel - 1) / panel;
+    for (int64_t band = 0; band < bands; ++band) {
+      const Band rows = band_at(band);
+      const float* planes = band_planes(g, plan, x, in_channels, rows, workspace);
+      threads.parallel_for(panels, 1, [&](int64_t begin, int64_t end) {
+        multiply_band(g, plan, isa, packed, planes, rows, begin * panel,
+                      std::min(out_channels, end * panel), workspace, y);
+      });
+    }
+    return;
+  }
   // Parts own workspace; without any (1x1 kernels read in place, write Y), bands run freely.
   const int64_t parts =
       plan.part_bytes == 0 ? bands : std::min<int64_t>(plan.parts, threads.thread_count());
@@ -122,9 +147,9 @@ void run_implicit_gemm(const WindowGeometry& g, const ImplicitGemmPlan& plan, Sg
     for (int64_t part = begin; part < end; ++part) {
       std::byte* scratch = workspace + part * plan.part_bytes;
       for (int64_t band = part; band < bands; band += parts) {
-        const int64_t first_row = band * plan.band_rows;
-        run_band(g, plan, isa, packed, out_channels, in_channels, x, y, scratch,
-                 Band{first_row, std::min(plan.band_rows, g.output[1] - first_row)});
+        const Band rows = band_at(band);
+        const float* planes = band_planes(g, plan, x, in_channels, rows, scratch);
+        multiply_band(g, plan, isa, packed, planes, rows, 0, out_channels, scratch, y);
       }
     }
   });
