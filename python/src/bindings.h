@@ -48,6 +48,11 @@ T unwrap(Expected<T> expected) {
 
 // dtypes.cc
 /// The numpy dtype of a OnePool dtype (bfloat16: uint16, its raw bits; numpy has none).
+/// The planner options of a Session or a plan() call; raises InvalidArgumentError for a
+/// `workspaces` other than "fit" or "fast".
+PlanOptions plan_options(const std::string& algorithm, size_t alignment, bool aliasing,
+                         const std::string& workspaces);
+
 py::dtype numpy_dtype(DType dtype);
 /// The OnePool dtype of a numpy dtype; kUndefined for one OnePool has no match for.
 DType onepool_dtype(const py::dtype& dtype);

@@ -76,15 +76,8 @@ Plan plan_of(const PyModel& model, const std::string& algorithm, size_t alignmen
              const std::string& workspaces, double budget_ms) {
   SessionOptions options;
   options.threads = 1;
-  options.plan.algorithm = algorithm;
-  options.plan.alignment = alignment;
-  options.plan.aliasing = aliasing;
+  options.plan = plan_options(algorithm, alignment, aliasing, workspaces);
   options.plan.budget_ms = budget_ms;
-  if (workspaces != "fit" && workspaces != "fast") {
-    raise_status(make_status(StatusCode::kInvalidArgument,
-                             "workspaces: expected 'fit' or 'fast', got '", workspaces, "'"));
-  }
-  options.plan.fast_workspaces = workspaces == "fast";
   Expected<std::unique_ptr<Session>> session = Status();
   {
     py::gil_scoped_release release;
@@ -171,6 +164,20 @@ or "all"; schedule "model" or "memory". Errors raise onepool.Error subclasses.
         return "onepool.Model('" + m.path +
                "', inputs=" + py::repr(py::cast(m.model->inputs())).cast<std::string>() + ")";
       });
+}
+
+PlanOptions plan_options(const std::string& algorithm, size_t alignment, bool aliasing,
+                         const std::string& workspaces) {
+  if (workspaces != "fit" && workspaces != "fast") {
+    raise_status(make_status(StatusCode::kInvalidArgument,
+                             "workspaces: expected 'fit' or 'fast', got '", workspaces, "'"));
+  }
+  PlanOptions options;
+  options.algorithm = algorithm;
+  options.alignment = alignment;
+  options.aliasing = aliasing;
+  options.fast_workspaces = workspaces == "fast";
+  return options;
 }
 
 }  // namespace onepool::python

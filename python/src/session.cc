@@ -28,14 +28,7 @@ SessionOptions session_options(int threads, const std::string& device, const std
   SessionOptions options;
   options.device = unwrap(Device::parse(device));
   options.threads = threads;
-  options.plan.algorithm = algorithm;
-  options.plan.alignment = alignment;
-  options.plan.aliasing = aliasing;
-  if (workspaces != "fit" && workspaces != "fast") {
-    raise_status(make_status(StatusCode::kInvalidArgument,
-                             "workspaces: expected 'fit' or 'fast', got '", workspaces, "'"));
-  }
-  options.plan.fast_workspaces = workspaces == "fast";
+  options.plan = plan_options(algorithm, alignment, aliasing, workspaces);
   options.profile = profile;
   options.cuda_graph = cuda_graph;
   options.tf32 = tf32;

@@ -43,13 +43,7 @@ Expected<PlanProvenance> current_provenance(const ModelFlags& flags, const Model
   provenance.input_shapes = format_input_shapes(inputs);
   ONEPOOL_ASSIGN_OR_RETURN(Device device, Device::parse(flags.device));
   provenance.device = device.to_string();
-  provenance.algorithm = flags.algorithm;
-  provenance.alignment = flags.alignment;
-  provenance.aliasing = flags.aliasing;
-  provenance.schedule = flags.schedule;
-  provenance.optimize = flags.optimize;
-  provenance.workspaces = flags.workspaces;
-  provenance.onepool_version = ONEPOOL_VERSION_STRING;
+  set_planner_provenance(flags, provenance);
   return provenance;
 }
 

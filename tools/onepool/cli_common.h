@@ -8,6 +8,8 @@
 #include <CLI/CLI.hpp>
 
 #include "onepool/onepool.h"
+#include "onepool/plan.h"
+#include "onepool/version.h"
 #include "planner/byte_units.h"  // format_bytes: every byte count the CLI prints
 
 namespace onepool::cli {
@@ -69,5 +71,18 @@ Expected<LoadedSession> load_session(const ModelFlags& flags);
 
 /// Prints "error: <message>" to stderr and returns 1.
 int report_error(const Status& status);
+
+/// Copies the planner options of `flags` (ModelFlags, PlanFlags) and this build's version into
+/// a plan's provenance.
+template <class Flags>
+void set_planner_provenance(const Flags& flags, PlanProvenance& provenance) {
+  provenance.algorithm = flags.algorithm;
+  provenance.alignment = flags.alignment;
+  provenance.aliasing = flags.aliasing;
+  provenance.schedule = flags.schedule;
+  provenance.optimize = flags.optimize;
+  provenance.workspaces = flags.workspaces;
+  provenance.onepool_version = ONEPOOL_VERSION_STRING;
+}
 
 }  // namespace onepool::cli

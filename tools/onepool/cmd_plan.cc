@@ -206,13 +206,7 @@ Expected<PlanProvenance> plan_provenance(const PlanFlags& flags, const PlannedSo
   ONEPOOL_ASSIGN_OR_RETURN(provenance.model_hash, hash_model_file(flags.model_path));
   provenance.input_shapes = source.input_shapes;
   provenance.device = "cpu";  // the workspaces are the CPU kernels'
-  provenance.algorithm = flags.algorithm;
-  provenance.alignment = flags.alignment;
-  provenance.aliasing = flags.aliasing;
-  provenance.schedule = flags.schedule;
-  provenance.optimize = flags.optimize;
-  provenance.workspaces = flags.workspaces;
-  provenance.onepool_version = ONEPOOL_VERSION_STRING;
+  set_planner_provenance(flags, provenance);
   return provenance;
 }
 
