@@ -52,8 +52,8 @@ std::string newer_opset_model() {
   graph->mutable_output(0)->set_name("y");
   auto* node = graph->add_node();
   node->set_op_type("Relu");
-  node->add_input("x");
-  node->add_output("y");
+  node->add_input(std::string("x"));
+  node->add_output(std::string("y"));
   std::string bytes;
   model.SerializeToString(&bytes);
   return bytes;

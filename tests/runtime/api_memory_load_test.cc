@@ -89,9 +89,9 @@ std::string external_data_model() {
   location->set_value("w.bin");
   auto* node = graph->add_node();
   node->set_op_type("Add");
-  node->add_input("x");
-  node->add_input("W");
-  node->add_output("y");
+  node->add_input(std::string("x"));
+  node->add_input(std::string("W"));
+  node->add_output(std::string("y"));
   std::string bytes;
   model.SerializeToString(&bytes);
   return bytes;

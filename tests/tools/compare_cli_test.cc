@@ -42,8 +42,8 @@ void write_log_model(const std::string& path) {
   onnx::NodeProto* node = graph->add_node();
   node->set_op_type("Log");
   node->set_name("log");
-  node->add_input("x");
-  node->add_output("y");
+  node->add_input(std::string("x"));
+  node->add_output(std::string("y"));
   std::ofstream(path, std::ios::binary) << model.SerializeAsString();
 }
 
