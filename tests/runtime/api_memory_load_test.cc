@@ -167,7 +167,7 @@ TEST_CASE("load_from_memory: a model with external data") {
   auto model = Model::load_from_memory(as_bytes(bytes), LoadOptions{});
   REQUIRE_FALSE(model.has_value());
   CHECK(model.status().code() == StatusCode::kInvalidModel);
-  const std::string& message = model.status().message();
+  const std::string message = model.status().message();
   CAPTURE(message);
   CHECK(message.find("tensor 'W'") != std::string::npos);
   CHECK(message.find("external file 'w.bin'") != std::string::npos);
