@@ -443,11 +443,12 @@ MODELS["if_folded_head"] = (if_folded_head, {"x": ("float32", [1, 64], None)})
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import low_precision  # noqa: E402
 import quantized  # noqa: E402
+import control_flow  # noqa: E402
 
 SEED_NAMES = {}  # name -> the model whose seed (weights, compare_ort inputs) it shares
 PARITY_TOLERANCES = {}  # name -> (atol, rtol) of the GPU parity test (default 1e-3, 1e-3)
 CPU_ONLY = {}  # name -> why the CUDA backend must refuse it (the GPU parity test checks it does)
-for module in (low_precision, quantized):
+for module in (low_precision, quantized, control_flow):
     SUPPORTED_OPS |= module.OPS
     MODELS.update(module.MODELS)
     SEED_NAMES.update(getattr(module, "SEED_NAMES", {}))

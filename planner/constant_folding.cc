@@ -172,7 +172,8 @@ FoldResult FoldPass::evaluate(const onnx::NodeProto& node,
   const FoldContext context{&node, opset_, inputs, max_elements_};
   const std::string& op = node.op_type();
   if (op == "Gather" || op == "Unsqueeze" || op == "Squeeze" || op == "Concat" ||
-      op == "Reshape" || op == "Expand" || op == "Identity" || op == "Split") {
+      op == "Reshape" || op == "Expand" || op == "Identity" || op == "Split" ||
+      op == "Transpose") {
     return fold_layout_op(context);
   }
   if (op == "Slice" || op == "ConstantOfShape" || op == "Range" || op == "ReduceProd") {
@@ -250,10 +251,22 @@ void FoldPass::drop_folded_value_info() {
   while (infos->size() > kept) infos->RemoveLast();
 }
 
+// Names the nodes of `body` and of the bodies nested in it read, and its outputs.
+void collect_read_names(const onnx::GraphProto& body, std::unordered_set<std::string>* used) {
+  for (const auto& node : body.node()) {
+    used->insert(node.input().begin(), node.input().end());
+    for (const auto& attribute : node.attribute()) {
+      if (attribute.has_g()) collect_read_names(attribute.g(), used);
+      for (const auto& nested : attribute.graphs()) collect_read_names(nested, used);
+    }
+  }
+  for (const auto& output : body.output()) used->insert(output.name());
+}
+
+// An initializer only a branch reads (an If's) is used too.
 void drop_unused_initializers(onnx::GraphProto* graph) {
   std::unordered_set<std::string> used;
-  for (const auto& node : graph->node()) used.insert(node.input().begin(), node.input().end());
-  for (const auto& output : graph->output()) used.insert(output.name());
+  collect_read_names(*graph, &used);
   auto* initializers = graph->mutable_initializer();
   int kept = 0;
   for (int i = 0; i < initializers->size(); ++i) {

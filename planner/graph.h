@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -99,6 +100,8 @@ struct Value {
   size_t bytes() const;
 };
 
+struct Graph;
+
 struct Node {
   std::string name;     // never empty: import names unnamed nodes "<op>_<index>"
   std::string op_type;  // "Conv"
@@ -106,6 +109,11 @@ struct Node {
   std::vector<ValueId> inputs;   // kNoValue for an omitted optional input
   std::vector<ValueId> outputs;  // kNoValue for an omitted optional output
   AttributeMap attributes;
+  /// An If with a runtime condition: {then_branch, else_branch}, each a Graph of its own whose
+  /// graph inputs are the outer values the branches read: this node's inputs after the
+  /// condition, in the same order.
+  /// Empty for every other node.
+  std::vector<std::shared_ptr<const Graph>> subgraphs;
 
   /// The value id of input i, or kNoValue when absent.
   ValueId input(size_t i) const { return i < inputs.size() ? inputs[i] : kNoValue; }

@@ -189,7 +189,7 @@ bool is_foldable_op(const std::string& op_type) {
       "Cast",  "ConstantOfShape", "Range", "Reshape", "Identity", "Add", "Sub",
       "Mul",   "Div",   "Equal",  "Where",     "Max",     "Min",     "Neg",
       "Floor", "Ceil",  "Sqrt",   "ReduceProd", "Expand", "Not",     "Less", "Greater",
-      "Split"};
+      "Split",  "Transpose"};
   for (const char* op : kOps) {
     if (op_type == op) return true;
   }

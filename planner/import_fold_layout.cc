@@ -240,6 +240,48 @@ FoldResult fold_expand(const FoldContext& context) {
   return single(std::move(out));
 }
 
+// Integer tensors only: shape arithmetic (PyTorch's pad pattern transposes its pads). A float
+// weight's Transpose is left to weight folding at load, which reports it.
+FoldResult fold_transpose(const FoldContext& context) {
+  const HostTensor& in = *context.input(0);
+  if (in.dtype != DType::kInt64 && in.dtype != DType::kInt32) {
+    return fold_unsupported(context, "only integer tensors are transposed at import");
+  }
+  const int rank = in.shape.rank();
+  bool found = false;
+  std::vector<int64_t> perm = attribute_ints(*context.node, "perm", &found);
+  if (!found) {
+    for (int axis = rank - 1; axis >= 0; --axis) perm.push_back(axis);
+  }
+  std::vector<bool> seen(static_cast<size_t>(rank), false);
+  if (static_cast<int>(perm.size()) != rank) return fold_invalid(context, "perm has the wrong size");
+  Shape shape;
+  for (int64_t axis : perm) {
+    if (axis < 0 || axis >= rank || seen[static_cast<size_t>(axis)]) {
+      return fold_invalid(context, "perm is not a permutation of the axes");
+    }
+    seen[static_cast<size_t>(axis)] = true;
+    shape.push_back(in.shape[static_cast<int>(axis)]);
+  }
+  ONEPOOL_ASSIGN_OR_RETURN(HostTensor out, new_tensor(in.dtype, shape, context.max_elements));
+  std::vector<int64_t> in_strides(static_cast<size_t>(rank), 1);
+  for (int axis = rank - 2; axis >= 0; --axis) {
+    in_strides[static_cast<size_t>(axis)] =
+        in_strides[static_cast<size_t>(axis) + 1] * in.shape[axis + 1];
+  }
+  for (int64_t flat = 0; flat < out.element_count(); ++flat) {
+    int64_t rest = flat;
+    int64_t source = 0;
+    for (int axis = rank - 1; axis >= 0; --axis) {
+      const int64_t index = rest % shape[axis];
+      rest /= shape[axis];
+      source += index * in_strides[static_cast<size_t>(perm[static_cast<size_t>(axis)])];
+    }
+    copy_element(in, source, out, flat);
+  }
+  return single(std::move(out));
+}
+
 }  // namespace
 
 FoldResult fold_layout_op(const FoldContext& context) {
@@ -253,6 +295,7 @@ FoldResult fold_layout_op(const FoldContext& context) {
   if (op == "Reshape") return fold_reshape(context);
   if (op == "Expand") return fold_expand(context);
   if (op == "Identity") return single(*context.input(0));
+  if (op == "Transpose") return fold_transpose(context);
   return fold_unsupported(context, "no host evaluator");
 }
 

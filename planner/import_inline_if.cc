@@ -270,9 +270,9 @@ Status check_no_runtime_if(const onnx::GraphProto& graph) {
     if (!is_if(node)) continue;
     return make_status(StatusCode::kUnsupported, node_label(node), ": its condition '",
                        node.input_size() > 0 ? node.input(0) : std::string(),
-                       "' is only known at run time (it is not a constant after constant "
-                       "folding); an If with a runtime condition is not supported yet (one whose "
-                       "condition is known at load is inlined)");
+                       "' is only known at run time, and the condition or a value its branches "
+                       "read from outside has no static shape at load (an If with a runtime "
+                       "condition needs them static: bind the input shapes, e.g. --shapes)");
   }
   return Status::ok();
 }

@@ -31,8 +31,9 @@ namespace onepool {
 /// from the node's; kUnsupported for a branch with sparse initializers.
 Expected<int> inline_constant_ifs(onnx::GraphProto* graph);
 
-/// kUnsupported naming the first If left in `graph`, whose condition is only known at run time
-/// (a graph input or computed from one); ok when none is left.
+/// kUnsupported naming the first If left in `graph` after runtime Ifs were extracted
+/// (planner/import_runtime_if.h): its condition or a value its branches read has no static
+/// shape. Ok when none is left.
 Status check_no_runtime_if(const onnx::GraphProto& graph);
 
 }  // namespace onepool

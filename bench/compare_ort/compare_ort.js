@@ -186,13 +186,16 @@ function runCli(cli, args, what) {
 function runOurs(model, inputs, dir, opts) {
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
-  const shapes = inputs.flatMap((i) => ['--shapes', `${i.name}:${i.shape.join('x')}`]);
+  // A scalar input has one shape only: it needs no --shapes entry (and `name:` is not one).
+  const shapes = inputs.filter((i) => i.shape.length > 0)
+    .flatMap((i) => ['--shapes', `${i.name}:${i.shape.join('x')}`]);
   const files = inputs.flatMap((i) => ['--inputs', `${i.name}:${i.file}`]);
   const outDir = path.join(dir, 'outputs');
   runCli(opts.cli, ['run', model, ...shapes, ...files, '--save-outputs', outDir, '--save-format', 'bin'],
     'onepool run');
   const reportFile = path.join(dir, 'report.json');
-  runCli(opts.cli, ['bench', model, ...shapes, '--warmup', String(opts.warmup), '--iterations', String(opts.iterations),
+  // Timed on the inputs ONNX Runtime ran on (an If's branch may depend on their values).
+  runCli(opts.cli, ['bench', model, ...shapes, ...files, '--warmup', String(opts.warmup), '--iterations', String(opts.iterations),
     '--threads', String(opts.threads), '--report', reportFile], 'onepool bench');
   let report;
   try {

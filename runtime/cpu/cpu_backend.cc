@@ -75,7 +75,12 @@ struct FreeDeleter {
 
 class CpuBackend final : public Backend {
  public:
-  explicit CpuBackend(int threads) : threads_(std::max(1, threads)), thread_pool_(threads_) {}
+  /// `shared_threads`: where a nested backend (an If branch) finds the thread pool of the Session
+  /// it runs in, read at every node; it then starts no threads of its own.
+  CpuBackend(int threads, ThreadPool* const* shared_threads)
+      : threads_(std::max(1, threads)),
+        thread_pool_(shared_threads != nullptr ? 1 : threads_),
+        shared_threads_(shared_threads) {}
 
   Device device() const override { return Device{DeviceKind::kCpu, 0}; }
 
@@ -105,8 +110,14 @@ class CpuBackend final : public Backend {
   Status execute_profiled();
   Status execute_perturbed();
 
+  ThreadPool* run_threads() {
+    return shared_threads_ != nullptr && *shared_threads_ != nullptr ? *shared_threads_
+                                                                      : &thread_pool_;
+  }
+
   int threads_;
   ThreadPool thread_pool_;
+  ThreadPool* const* shared_threads_ = nullptr;
   const Graph* graph_ = nullptr;
   std::vector<PreparedKernel> kernels_;
   std::unique_ptr<std::byte[], FreeDeleter> owned_pool_;
@@ -227,6 +238,11 @@ Status CpuBackend::bind_node_views(const Plan& plan) {
                                                              needed, 1));
   views_ = std::move(bindings.views);
   bound_nodes_ = std::move(bindings.nodes);
+  for (size_t n = 0; n < kernels_.size(); ++n) {
+    const Status bound =
+        kernels_[n].kernel->bind(bound_nodes_[n].workspace, bound_nodes_[n].workspace_bytes);
+    if (!bound.is_ok()) return bound.with_context(describe_node(graph_->nodes[n]));
+  }
   return Status::ok();
 }
 
@@ -263,7 +279,7 @@ Status CpuBackend::run_node(size_t n) {
       std::span<const TensorView>(views_.data() + bound.first_output, bound.output_count);
   context.workspace = bound.workspace;
   context.workspace_bytes = bound.workspace_bytes;
-  context.threads = &thread_pool_;
+  context.threads = run_threads();
   Status status = kernels_[n].kernel->run(context);
   if (status.is_ok()) return status;
   // Kernels that name their node themselves (Gather's index errors) get no second prefix.
@@ -375,7 +391,11 @@ NodeMemoryNeeds memory_needs(const Graph& graph, int* unsupported, int threads) 
 }
 
 std::unique_ptr<Backend> create_cpu_backend(int threads) {
-  return std::make_unique<CpuBackend>(session_threads(threads));
+  return std::make_unique<CpuBackend>(session_threads(threads), nullptr);
+}
+
+std::unique_ptr<Backend> create_nested_cpu_backend(int threads, ThreadPool* const* shared_threads) {
+  return std::make_unique<CpuBackend>(session_threads(threads), shared_threads);
 }
 
 }  // namespace onepool::cpu

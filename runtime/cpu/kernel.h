@@ -36,6 +36,14 @@ class Kernel {
   virtual ~Kernel() = default;
   /// Computes the outputs. Must not allocate.
   virtual Status run(const RunContext& context) = 0;
+  /// Called once the pool is bound, with this node's workspace (fixed for the Session's life):
+  /// a kernel that lays out views of its own inside it (If's nested branch plans) does it here,
+  /// where allocating is still allowed.
+  virtual Status bind(std::byte* workspace, size_t workspace_bytes) {
+    (void)workspace;
+    (void)workspace_bytes;
+    return Status::ok();
+  }
 };
 
 /// PreparedKernel::in_place_inputs bits.

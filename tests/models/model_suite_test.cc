@@ -78,9 +78,12 @@ Tensors make_tensors(const std::vector<onepool::TensorInfo>& infos, const Manife
       std::uniform_real_distribution<float> dist(0.0f, 1.0f);
       for (size_t i = 0; i < count; ++i) static_cast<float*>(data)[i] = dist(rng);
     } else if (fill != nullptr && info.dtype == onepool::DType::kInt64) {
+      // [lo, hi) from the manifest's input_ranges (token ids, a VAD's sample rate), else [0, 2).
       auto it = fill->ranges.find(info.name);
-      const auto high = static_cast<int64_t>(it == fill->ranges.end() ? 2 : it->second.second);
-      std::uniform_int_distribution<int64_t> dist(0, high - 1);
+      const bool ranged = it != fill->ranges.end();
+      const auto low = static_cast<int64_t>(ranged ? it->second.first : 0);
+      const auto high = static_cast<int64_t>(ranged ? it->second.second : 2);
+      std::uniform_int_distribution<int64_t> dist(low, high - 1);
       for (size_t i = 0; i < count; ++i) static_cast<int64_t*>(data)[i] = dist(rng);
     }
     tensors.views.push_back({data, info.dtype, info.shape, {}});

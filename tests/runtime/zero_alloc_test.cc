@@ -99,3 +99,10 @@ TEST_CASE("Session::run allocates nothing: int8 QDQ and dynamically quantized mo
   CHECK(allocations_during_runs("cnn_dynamic_int8.onnx", 10, false) == 0);
   CHECK(allocations_during_runs("transformer_dynamic_int8.onnx", 10, false) == 0);
 }
+
+// Control flow and recurrent layers: two If nodes with runtime conditions (each branch a nested
+// plan inside the If's workspace; one runs an LSTM and a nested runtime If, the other a GRU):
+// 10 runs, 0 allocations.
+TEST_CASE("Session::run allocates nothing: runtime If with LSTM and GRU branches") {
+  CHECK(allocations_during_runs("if_runtime.onnx", 10, false) == 0);
+}
