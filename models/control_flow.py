@@ -14,7 +14,8 @@ import math
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
-OPS = {"If", "LSTM", "GRU", "Not", "Greater", "ReduceSum", "ReduceMax", "Identity"}
+OPS = {"If", "LSTM", "GRU", "Not", "Greater", "ReduceSum", "ReduceMax", "Identity", "Loop",
+       "Less", "Gather", "Tanh", "MatMul", "Add", "Mul", "Unsqueeze"}
 
 SEQ, BATCH, INPUT, HIDDEN = 4, 1, 8, 16
 
@@ -105,6 +106,72 @@ def if_runtime(g):
     return "two runtime Ifs (LSTM / GRU branches, a nested runtime If, outer values read)"
 
 
+def _scalar(g, name, value, dtype):
+    """A 0-d main-graph initializer (g.init makes arrays of at least one dimension)."""
+    g.inits.append(numpy_helper.from_array(np.array(value, dtype=dtype), name))
+    return name
+
+
+def loop_runtime(g, steps=5, width=8):
+    """Two Loops. A: M = 5 (a constant), no cond; carries h [1, 8] through
+    h = Tanh(h @ W + x[i]) (x read from outside, W a main-graph weight), and scans every h.
+    B: no M, a runtime cond (ReduceSum(x) > -1e9); carries a counter k and s = s * 0.5 + h_final,
+    and stops when k reaches 3 (the body's own condition)."""
+    x = g.input("x", TensorProto.FLOAT, [steps, width])
+    h0 = g.input("h0", TensorProto.FLOAT, [1, width])
+    w = g.init("w", g.normal((width, width), 1 / math.sqrt(width)))
+    trip = _scalar(g, "trip", steps, np.int64)
+    zero_axis = numpy_helper.from_array(np.array([0], dtype=np.int64), "a_axis")
+    body_a = helper.make_graph(
+        [helper.make_node("Gather", [x, "a_i"], ["a_row"], name="a_row", axis=0),
+         helper.make_node("Unsqueeze", ["a_row", "a_axis"], ["a_row2"], name="a_row2"),
+         helper.make_node("MatMul", ["a_h", w], ["a_hw"], name="a_hw"),
+         helper.make_node("Add", ["a_hw", "a_row2"], ["a_pre"], name="a_pre"),
+         helper.make_node("Tanh", ["a_pre"], ["a_h_next"], name="a_h_next"),
+         helper.make_node("Identity", ["a_h_next"], ["a_scan"], name="a_scan"),
+         helper.make_node("Identity", ["a_cond"], ["a_cond_out"], name="a_cond_out")],
+        "loop_a_body",
+        [helper.make_tensor_value_info("a_i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("a_cond", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("a_h", TensorProto.FLOAT, [1, width])],
+        [helper.make_tensor_value_info("a_cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("a_h_next", TensorProto.FLOAT, [1, width]),
+         helper.make_tensor_value_info("a_scan", TensorProto.FLOAT, [1, width])],
+        [zero_axis])
+    g.nodes.append(helper.make_node("Loop", [trip, "", h0], ["h_final", "h_all"], name="loop_a",
+                                    body=body_a))
+    total = g.op("ReduceSum", [x], name="x_total", keepdims=0)
+    go = g.op("Greater", [total, _scalar(g, "low", -1e9, np.float32)], name="go")
+    k0 = _scalar(g, "k0", 0, np.int64)
+    s0 = g.init("s0", np.zeros((1, width), dtype=np.float32))
+    one = numpy_helper.from_array(np.array(1, dtype=np.int64), "b_one")
+    three = numpy_helper.from_array(np.array(3, dtype=np.int64), "b_three")
+    half = numpy_helper.from_array(np.array(0.5, dtype=np.float32), "b_half")
+    body_b = helper.make_graph(
+        [helper.make_node("Add", ["b_k", "b_one"], ["b_k_next"], name="b_k_next"),
+         helper.make_node("Mul", ["b_s", "b_half"], ["b_s_half"], name="b_s_half"),
+         helper.make_node("Add", ["b_s_half", "h_final"], ["b_s_next"], name="b_s_next"),
+         helper.make_node("Less", ["b_k_next", "b_three"], ["b_more"], name="b_more")],
+        "loop_b_body",
+        [helper.make_tensor_value_info("b_i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("b_cond", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("b_k", TensorProto.INT64, []),
+         helper.make_tensor_value_info("b_s", TensorProto.FLOAT, [1, width])],
+        [helper.make_tensor_value_info("b_more", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("b_k_next", TensorProto.INT64, []),
+         helper.make_tensor_value_info("b_s_next", TensorProto.FLOAT, [1, width])],
+        [one, three, half])
+    g.nodes.append(helper.make_node("Loop", ["", go, k0, s0], ["k_final", "s_final"],
+                                    name="loop_b", body=body_b))
+    g.output("h_final", TensorProto.FLOAT, [1, width])
+    g.output("h_all", TensorProto.FLOAT, [steps, 1, width])
+    g.output("k_final", TensorProto.INT64, [])
+    g.output("s_final", TensorProto.FLOAT, [1, width])
+    return "two Loops: a constant trip count with a scan output, and a while loop on a runtime cond"
+
+
 INPUTS = {"x": ("float32", [SEQ, BATCH, INPUT], None), "h0": ("float32", [1, BATCH, HIDDEN], None)}
-MODELS = {"if_runtime": (if_runtime, INPUTS)}
-CPU_ONLY = {"if_runtime": "If with a runtime condition has no CUDA kernel"}
+LOOP_INPUTS = {"x": ("float32", [5, 8], None), "h0": ("float32", [1, 8], None)}
+MODELS = {"if_runtime": (if_runtime, INPUTS), "loop_runtime": (loop_runtime, LOOP_INPUTS)}
+CPU_ONLY = {"if_runtime": "If with a runtime condition has no CUDA kernel",
+            "loop_runtime": "Loop has no CUDA kernel"}

@@ -184,12 +184,17 @@ FoldResult fold_generator_op(const FoldContext& context) {
 }
 
 bool is_foldable_op(const std::string& op_type) {
-  static constexpr const char* kOps[] = {
-      "Shape", "Size",  "Gather", "Unsqueeze", "Squeeze", "Concat",  "Slice",
-      "Cast",  "ConstantOfShape", "Range", "Reshape", "Identity", "Add", "Sub",
-      "Mul",   "Div",   "Equal",  "Where",     "Max",     "Min",     "Neg",
-      "Floor", "Ceil",  "Sqrt",   "ReduceProd", "Expand", "Not",     "Less", "Greater",
-      "Split",  "Transpose"};
+  static constexpr const char* kOps[] = {"Shape",      "Size",    "Gather",
+                                         "Unsqueeze",  "Squeeze", "Concat",
+                                         "Slice",      "Cast",    "ConstantOfShape",
+                                         "Range",      "Reshape", "Identity",
+                                         "Add",        "Sub",     "Mul",
+                                         "Div",        "Equal",   "Where",
+                                         "Max",        "Min",     "Neg",
+                                         "Floor",      "Ceil",    "Sqrt",
+                                         "ReduceProd", "Expand",  "Not",
+                                         "Less",       "Greater", "Split",
+                                         "Transpose",  "Relu"};
   for (const char* op : kOps) {
     if (op_type == op) return true;
   }

@@ -1,4 +1,5 @@
 // Constant folding: element-wise arithmetic, comparisons, Where and Cast.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -143,6 +144,12 @@ FoldResult fold_unary(const FoldContext& context) {
     if (op == "Floor") store_float(out, i, std::floor(in.float_at(i)));
     if (op == "Ceil") store_float(out, i, std::ceil(in.float_at(i)));
     if (op == "Sqrt") store_float(out, i, std::sqrt(in.float_at(i)));
+    if (op == "Relu" && is_float_dtype(in.dtype)) {  // NaN stays NaN (max(x, 0) per ONNX)
+      const double value = in.float_at(i);
+      store_float(out, i, value < 0 ? 0.0 : value);
+    }
+    if (op == "Relu" && !is_float_dtype(in.dtype))
+      store_int(out, i, std::max<int64_t>(in.int_at(i), 0));
   }
   return std::vector<HostTensor>{std::move(out)};
 }
@@ -193,7 +200,7 @@ FoldResult fold_math_op(const FoldContext& context) {
   }
   if (op == "Where") return fold_where(context);
   if (op == "Cast") return fold_cast(context);
-  if (op == "Neg" || op == "Floor" || op == "Ceil" || op == "Sqrt" || op == "Not") {
+  if (op == "Neg" || op == "Floor" || op == "Ceil" || op == "Sqrt" || op == "Not" || op == "Relu") {
     return fold_unary(context);
   }
   return fold_unsupported(context, "no host evaluator");

@@ -70,7 +70,14 @@ constexpr TableEntry kShapeParameters[] = {
     {"MaxUnpool", {2, "output_shape"}},
     {"Col2Im", {1, "image_shape"}},
     {"Col2Im", {2, "block_shape"}},
+    {"Loop", {0, "M"}},  // only for a Loop with scan outputs (fixes their length): see run()
 };
+
+// A Loop's trip count fixes a shape only when the Loop has scan outputs (outputs beyond its
+// carried values); a loop that only carries state runs any M it is given.
+bool has_scan_outputs(const onnx::NodeProto& node) {
+  return node.output_size() > node.input_size() - 2;
+}
 
 bool is_default_domain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
 
@@ -112,6 +119,7 @@ class ShapeInputFinder {
       for (const ShapeParameter& parameter : shape_parameters(node.op_type(), opset_)) {
         if (parameter.position >= node.input_size()) continue;
         if (node.input(parameter.position).empty()) continue;  // an omitted optional input
+        if (node.op_type() == "Loop" && !has_scan_outputs(node)) continue;
         walk_from(n, parameter);
       }
     }

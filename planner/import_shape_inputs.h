@@ -3,7 +3,8 @@
 // import.
 //
 // A node reads a shape parameter at a fixed input position (Reshape's shape, Slice's starts,
-// ReduceSum's axes, Resize's scales, TopK's K, Range's bounds: the table in
+// ReduceSum's axes, Resize's scales, TopK's K, Range's bounds, the M of a Loop with scan
+// outputs: the table in
 // shape_parameters()). A graph input is a shape input when its value reaches such a position,
 // directly or through other nodes; Shape and Size stop the walk (their outputs depend on shapes
 // only). Each shape input needs a value (LoadOptions::shape_input_values, `--values`): the value

@@ -13,6 +13,7 @@
 #include "planner/import_inline_if.h"
 #include "planner/import_model_file.h"
 #include "planner/import_runtime_if.h"
+#include "planner/import_runtime_loop.h"
 #include "planner/import_shape_inputs.h"
 #include "planner/import_topo_sort.h"
 
@@ -48,9 +49,9 @@ void drop_symbolic_value_info(onnx::GraphProto* graph) {
 Expected<Graph> import_model(onnx::ModelProto* model, const std::string& model_dir,
                              const ImportOptions& options);
 
-// An If left with a runtime condition: its branches become Graphs of their own (imported by this
-// same pipeline), then shape inference and folding go on past it. Rounds until none is left that
-// can be extracted (an If fed by another runtime If waits for the round after it).
+// An If left with a runtime condition, or a Loop: its branches or body become Graphs of their own
+// (imported by this same pipeline), then shape inference and folding go on past it. One node per
+// round, until none is left that can be extracted (one fed by another waits for a later round).
 Status extract_runtime_ifs_until_done(onnx::ModelProto* model, const std::string& model_dir,
                                       const ImportOptions& options,
                                       const FoldOptions& fold_options, std::string* strict_error,
@@ -63,6 +64,9 @@ Status extract_runtime_ifs_until_done(onnx::ModelProto* model, const std::string
   };
   for (;;) {
     ONEPOOL_ASSIGN_OR_RETURN(int extracted, extract_runtime_ifs(model, import_branch, branches));
+    if (extracted == 0) {
+      ONEPOOL_ASSIGN_OR_RETURN(extracted, extract_runtime_loops(model, import_branch, branches));
+    }
     if (extracted == 0) return Status::ok();
     ONEPOOL_RETURN_IF_ERROR(fold_constants(model, fold_options, strict_error));
   }
@@ -95,14 +99,15 @@ Expected<Graph> import_model(onnx::ModelProto* model, const std::string& model_d
   FoldOptions fold_options;
   fold_options.fold = options.fold_constants;
   ONEPOOL_RETURN_IF_ERROR(fold_constants(model, fold_options, &strict_error));
-  // Step 6. Runtime Ifs (the constant ones are inlined by now) get their branches as Graphs.
+  // Step 6. Runtime Ifs (the constant ones are inlined by now) and Loops get their bodies as
+  // Graphs.
   RuntimeIfBranches branches;
   ONEPOOL_RETURN_IF_ERROR(extract_runtime_ifs_until_done(model, model_dir, options, fold_options,
                                                          &strict_error, &branches));
   ONEPOOL_RETURN_IF_ERROR(check_no_runtime_if(*graph));
   // Step 7. The Graph.
   ONEPOOL_ASSIGN_OR_RETURN(Graph converted, convert_to_graph(model, declared, strict_error));
-  ONEPOOL_RETURN_IF_ERROR(attach_runtime_if_branches(&converted, &branches));
+  ONEPOOL_RETURN_IF_ERROR(attach_runtime_bodies(&converted, &branches));
   if (!newer.empty()) converted.import_warnings.push_back(newer);
   converted.shape_inputs = std::move(shape_inputs);
   return converted;

@@ -1,0 +1,51 @@
+// A graph nested in a node (an If branch, a Loop body) run on the CPU as a nested plan: a Model of
+// its own (optimized like any model, weights packed), prepared on a nested backend whose kernels
+// run on the enclosing Session's threads, planned once with the default planner, and bound into
+// one region of the node's workspace. Running it allocates nothing.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "onepool/model.h"
+#include "onepool/plan.h"
+#include "runtime/backend.h"
+#include "runtime/cpu/kernel.h"
+
+namespace onepool::cpu {
+
+class NestedGraph {
+ public:
+  /// Prepares and plans `graph` for `node` (errors say "<node> <name>: ..."). Its kernels run on
+  /// the pool `*threads` points at when execute() runs.
+  static Expected<NestedGraph> prepare(const NodeContext& node, std::string name,
+                                       const Graph& graph, ThreadPool* const* threads);
+
+  const std::string& name() const { return name_; }
+  const Graph& graph() const { return model_->graph(); }
+  size_t pool_bytes() const { return plan_.pool_bytes; }
+  /// The workspace bytes that hold this graph's pool at the alignment bind() needs.
+  size_t region_bytes() const;
+  /// Binds the graph into `region` (its first aligned byte on). Call once, before any run.
+  Status bind(std::byte* region, size_t region_bytes);
+  /// The view of value `id` of graph() (valid after bind()).
+  TensorView view(int32_t id) const { return backend_->value_view(id); }
+  /// Copies into value `id`; nothing for an input the graph never reads (it has no storage).
+  Status copy_in(int32_t id, const TensorView& source) {
+    return view(id).data == nullptr ? Status::ok() : backend_->copy_in(id, source);
+  }
+  Status copy_out(int32_t id, const TensorView& target) { return backend_->copy_out(id, target); }
+  Status execute() { return backend_->execute(); }
+
+ private:
+  std::string name_;
+  std::shared_ptr<const Model> model_;
+  std::unique_ptr<Backend> backend_;
+  Plan plan_;
+};
+
+/// Workspace bytes for a region holding a pool of `pool_bytes` (room to align its start).
+size_t nested_region_bytes(size_t pool_bytes);
+
+}  // namespace onepool::cpu
