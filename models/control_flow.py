@@ -14,7 +14,7 @@ import math
 import numpy as np
 from onnx import TensorProto, helper, numpy_helper
 
-OPS = {"If", "LSTM", "GRU", "Not", "Greater", "ReduceSum", "ReduceMax", "Identity", "Loop",
+OPS = {"Scan", "If", "LSTM", "GRU", "Not", "Greater", "ReduceSum", "ReduceMax", "Identity", "Loop",
        "Less", "Gather", "Tanh", "MatMul", "Add", "Mul", "Unsqueeze"}
 
 SEQ, BATCH, INPUT, HIDDEN = 4, 1, 8, 16
@@ -171,7 +171,37 @@ def loop_runtime(g, steps=5, width=8):
 
 
 INPUTS = {"x": ("float32", [SEQ, BATCH, INPUT], None), "h0": ("float32", [1, BATCH, HIDDEN], None)}
+def scan_runtime(g, rows=4, steps=3):
+    """A Scan over the columns of x [4, 3] in reverse (scan_input_axes 1, direction 1), carrying
+    s [4]: s = s + column * w (w a main-graph weight read inside the body); scan output Tanh(s)
+    stacked along axis 1 in reverse and s stacked along axis 0 forward."""
+    x = g.input("x", TensorProto.FLOAT, [rows, steps])
+    s0 = g.input("s0", TensorProto.FLOAT, [rows])
+    w = g.init("w", g.uniform((rows,), 0.5, 1.5))
+    body = helper.make_graph(
+        [helper.make_node("Mul", ["c_col", w], ["c_scaled"], name="c_scaled"),
+         helper.make_node("Add", ["c_s", "c_scaled"], ["c_s_next"], name="c_s_next"),
+         helper.make_node("Tanh", ["c_s_next"], ["c_squashed"], name="c_squashed"),
+         helper.make_node("Identity", ["c_s_next"], ["c_s_row"], name="c_s_row")],
+        "scan_body",
+        [helper.make_tensor_value_info("c_s", TensorProto.FLOAT, [rows]),
+         helper.make_tensor_value_info("c_col", TensorProto.FLOAT, [rows])],
+        [helper.make_tensor_value_info("c_s_next", TensorProto.FLOAT, [rows]),
+         helper.make_tensor_value_info("c_squashed", TensorProto.FLOAT, [rows]),
+         helper.make_tensor_value_info("c_s_row", TensorProto.FLOAT, [rows])])
+    g.nodes.append(helper.make_node("Scan", [s0, x], ["s_final", "squashed", "sums"], name="scan",
+                                    body=body, num_scan_inputs=1, scan_input_axes=[1],
+                                    scan_input_directions=[1], scan_output_axes=[1, 0],
+                                    scan_output_directions=[1, 0]))
+    g.output("s_final", TensorProto.FLOAT, [rows])
+    g.output("squashed", TensorProto.FLOAT, [rows, steps])
+    g.output("sums", TensorProto.FLOAT, [steps, rows])
+    return "a Scan over columns in reverse with a state, two scan outputs on different axes"
+
+
 LOOP_INPUTS = {"x": ("float32", [5, 8], None), "h0": ("float32", [1, 8], None)}
-MODELS = {"if_runtime": (if_runtime, INPUTS), "loop_runtime": (loop_runtime, LOOP_INPUTS)}
+SCAN_INPUTS = {"x": ("float32", [4, 3], None), "s0": ("float32", [4], None)}
+MODELS = {"if_runtime": (if_runtime, INPUTS), "loop_runtime": (loop_runtime, LOOP_INPUTS),
+          "scan_runtime": (scan_runtime, SCAN_INPUTS)}
 CPU_ONLY = {"if_runtime": "If with a runtime condition has no CUDA kernel",
-            "loop_runtime": "Loop has no CUDA kernel"}
+            "loop_runtime": "Loop has no CUDA kernel", "scan_runtime": "Scan has no CUDA kernel"}

@@ -14,6 +14,7 @@
 #include "planner/import_model_file.h"
 #include "planner/import_runtime_if.h"
 #include "planner/import_runtime_loop.h"
+#include "planner/import_runtime_scan.h"
 #include "planner/import_shape_inputs.h"
 #include "planner/import_topo_sort.h"
 
@@ -49,7 +50,7 @@ void drop_symbolic_value_info(onnx::GraphProto* graph) {
 Expected<Graph> import_model(onnx::ModelProto* model, const std::string& model_dir,
                              const ImportOptions& options);
 
-// An If left with a runtime condition, or a Loop: its branches or body become Graphs of their own
+// An If left with a runtime condition, a Loop or a Scan: its branches or body become Graphs of their own
 // (imported by this same pipeline), then shape inference and folding go on past it. One node per
 // round, until none is left that can be extracted (one fed by another waits for a later round).
 Status extract_runtime_ifs_until_done(onnx::ModelProto* model, const std::string& model_dir,
@@ -66,6 +67,9 @@ Status extract_runtime_ifs_until_done(onnx::ModelProto* model, const std::string
     ONEPOOL_ASSIGN_OR_RETURN(int extracted, extract_runtime_ifs(model, import_branch, branches));
     if (extracted == 0) {
       ONEPOOL_ASSIGN_OR_RETURN(extracted, extract_runtime_loops(model, import_branch, branches));
+    }
+    if (extracted == 0) {
+      ONEPOOL_ASSIGN_OR_RETURN(extracted, extract_runtime_scans(model, import_branch, branches));
     }
     if (extracted == 0) return Status::ok();
     ONEPOOL_RETURN_IF_ERROR(fold_constants(model, fold_options, strict_error));
@@ -99,7 +103,7 @@ Expected<Graph> import_model(onnx::ModelProto* model, const std::string& model_d
   FoldOptions fold_options;
   fold_options.fold = options.fold_constants;
   ONEPOOL_RETURN_IF_ERROR(fold_constants(model, fold_options, &strict_error));
-  // Step 6. Runtime Ifs (the constant ones are inlined by now) and Loops get their bodies as
+  // Step 6. Runtime Ifs (the constant ones are inlined by now), Loops and Scans get their bodies as
   // Graphs.
   RuntimeIfBranches branches;
   ONEPOOL_RETURN_IF_ERROR(extract_runtime_ifs_until_done(model, model_dir, options, fold_options,

@@ -28,6 +28,7 @@ KernelRegistry KernelRegistry::with_all_kernels() {
   register_max_unpool_kernel(registry);
   register_control_flow_kernels(registry);
   register_loop_kernel(registry);
+  register_scan_kernel(registry);
   register_roi_align_kernel(registry);
   register_tfidf_vectorizer_kernel(registry);
   register_quantized_kernels(registry);

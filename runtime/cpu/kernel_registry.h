@@ -46,7 +46,8 @@ void register_signal_window_kernels(KernelRegistry& registry);    // signal_wind
 void register_signal_dft_kernels(KernelRegistry& registry);       // signal_dft.cc
 void register_max_unpool_kernel(KernelRegistry& registry);
 void register_control_flow_kernels(KernelRegistry& registry);     // control_if.cc: If
-void register_loop_kernel(KernelRegistry& registry);              // control_loop.cc: Loop        // max_unpool.cc
+void register_loop_kernel(KernelRegistry& registry);              // control_loop.cc: Loop
+void register_scan_kernel(KernelRegistry& registry);              // control_scan.cc: Scan        // max_unpool.cc
 void register_roi_align_kernel(KernelRegistry& registry);         // roi_align.cc
 void register_tfidf_vectorizer_kernel(KernelRegistry& registry);  // tfidf_vectorizer.cc
 void register_quantized_kernels(KernelRegistry& registry);        // quantize.cc: Q/DQ, integer ops

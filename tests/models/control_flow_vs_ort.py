@@ -4,7 +4,8 @@
   control_flow_vs_ort.py SOURCE_DIR MODELS_DIR CLI WORK_DIR
 
 Generated: if_runtime (two Ifs with runtime conditions, LSTM / GRU branches, a nested runtime If)
-and loop_runtime (a scanning for-loop and a while loop). Fetched, when the setup script's cache
+loop_runtime (a scanning for-loop and a while loop) and scan_runtime (a reversed Scan over
+columns with two scan outputs on different axes). Fetched, when the setup script's cache
 has them: silero_vad_legacy and silero_vad_v5 (an If on the sample rate input). Every output
 within atol 1e-4 + rtol 1e-3 of ONNX Runtime's. Exits 77 (skipped) without node or
 onnxruntime-node.
@@ -14,7 +15,7 @@ import shutil
 import subprocess
 import sys
 
-GENERATED = ["if_runtime", "loop_runtime"]
+GENERATED = ["if_runtime", "loop_runtime", "scan_runtime"]
 FETCHED = ["silero_vad_legacy", "silero_vad_v5"]
 
 

@@ -102,8 +102,9 @@ TEST_CASE("Session::run allocates nothing: int8 QDQ and dynamically quantized mo
 
 // Control flow and recurrent layers: two If nodes with runtime conditions (each branch a nested
 // plan inside the If's workspace; one runs an LSTM and a nested runtime If, the other a GRU),
-// and two Loops (a scanning for-loop, a while loop): 10 runs each, 0 allocations.
-TEST_CASE("Session::run allocates nothing: runtime If with LSTM and GRU branches, Loops") {
+// two Loops (a scanning for-loop, a while loop) and a reversed Scan: 10 runs each, 0 allocations.
+TEST_CASE("Session::run allocates nothing: runtime If with LSTM and GRU branches, Loop, Scan") {
   CHECK(allocations_during_runs("if_runtime.onnx", 10, false) == 0);
   CHECK(allocations_during_runs("loop_runtime.onnx", 10, false) == 0);
+  CHECK(allocations_during_runs("scan_runtime.onnx", 10, false) == 0);
 }
