@@ -188,7 +188,8 @@ Expected<Plan> build_plan(const Graph& graph, const PlanOptions& options,
   }
   // Step 4. Workspaces take the free bytes of their steps, up to what their kernels prefer.
   grow_workspaces(plan, needs.workspace_preferred_bytes);
-  // Step 5. Check the result independently of the algorithm.
+  // Step 5. Check the result independently of the algorithm (nested plans included).
+  plan.nested = needs.nested;
   plan.verified = plan.verify().is_ok();
   return plan;
 }

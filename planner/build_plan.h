@@ -35,6 +35,9 @@ struct NodeMemoryNeeds {
   /// step (planner/workspace_growth.h).
   std::vector<size_t> workspace_preferred_bytes;
   std::vector<NodeAliasing> aliasing;   // per node (empty: no sharing, the plan stays plain)
+  /// The plans of graphs nested in nodes (If branches, Loop and Scan bodies), copied into the
+  /// Plan: each lies in its node's workspace.
+  std::vector<NestedPlan> nested;
 };
 
 /// Plans every non-weight value of `graph` (graph inputs live from step 0, graph outputs to the

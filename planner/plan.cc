@@ -40,6 +40,26 @@ Status verify_alias(const Plan& plan, const PlannedTensor& alias) {
 
 }  // namespace
 
+// Each nested plan lies inside its node's workspace record.
+Status verify_nested(const Plan& plan) {
+  for (const NestedPlan& nested : plan.nested) {
+    const PlannedTensor* region = nullptr;
+    for (const PlannedTensor& tensor : plan.tensors) {
+      if (tensor.workspace_node >= 0 && tensor.name == nested.node + ":workspace") region = &tensor;
+    }
+    if (region == nullptr) {
+      return make_status(StatusCode::kInvalidArgument, "nested plan ", nested.node, "/",
+                         nested.body, ": its node has no workspace record");
+    }
+    if (nested.pool_bytes > region->bytes) {
+      return make_status(StatusCode::kInvalidArgument, "nested plan ", nested.node, "/",
+                         nested.body, " needs ", nested.pool_bytes, " bytes, its region holds ",
+                         region->bytes);
+    }
+  }
+  return Status::ok();
+}
+
 Status Plan::verify() const {
   std::vector<UsageRecord> records;
   std::vector<size_t> owners;  // index into tensors, per record
@@ -55,9 +75,10 @@ Status Plan::verify() const {
     placement.offsets.push_back(tensor.offset);
     owners.push_back(i);
   }
-  return verify_placement(records, placement, alignment, [&](size_t index) {
+  ONEPOOL_RETURN_IF_ERROR(verify_placement(records, placement, alignment, [&](size_t index) {
     return describe_tensor(tensors[owners[index]]);
-  });
+  }));
+  return verify_nested(*this);
 }
 
 int32_t Plan::find_tensor(int32_t id) const {

@@ -342,6 +342,12 @@ std::string render_plan_summary(const Plan& plan, double total_planning_ms) {
   out << "planning:    " << timing << "\n";
   out << "plan:        " << plan.algorithm << ", alignment " << plan.alignment << " B, "
       << plan.tensors.size() << " tensors, " << plan_step_count(plan) << " steps\n";
+  for (const NestedPlan& nested : plan.nested) {
+    out << "nested:      " << nested.node << " " << nested.body << ": pool "
+        << format_bytes(nested.pool_bytes, 0) << ", lower bound "
+        << format_bytes(nested.lower_bound_bytes, 0) << ", " << nested.tensor_count
+        << " tensors, in the workspace of " << nested.node << "\n";
+  }
   return out.str();
 }
 

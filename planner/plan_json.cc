@@ -10,6 +10,10 @@
 //                   "bytes": 256, "offset": 0, "first": 0, "last": 2,
 //                   "alias_of": 2, "alias_offset": 0,     // only for aliases (bytes 0)
 //                   "workspace_node": 1 }, ... ],          // only for workspaces (id -1)
+//     "nested": [ {"node": "If_25", "body": "then_branch", "pool_bytes": 541440,
+//                  "lower_bound_bytes": 541440, "tensors": 120, "algorithm": "auto"} ],
+//                 // optional: plans of If branches / Loop and Scan bodies, each in its node's
+//                 // workspace record
 //     "provenance": { "model_path": "m.onnx", "model_hash": "fnv1a64:...", "input_shapes":
 //                     "x:1x3x8x8", "device": "cpu", "algorithm": "auto", "alignment": 256,
 //                     "aliasing": "on", "schedule": "model", "optimize": "all",
@@ -171,6 +175,27 @@ Status check_schema_version(const Json& document) {
   return Status::ok();
 }
 
+Json nested_to_json(const NestedPlan& nested) {
+  return {{"node", nested.node},
+          {"body", nested.body},
+          {"pool_bytes", nested.pool_bytes},
+          {"lower_bound_bytes", nested.lower_bound_bytes},
+          {"tensors", nested.tensor_count},
+          {"algorithm", nested.algorithm}};
+}
+
+Expected<NestedPlan> nested_from_json(const Json& object) {
+  NestedPlan nested;
+  nested.node = object.at("node").get<std::string>();
+  nested.body = object.at("body").get<std::string>();
+  ONEPOOL_ASSIGN_OR_RETURN(nested.pool_bytes, read_size(object, "pool_bytes", "nested plan"));
+  ONEPOOL_ASSIGN_OR_RETURN(nested.lower_bound_bytes,
+                           read_size(object, "lower_bound_bytes", "nested plan"));
+  ONEPOOL_ASSIGN_OR_RETURN(nested.tensor_count, read_size(object, "tensors", "nested plan"));
+  nested.algorithm = object.at("algorithm").get<std::string>();
+  return nested;
+}
+
 Expected<Plan> plan_from_document(const Json& document) {
   ONEPOOL_RETURN_IF_ERROR(check_schema_version(document));
   Plan plan;
@@ -207,6 +232,12 @@ Expected<Plan> plan_from_document(const Json& document) {
   if (document.contains("provenance")) {
     ONEPOOL_ASSIGN_OR_RETURN(plan.provenance, provenance_from_json(document.at("provenance")));
   }
+  if (document.contains("nested")) {
+    for (const Json& nested : document.at("nested")) {
+      ONEPOOL_ASSIGN_OR_RETURN(NestedPlan entry, nested_from_json(nested));
+      plan.nested.push_back(std::move(entry));
+    }
+  }
   return plan;
 }
 
@@ -231,6 +262,11 @@ std::string Plan::to_json() const {
                    {"steps", steps_json},
                    {"tensors", tensors_json}};
   if (provenance.known()) document["provenance"] = provenance_to_json(provenance);
+  if (!nested.empty()) {
+    Json nested_json = Json::array();
+    for (const NestedPlan& entry : nested) nested_json.push_back(nested_to_json(entry));
+    document["nested"] = nested_json;
+  }
   // Invalid UTF-8 in a name is replaced rather than thrown.
   return document.dump(1, ' ', false, Json::error_handler_t::replace);
 }

@@ -74,6 +74,17 @@ struct PlanProvenance {
   bool known() const { return !model_hash.empty(); }
 };
 
+/// A graph nested in a node (an If branch, a Loop or Scan body), planned on its own; its pool
+/// lies inside that node's workspace record (the region whichever body runs uses).
+struct NestedPlan {
+  std::string node;  ///< the node (step) whose workspace holds it
+  std::string body;  ///< "then_branch", "else_branch", "body"
+  size_t pool_bytes = 0;
+  size_t lower_bound_bytes = 0;
+  size_t tensor_count = 0;
+  std::string algorithm;
+};
+
 struct Plan {
   static constexpr int kSchemaVersion = 2;  ///< 2 adds "provenance"; version 1 files still load
 
@@ -90,6 +101,9 @@ struct Plan {
   std::vector<PlanStep> steps;
   std::vector<PlannedTensor> tensors;
   PlanProvenance provenance;  ///< filled by whoever knows the model and options (the CLI)
+  /// The nested plans of control-flow nodes, in step order (empty for most models). verify()
+  /// checks that each fits the workspace record of its node.
+  std::vector<NestedPlan> nested;
 
   /// Checks that every owning tensor lies inside the pool, is aligned, and overlaps no other
   /// tensor in both time and address; aliases must lie inside the tensor they alias, in bytes

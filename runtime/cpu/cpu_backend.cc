@@ -58,6 +58,7 @@ void add_memory_needs(const PreparedKernel& kernel, NodeMemoryNeeds& needs) {
   needs.aliasing.push_back(
       NodeAliasing{kernel.in_place_inputs, kernel.in_place_grows, kernel.output_is_view,
                    kernel.concat_in_place});
+  needs.nested.insert(needs.nested.end(), kernel.nested_plans.begin(), kernel.nested_plans.end());
 }
 
 // Adds `value` to the first element of a float32 or float64 view (the Session checked which).

@@ -10,7 +10,9 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
+#include "onepool/plan.h"
 #include "onepool/status.h"
 #include "onepool/tensor.h"
 #include "planner/graph.h"
@@ -72,6 +74,8 @@ struct PreparedKernel {
   bool concat_in_place = false;
   /// The path chosen at prepare, shown by the profiler (e.g. "im2col+sgemm"); empty: the op.
   std::string implementation;
+  /// Control flow: the plans of the graphs nested in the node, which live in its workspace.
+  std::vector<NestedPlan> nested_plans;
 };
 
 /// Prepares a kernel for a node, or explains why the node is unsupported (kUnsupported, naming

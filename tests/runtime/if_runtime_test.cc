@@ -55,6 +55,8 @@ class IfRunner {
     return outputs;
   }
 
+  const Plan& plan() const { return session_->plan(); }
+
  private:
   std::shared_ptr<const Model> model_;
   std::unique_ptr<Session> session_;
@@ -84,6 +86,28 @@ TEST_CASE("runtime If: the condition picks the branch on every run") {
     CHECK(runner.run(true, kX)[0] == kThen);
     CHECK(runner.run(false, {3, 2, 1, 0, -1, -2})[0] == std::vector<float>{6, 4, 2, 0, 0, 0});
   }
+}
+
+// The Session's plan lists both branch plans, each inside the If's workspace record; they
+// survive the JSON round trip, and verify() rejects one larger than the region.
+TEST_CASE("runtime If: the plan lists both branch plans inside the If's workspace") {
+  IfRunner runner(runtime_chain_model());
+  const Plan& plan = runner.plan();
+  REQUIRE(plan.nested.size() == 2);
+  CHECK(plan.nested[0].node == "choose");
+  CHECK(plan.nested[0].body == "then_branch");
+  CHECK(plan.nested[1].body == "else_branch");
+  CHECK(plan.nested[0].pool_bytes > 0);
+  CHECK(plan.nested[0].tensor_count >= 2);
+  CHECK(plan.verify().is_ok());
+  auto loaded = Plan::from_json(plan.to_json());
+  REQUIRE_MESSAGE(loaded.has_value(), loaded.status().to_string());
+  REQUIRE(loaded->nested.size() == 2);
+  CHECK(loaded->nested[1].pool_bytes == plan.nested[1].pool_bytes);
+  CHECK(loaded->nested[1].lower_bound_bytes == plan.nested[1].lower_bound_bytes);
+  Plan oversized = plan;
+  oversized.nested[1].pool_bytes = plan.pool_bytes + 1;
+  CHECK(contains(oversized.verify(), "nested plan choose/else_branch needs"));
 }
 
 // cond = ReduceSum(x) > 0, computed in the graph: x sums to 3 (then), -x to -3 (else).

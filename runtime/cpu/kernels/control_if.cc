@@ -116,6 +116,14 @@ class IfKernel final : public Kernel {
     return bytes;
   }
 
+  std::vector<NestedPlan> nested_plans(const std::string& node) const {
+    std::vector<NestedPlan> plans;
+    for (const Branch& branch : branches_) {
+      if (branch.nested) plans.push_back(branch.nested->summary(node));
+    }
+    return plans;
+  }
+
   std::string describe() const {
     std::string text = "If (nested plans:";
     for (const Branch& branch : branches_) {
@@ -178,6 +186,7 @@ Expected<PreparedKernel> make_if(const NodeContext& node) {
   PreparedKernel prepared;
   prepared.workspace_bytes = kernel->region_bytes();
   prepared.implementation = kernel->describe();
+  prepared.nested_plans = kernel->nested_plans(node.node().name);
   prepared.kernel = std::move(kernel);
   return prepared;
 }

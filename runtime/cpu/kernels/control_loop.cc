@@ -56,6 +56,7 @@ class LoopKernel final : public Kernel {
 
   size_t workspace_bytes() const { return workspace_bytes_; }
   size_t body_pool_bytes() const { return body_->pool_bytes(); }
+  NestedPlan nested_plan(const std::string& node) const { return body_->summary(node); }
 
   Status bind(std::byte* workspace, size_t workspace_bytes) override {
     workspace_ = workspace;
@@ -189,6 +190,7 @@ Expected<PreparedKernel> make_loop(const NodeContext& node) {
   PreparedKernel prepared;
   prepared.workspace_bytes = kernel->workspace_bytes();
   prepared.implementation = str_cat("Loop (nested plan: body ", kernel->body_pool_bytes(), " B)");
+  prepared.nested_plans = {kernel->nested_plan(node.node().name)};
   prepared.kernel = std::move(kernel);
   return prepared;
 }
