@@ -174,15 +174,9 @@ Expected<bool> extract_one(onnx::ModelProto* model, onnx::NodeProto* node,
 
 Expected<int> extract_runtime_ifs(onnx::ModelProto* model, const BranchImporter& import_branch,
                                   RuntimeIfBranches* branches) {
-  onnx::GraphProto* graph = model->mutable_graph();
-  for (int n = 0; n < graph->node_size(); ++n) {
-    onnx::NodeProto* node = graph->mutable_node(n);
-    if (!is_default_if(*node)) continue;
-    ONEPOOL_ASSIGN_OR_RETURN(bool done, extract_one(model, node, import_branch, branches));
-    if (!done) continue;
-    return 1;
-  }
-  return 0;
+  return extract_first(model, is_default_if, [&](onnx::NodeProto* node) {
+    return extract_one(model, node, import_branch, branches);
+  });
 }
 
 }  // namespace onepool

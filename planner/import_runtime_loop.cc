@@ -29,21 +29,6 @@ onnx::TypeProto scalar_type(int32_t elem_type) {
   return type;
 }
 
-// The static type of an outer value or constant; nullopt when not known (yet).
-std::optional<onnx::TypeProto> known_type(const OuterScope& scope, const std::string& name) {
-  const auto constant = scope.initializers.find(name);
-  if (constant != scope.initializers.end()) {
-    onnx::TypeProto type;
-    type.mutable_tensor_type()->set_elem_type(constant->second->data_type());
-    auto* shape = type.mutable_tensor_type()->mutable_shape();
-    for (int64_t dim : constant->second->dims()) shape->add_dim()->set_dim_value(dim);
-    return type;
-  }
-  const onnx::TypeProto* type = scope.static_type(name);
-  if (type == nullptr) return std::nullopt;
-  return *type;
-}
-
 // M when it is a constant: nullopt for an absent or runtime M.
 Expected<std::optional<int64_t>> constant_trip_count(const onnx::NodeProto& node,
                                                      const OuterScope& scope) {
@@ -129,7 +114,7 @@ std::optional<std::vector<onnx::ValueInfoProto>> leading_inputs(const onnx::Node
   leading[1].set_name(body.input(1).name());
   *leading[1].mutable_type() = scalar_type(onnx::TensorProto::BOOL);
   for (int i = 2; i < body.input_size(); ++i) {
-    std::optional<onnx::TypeProto> type = known_type(scope, node.input(i));
+    std::optional<onnx::TypeProto> type = scope.known_type(node.input(i));
     if (!type) return std::nullopt;
     leading[static_cast<size_t>(i)].set_name(body.input(i).name());
     *leading[static_cast<size_t>(i)].mutable_type() = *type;
@@ -150,7 +135,7 @@ Expected<bool> extract_one(onnx::ModelProto* model, onnx::NodeProto* node,
   ONEPOOL_RETURN_IF_ERROR(check_counts(*node, *body, carried));
   const OuterScope scope(model->graph());
   for (int i = 0; i < 2; ++i) {
-    if (!node->input(i).empty() && !known_type(scope, node->input(i))) return false;
+    if (!node->input(i).empty() && !scope.known_type(node->input(i))) return false;
   }
   const auto leading = leading_inputs(*node, *body, scope);
   if (!leading) return false;
@@ -190,12 +175,8 @@ Expected<bool> extract_one(onnx::ModelProto* model, onnx::NodeProto* node,
     ONEPOOL_ASSIGN_OR_RETURN(onnx::TypeProto type, scan_type(*node, inner, *trip_count));
     set_value_type(model->mutable_graph(), node->output(i), type);
   }
-  make_runtime_node(model, node, captured, scope);
-  auto* count = node->add_attribute();
-  count->set_name(std::string(kLoopCarriedAttribute));
-  count->set_type(onnx::AttributeProto::INT);
-  count->set_i(carried);
-  bodies->graphs[node->name()] = {std::make_shared<const Graph>(std::move(imported).value())};
+  finish_body_extraction(model, node, captured, scope, kLoopCarriedAttribute, carried,
+                         std::move(imported).value(), bodies);
   return true;
 }
 
@@ -203,14 +184,9 @@ Expected<bool> extract_one(onnx::ModelProto* model, onnx::NodeProto* node,
 
 Expected<int> extract_runtime_loops(onnx::ModelProto* model, const BranchImporter& import_body,
                                     RuntimeIfBranches* bodies) {
-  onnx::GraphProto* graph = model->mutable_graph();
-  for (int n = 0; n < graph->node_size(); ++n) {
-    onnx::NodeProto* node = graph->mutable_node(n);
-    if (!is_default_loop(*node)) continue;
-    ONEPOOL_ASSIGN_OR_RETURN(bool done, extract_one(model, node, import_body, bodies));
-    if (done) return 1;
-  }
-  return 0;
+  return extract_first(model, is_default_loop, [&](onnx::NodeProto* node) {
+    return extract_one(model, node, import_body, bodies);
+  });
 }
 
 }  // namespace onepool

@@ -27,21 +27,6 @@ int64_t default_opset(const onnx::ModelProto& model) {
   return 0;
 }
 
-// The static type of an outer value or constant; nullopt when not known (yet).
-std::optional<onnx::TypeProto> known_type(const OuterScope& scope, const std::string& name) {
-  const auto constant = scope.initializers.find(name);
-  if (constant != scope.initializers.end()) {
-    onnx::TypeProto type;
-    type.mutable_tensor_type()->set_elem_type(constant->second->data_type());
-    auto* shape = type.mutable_tensor_type()->mutable_shape();
-    for (int64_t dim : constant->second->dims()) shape->add_dim()->set_dim_value(dim);
-    return type;
-  }
-  const onnx::TypeProto* type = scope.static_type(name);
-  if (type == nullptr) return std::nullopt;
-  return *type;
-}
-
 // Axis attribute `name`[i] of `node` (default 0), normalized against `rank`; -1 when out of range.
 int axis_of(const onnx::NodeProto& node, const std::string& name, size_t i, int rank) {
   bool found = false;
@@ -71,7 +56,7 @@ Expected<std::optional<ScanLayout>> layout_of(const onnx::NodeProto& node,
                        body.input_size(), " inputs and ", body.output_size(), " outputs");
   }
   for (int i = 0; i < node.input_size(); ++i) {
-    std::optional<onnx::TypeProto> type = known_type(scope, node.input(i));
+    std::optional<onnx::TypeProto> type = scope.known_type(node.input(i));
     if (!type) return std::optional<ScanLayout>();
     onnx::ValueInfoProto input;
     input.set_name(body.input(i).name());
@@ -156,12 +141,8 @@ Expected<bool> extract_one(onnx::ModelProto* model, onnx::NodeProto* node,
   Expected<Graph> imported = import_body(&sub);
   if (!imported) return imported.status().with_context(str_cat(node_label(*node), ": body"));
   ONEPOOL_RETURN_IF_ERROR(set_scan_output_types(model, *node, *imported, *layout));
-  make_runtime_node(model, node, captured, scope);
-  auto* states = node->add_attribute();
-  states->set_name(std::string(kScanStatesAttribute));
-  states->set_type(onnx::AttributeProto::INT);
-  states->set_i(layout->states);
-  bodies->graphs[node->name()] = {std::make_shared<const Graph>(std::move(imported).value())};
+  finish_body_extraction(model, node, captured, scope, kScanStatesAttribute, layout->states,
+                         std::move(imported).value(), bodies);
   return true;
 }
 
@@ -169,14 +150,9 @@ Expected<bool> extract_one(onnx::ModelProto* model, onnx::NodeProto* node,
 
 Expected<int> extract_runtime_scans(onnx::ModelProto* model, const BranchImporter& import_body,
                                     RuntimeIfBranches* bodies) {
-  onnx::GraphProto* graph = model->mutable_graph();
-  for (int n = 0; n < graph->node_size(); ++n) {
-    onnx::NodeProto* node = graph->mutable_node(n);
-    if (!is_default_scan(*node)) continue;
-    ONEPOOL_ASSIGN_OR_RETURN(bool done, extract_one(model, node, import_body, bodies));
-    if (done) return 1;
-  }
-  return 0;
+  return extract_first(model, is_default_scan, [&](onnx::NodeProto* node) {
+    return extract_one(model, node, import_body, bodies);
+  });
 }
 
 }  // namespace onepool

@@ -83,6 +83,20 @@ bool OuterScope::is_known(const std::string& name) const {
   return initializers.count(name) != 0 || static_type(name) != nullptr;
 }
 
+std::optional<onnx::TypeProto> OuterScope::known_type(const std::string& name) const {
+  const auto constant = initializers.find(name);
+  if (constant != initializers.end()) {
+    onnx::TypeProto type;
+    type.mutable_tensor_type()->set_elem_type(constant->second->data_type());
+    auto* shape = type.mutable_tensor_type()->mutable_shape();
+    for (int64_t dim : constant->second->dims()) shape->add_dim()->set_dim_value(dim);
+    return type;
+  }
+  const onnx::TypeProto* type = static_type(name);
+  if (type == nullptr) return std::nullopt;
+  return *type;
+}
+
 const onnx::GraphProto* find_graph_attribute(const onnx::NodeProto& node, const std::string& name) {
   for (const auto& attribute : node.attribute()) {
     if (attribute.name() == name && attribute.has_g()) return &attribute.g();
@@ -164,6 +178,31 @@ void make_runtime_node(onnx::ModelProto* model, onnx::NodeProto* node,
   auto* entry = model->add_opset_import();
   entry->set_domain(kRuntimeIfDomain);
   entry->set_version(1);
+}
+
+void finish_body_extraction(onnx::ModelProto* model, onnx::NodeProto* node,
+                            const std::vector<std::string>& captured, const OuterScope& scope,
+                            const char* count_name, int64_t count, Graph body,
+                            RuntimeIfBranches* bodies) {
+  make_runtime_node(model, node, captured, scope);
+  auto* attribute = node->add_attribute();
+  attribute->set_name(std::string(count_name));
+  attribute->set_type(onnx::AttributeProto::INT);
+  attribute->set_i(count);
+  bodies->graphs[node->name()] = {std::make_shared<const Graph>(std::move(body))};
+}
+
+Expected<int> extract_first(onnx::ModelProto* model,
+                            const std::function<bool(const onnx::NodeProto&)>& matches,
+                            const ExtractOne& extract_one) {
+  onnx::GraphProto* graph = model->mutable_graph();
+  for (int n = 0; n < graph->node_size(); ++n) {
+    onnx::NodeProto* node = graph->mutable_node(n);
+    if (!matches(*node)) continue;
+    ONEPOOL_ASSIGN_OR_RETURN(bool done, extract_one(node));
+    if (done) return 1;
+  }
+  return 0;
 }
 
 Status attach_runtime_bodies(Graph* graph, RuntimeIfBranches* bodies) {

@@ -13,6 +13,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -54,6 +55,8 @@ struct OuterScope {
   const onnx::TypeProto* static_type(const std::string& name) const;
   /// True when `name` is a constant or has a static type.
   bool is_known(const std::string& name) const;
+  /// The static type of a value or constant; nullopt when not known (yet).
+  std::optional<onnx::TypeProto> known_type(const std::string& name) const;
 };
 
 /// The graph attribute `name` of `node`, or nullptr.
@@ -78,6 +81,20 @@ void set_value_type(onnx::GraphProto* graph, const std::string& name, const onnx
 /// attributes and moves it to kRuntimeIfDomain, which `model` declares.
 void make_runtime_node(onnx::ModelProto* model, onnx::NodeProto* node,
                        const std::vector<std::string>& captured, const OuterScope& scope);
+
+/// The last step of extracting a Loop or Scan: make_runtime_node, the int attribute
+/// `count_name` = `count` (how many inputs carry state), and `body` stored for the node.
+void finish_body_extraction(onnx::ModelProto* model, onnx::NodeProto* node,
+                            const std::vector<std::string>& captured, const OuterScope& scope,
+                            const char* count_name, int64_t count, Graph body,
+                            RuntimeIfBranches* bodies);
+
+/// One node extracted at a time: calls `extract_one` on each node of the main graph `matches`
+/// accepts until one reports it extracted (returns 1), or returns 0 when none did.
+using ExtractOne = std::function<Expected<bool>(onnx::NodeProto* node)>;
+Expected<int> extract_first(onnx::ModelProto* model,
+                            const std::function<bool(const onnx::NodeProto&)>& matches,
+                            const ExtractOne& extract_one);
 
 /// Gives each extracted node of `graph` its bodies and the default domain back, and the graph
 /// the warnings.

@@ -25,12 +25,6 @@ namespace onepool::cpu {
 
 namespace {
 
-constexpr size_t kStagingAlignment = 64;
-
-size_t aligned(size_t bytes) {
-  return (bytes + kStagingAlignment - 1) / kStagingAlignment * kStagingAlignment;
-}
-
 class LoopKernel final : public Kernel {
  public:
   explicit LoopKernel(std::string label) : label_(std::move(label)) {}
@@ -45,12 +39,7 @@ class LoopKernel final : public Kernel {
                              NestedGraph::prepare(node, "body", *graphs[0], &threads_));
     body_.emplace(std::move(body));
     ONEPOOL_RETURN_IF_ERROR(check_shapes(node));
-    size_t offset = aligned(body_->region_bytes());
-    for (size_t c = 0; c < carried_; ++c) {
-      staging_offsets_.push_back(offset);
-      offset += aligned(node.input(2 + c).bytes());
-    }
-    workspace_bytes_ = offset;
+    workspace_bytes_ = carried_values_.layout(*body_, 2, 1, carried_);
     return Status::ok();
   }
 
@@ -59,8 +48,7 @@ class LoopKernel final : public Kernel {
   NestedPlan nested_plan(const std::string& node) const { return body_->summary(node); }
 
   Status bind(std::byte* workspace, size_t workspace_bytes) override {
-    workspace_ = workspace;
-    return body_->bind(workspace, std::min(workspace_bytes, aligned(body_->region_bytes())));
+    return carried_values_.bind(*body_, workspace, workspace_bytes);
   }
 
   Status run(const RunContext& context) override {
@@ -86,21 +74,6 @@ class LoopKernel final : public Kernel {
       }
     }
     return Status::ok();
-  }
-
-  // Moves the carried outputs into the carried inputs through the staging slots.
-  void carry_over() {
-    const auto& inputs = body_->graph().inputs;
-    for (size_t c = 0; c < carried_; ++c) {
-      const TensorView out = body_->view(body_->graph().outputs[1 + c]);
-      if (out.bytes() > 0) std::memcpy(workspace_ + staging_offsets_[c], out.data, out.bytes());
-    }
-    for (size_t c = 0; c < carried_; ++c) {
-      const TensorView in = body_->view(inputs[2 + c]);
-      if (in.data != nullptr && in.bytes() > 0) {
-        std::memcpy(in.data, workspace_ + staging_offsets_[c], in.bytes());
-      }
-    }
   }
 
   void copy_scan_rows(const RunContext& context, int64_t row) {
@@ -133,7 +106,7 @@ class LoopKernel final : public Kernel {
       keep_going = *body_->view(body_->graph().outputs[0]).as<const bool>();
       if (!scan_fits(context, done)) break;
       copy_scan_rows(context, done);
-      carry_over();
+      carried_values_.carry(*body_);
     }
     ONEPOOL_RETURN_IF_ERROR(check_scan_rows(context, done));
     for (size_t c = 0; c < carried_; ++c) {
@@ -167,9 +140,8 @@ class LoopKernel final : public Kernel {
   std::string label_;
   size_t carried_ = 0;
   std::optional<NestedGraph> body_;
-  std::vector<size_t> staging_offsets_;
+  CarriedValues carried_values_;
   size_t workspace_bytes_ = 0;
-  std::byte* workspace_ = nullptr;
   ThreadPool* threads_ = nullptr;  // the Session's pool while run() runs
 };
 

@@ -22,12 +22,6 @@ namespace onepool::cpu {
 
 namespace {
 
-constexpr size_t kStagingAlignment = 64;
-
-size_t aligned(size_t bytes) {
-  return (bytes + kStagingAlignment - 1) / kStagingAlignment * kStagingAlignment;
-}
-
 // Row `index` of a tensor along one axis, as `outer` blocks of `inner` bytes `length` rows apart.
 struct AxisSlicing {
   size_t outer = 1;
@@ -89,8 +83,7 @@ class ScanKernel final : public Kernel {
   NestedPlan nested_plan(const std::string& node) const { return body_->summary(node); }
 
   Status bind(std::byte* workspace, size_t workspace_bytes) override {
-    workspace_ = workspace;
-    return body_->bind(workspace, std::min(workspace_bytes, aligned(body_->region_bytes())));
+    return states_values_.bind(*body_, workspace, workspace_bytes);
   }
 
   Status run(const RunContext& context) override {
@@ -121,28 +114,8 @@ class ScanKernel final : public Kernel {
       scan_outputs_.push_back(AxisSlicing::of(
           output, axis, attribute_reverse(node.node(), "scan_output_directions", k - states_)));
     }
-    size_t offset = aligned(body_->region_bytes());
-    for (size_t c = 0; c < states_; ++c) {
-      staging_offsets_.push_back(offset);
-      offset += aligned(node.input(c).bytes());
-    }
-    workspace_bytes_ = offset;
+    workspace_bytes_ = states_values_.layout(*body_, 0, 0, states_);
     return Status::ok();
-  }
-
-  void carry_states() {
-    const auto& inputs = body_->graph().inputs;
-    const auto& outputs = body_->graph().outputs;
-    for (size_t c = 0; c < states_; ++c) {
-      const TensorView out = body_->view(outputs[c]);
-      if (out.bytes() > 0) std::memcpy(workspace_ + staging_offsets_[c], out.data, out.bytes());
-    }
-    for (size_t c = 0; c < states_; ++c) {
-      const TensorView in = body_->view(inputs[c]);
-      if (in.data != nullptr && in.bytes() > 0) {
-        std::memcpy(in.data, workspace_ + staging_offsets_[c], in.bytes());
-      }
-    }
   }
 
   void copy_step(const RunContext& context, int64_t step) {
@@ -182,7 +155,7 @@ class ScanKernel final : public Kernel {
       copy_step(context, step);
       ONEPOOL_RETURN_IF_ERROR(body_->execute());
       store_step(context, step);
-      carry_states();
+      states_values_.carry(*body_);
     }
     for (size_t c = 0; c < states_; ++c) {
       if (context.outputs[c].data == nullptr) continue;
@@ -197,9 +170,8 @@ class ScanKernel final : public Kernel {
   std::optional<NestedGraph> body_;
   std::vector<AxisSlicing> scan_inputs_;
   std::vector<AxisSlicing> scan_outputs_;
-  std::vector<size_t> staging_offsets_;
+  CarriedValues states_values_;
   size_t workspace_bytes_ = 0;
-  std::byte* workspace_ = nullptr;
   ThreadPool* threads_ = nullptr;  // the Session's pool while run() runs
 };
 

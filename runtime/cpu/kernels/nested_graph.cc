@@ -1,6 +1,8 @@
 // Nested graphs on the CPU (see the header).
 #include "runtime/cpu/kernels/nested_graph.h"
 
+#include <algorithm>
+#include <cstring>
 #include <utility>
 
 #include "planner/build_plan.h"
@@ -10,6 +12,11 @@ namespace onepool::cpu {
 
 namespace {
 constexpr size_t kRegionAlignment = 256;  // what a CPU pool's base must be aligned to
+constexpr size_t kSlotAlignment = 64;
+
+size_t slot_aligned(size_t bytes) {
+  return (bytes + kSlotAlignment - 1) / kSlotAlignment * kSlotAlignment;
+}
 }  // namespace
 
 size_t nested_region_bytes(size_t pool_bytes) { return pool_bytes + kRegionAlignment; }
@@ -43,6 +50,41 @@ Status NestedGraph::bind(std::byte* region, size_t region_bytes) {
   }
   const Status bound = backend_->bind(*model_, plan_, region + skip, region_bytes - skip);
   return bound.is_ok() ? bound : bound.with_context(name_);
+}
+
+size_t CarriedValues::layout(const NestedGraph& body, size_t first_input, size_t first_output,
+                             size_t count) {
+  first_input_ = first_input;
+  first_output_ = first_output;
+  region_bytes_ = slot_aligned(body.region_bytes());
+  size_t offset = region_bytes_;
+  offsets_.clear();
+  for (size_t c = 0; c < count; ++c) {
+    offsets_.push_back(offset);
+    const Value& value =
+        body.graph().values[static_cast<size_t>(body.graph().inputs[first_input + c])];
+    offset += slot_aligned(value.bytes());
+  }
+  return offset;
+}
+
+Status CarriedValues::bind(NestedGraph& body, std::byte* workspace, size_t workspace_bytes) {
+  workspace_ = workspace;
+  return body.bind(workspace, std::min(workspace_bytes, region_bytes_));
+}
+
+void CarriedValues::carry(const NestedGraph& body) const {
+  const auto& inputs = body.graph().inputs;
+  const auto& outputs = body.graph().outputs;
+  for (size_t c = 0; c < offsets_.size(); ++c) {
+    const TensorView out = body.view(outputs[first_output_ + c]);
+    if (out.bytes() > 0) std::memcpy(workspace_ + offsets_[c], out.data, out.bytes());
+  }
+  for (size_t c = 0; c < offsets_.size(); ++c) {
+    const TensorView in = body.view(inputs[first_input_ + c]);
+    if (in.data != nullptr && in.bytes() > 0)
+      std::memcpy(in.data, workspace_ + offsets_[c], in.bytes());
+  }
 }
 
 }  // namespace onepool::cpu

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "onepool/model.h"
 #include "onepool/plan.h"
@@ -27,8 +28,9 @@ class NestedGraph {
   size_t pool_bytes() const { return plan_.pool_bytes; }
   /// This graph's plan as a summary for the parent plan (node: the node holding it).
   NestedPlan summary(const std::string& node) const {
-    return NestedPlan{node, name_, plan_.pool_bytes, plan_.lower_bound_bytes,
-                      plan_.tensors.size(), plan_.algorithm};
+    return NestedPlan{
+        node,           name_, plan_.pool_bytes, plan_.lower_bound_bytes, plan_.tensors.size(),
+        plan_.algorithm};
   }
   /// The workspace bytes that hold this graph's pool at the alignment bind() needs.
   size_t region_bytes() const;
@@ -52,5 +54,27 @@ class NestedGraph {
 
 /// Workspace bytes for a region holding a pool of `pool_bytes` (room to align its start).
 size_t nested_region_bytes(size_t pool_bytes);
+
+/// The values a Loop or Scan body carries from one iteration to the next: body outputs
+/// [first_output, first_output + count) move into body inputs [first_input, ...) after each
+/// iteration, through one staging slot each placed after the body's region in the node's
+/// workspace (a body may swap two carried values through views of its inputs, so a direct copy
+/// could overwrite one before it is read).
+class CarriedValues {
+ public:
+  /// Lays out the slots after `body`'s region; returns the node's whole workspace bytes.
+  size_t layout(const NestedGraph& body, size_t first_input, size_t first_output, size_t count);
+  /// Binds `body` at the start of the workspace and the slots after it.
+  Status bind(NestedGraph& body, std::byte* workspace, size_t workspace_bytes);
+  /// Moves every carried output into its input (no allocation).
+  void carry(const NestedGraph& body) const;
+
+ private:
+  size_t first_input_ = 0;
+  size_t first_output_ = 0;
+  size_t region_bytes_ = 0;
+  std::vector<size_t> offsets_;
+  std::byte* workspace_ = nullptr;
+};
 
 }  // namespace onepool::cpu
