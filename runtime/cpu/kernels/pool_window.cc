@@ -10,6 +10,7 @@
 #include "runtime/cpu/kernels/conv_geometry.h"
 #include "runtime/cpu/kernels/nan_order.h"
 #include "runtime/cpu/kernels/pool_kernels.h"
+#include "runtime/cpu/kernels/pool_window_2d.h"
 
 namespace onepool::cpu::nn {
 namespace {
@@ -23,6 +24,8 @@ struct PoolPlan {
   bool count_include_pad = false;
   bool column_major_indices = false;  // storage_order = 1
   bool windows_inside = false;        // no window reaches into padding or past the input
+  bool fast_2d = false;               // 1-D / 2-D windows: pool_window_2d's row sweeps
+  PoolColumns columns;                // fast_2d: each output column's window
 };
 
 // True when every window of every axis lies inside the input (no padding taps to skip).
@@ -35,25 +38,8 @@ bool all_windows_inside(const WindowGeometry& g) {
   return true;
 }
 
-// Start and [first, last) taps of the window at output position o on one axis.
-struct AxisWindow {
-  int64_t start = 0;
-  int64_t first = 0;
-  int64_t last = 0;
-};
-
-AxisWindow axis_window(const WindowGeometry& g, int axis, int64_t o) {
-  AxisWindow w;
-  w.start = o * g.stride[axis] - g.pad_begin[axis];
-  const ValidRange taps =
-      valid_output_range(w.start, g.dilation[axis], g.input[axis], g.kernel[axis]);
-  w.first = taps.first;
-  w.last = taps.last;
-  return w;
-}
-
 // Divisor with padding counted: the window clipped to [-pad_begin, input + pad_end).
-int64_t padded_count(const WindowGeometry& g, int axis, const AxisWindow& w) {
+int64_t padded_count(const WindowGeometry& g, int axis, const AxisTaps& w) {
   return std::min(w.start + g.kernel[axis], g.input[axis] + g.pad_end[axis]) - w.start;
 }
 
@@ -79,7 +65,11 @@ class PoolKernel final : public Kernel {
         const float* x_plane = x + plane * g.input_size();
         float* y_plane = y + plane * g.output_size();
         if (plan_.kind == PoolKind::kAverage) {
-          average_plane(x_plane, y_plane);
+          if (plan_.fast_2d) {
+            average_plane_2d(g, plan_.columns, plan_.count_include_pad, x_plane, y_plane);
+          } else {
+            average_plane(x_plane, y_plane);
+          }
           continue;
         }
         max_plane(x_plane, y_plane, indices ? indices + plane * g.output_size() : nullptr,
@@ -99,16 +89,24 @@ class PoolKernel final : public Kernel {
 
   void max_plane(const float* x, float* y, int64_t* indices, int64_t plane_offset) const {
     const WindowGeometry& g = plan_.geometry;
+    if (indices == nullptr && plan_.windows_inside && is_2x2_stride_2(g)) {
+      max_plane_2x2(x, y);
+      return;
+    }
+    if (indices == nullptr && plan_.fast_2d) {
+      max_plane_2d(g, plan_.columns, x, y);
+      return;
+    }
     if (indices == nullptr && plan_.windows_inside) {
       max_plane_inside(x, y);
       return;
     }
     for (int64_t od = 0; od < g.output[0]; ++od) {
-      const AxisWindow wd = axis_window(g, 0, od);
+      const AxisTaps wd = axis_taps(g, 0, od);
       for (int64_t oh = 0; oh < g.output[1]; ++oh) {
-        const AxisWindow wh = axis_window(g, 1, oh);
+        const AxisTaps wh = axis_taps(g, 1, oh);
         for (int64_t ow = 0; ow < g.output[2]; ++ow) {
-          const AxisWindow ww = axis_window(g, 2, ow);
+          const AxisTaps ww = axis_taps(g, 2, ow);
           float best = std::numeric_limits<float>::lowest();
           int64_t best_index = 0;
           for (int64_t kd = wd.first; kd < wd.last; ++kd) {
@@ -139,10 +137,6 @@ class PoolKernel final : public Kernel {
   // tap seeds the max; nan_max propagates NaN as the generic path does.
   void max_plane_inside(const float* x, float* y) const {
     const WindowGeometry& g = plan_.geometry;
-    if (is_2x2_stride_2(g)) {
-      max_plane_2x2(x, y);
-      return;
-    }
     const int64_t window_rows = g.kernel[0] * g.kernel[1];
     std::array<const float*, kMaxWindowRows> rows{};
     for (int64_t oh = 0; oh < g.output[0] * g.output[1]; ++oh) {
@@ -214,11 +208,11 @@ class PoolKernel final : public Kernel {
   void average_plane(const float* x, float* y) const {
     const WindowGeometry& g = plan_.geometry;
     for (int64_t od = 0; od < g.output[0]; ++od) {
-      const AxisWindow wd = axis_window(g, 0, od);
+      const AxisTaps wd = axis_taps(g, 0, od);
       for (int64_t oh = 0; oh < g.output[1]; ++oh) {
-        const AxisWindow wh = axis_window(g, 1, oh);
+        const AxisTaps wh = axis_taps(g, 1, oh);
         for (int64_t ow = 0; ow < g.output[2]; ++ow) {
-          const AxisWindow ww = axis_window(g, 2, ow);
+          const AxisTaps ww = axis_taps(g, 2, ow);
           float sum = 0.0f;
           for (int64_t kd = wd.first; kd < wd.last; ++kd) {
             for (int64_t kh = wh.first; kh < wh.last; ++kh) {
@@ -285,6 +279,8 @@ Expected<PreparedKernel> make_pool_kernel(const NodeContext& node, PoolKind kind
   ONEPOOL_RETURN_IF_ERROR(resolve_output(node, x, options.ceil_mode, plan.geometry));
   plan.planes = x[0] * x[1];  // import guarantees the element count fits in int64
   plan.windows_inside = all_windows_inside(plan.geometry);
+  plan.fast_2d = is_pool_2d(plan.geometry);
+  if (plan.fast_2d) plan.columns = make_pool_columns(plan.geometry);
   plan.count_include_pad = attributes.get_int("count_include_pad", 0) != 0;
   plan.column_major_indices = attributes.get_int("storage_order", 0) != 0;
   // Step 2. The optional Indices output must match Y's shape and be int64.
