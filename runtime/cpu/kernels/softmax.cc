@@ -8,7 +8,9 @@
 #include <algorithm>
 #include <cmath>
 #include <memory>
+#include <type_traits>
 
+#include "runtime/cpu/kernels/fast_math.h"
 #include "runtime/cpu/kernels/reduce_family.h"
 #include "runtime/cpu/kernels/reduce_layout.h"
 
@@ -34,10 +36,16 @@ inline void softmax_row(const T* x, T* y, int64_t n, int64_t stride) {
     y[max_index * stride] = T{1};
   } else if constexpr (kKind == SoftmaxKind::kSoftmax) {
     T sum = 0;
-    for (int64_t i = 0; i < n; ++i) {
-      const T e = std::exp(x[i * stride] - max);
-      y[i * stride] = e;
-      sum += e;
+    if constexpr (std::is_same_v<T, float>) {
+      // fast_exp vectorizes where std::exp stays a libm call; the sum keeps its order.
+      for (int64_t i = 0; i < n; ++i) y[i * stride] = fast_exp(x[i * stride] - max);
+      for (int64_t i = 0; i < n; ++i) sum += y[i * stride];
+    } else {
+      for (int64_t i = 0; i < n; ++i) {
+        const T e = std::exp(x[i * stride] - max);
+        y[i * stride] = e;
+        sum += e;
+      }
     }
     const T scale = T{1} / sum;
     for (int64_t i = 0; i < n; ++i) y[i * stride] *= scale;
