@@ -3,12 +3,15 @@
 // int32/int64; a fused activation epilogue runs over the output afterwards.
 #include <algorithm>
 #include <memory>
+#include <optional>
+#include <string>
 #include <type_traits>
 #include <utility>
 
 #include "runtime/cpu/kernel_registry.h"
 #include "runtime/cpu/kernels/matmul_common.h"
 #include "runtime/cpu/kernels/matmul_layout.h"
+#include "runtime/cpu/kernels/matmul_packed.h"
 
 namespace onepool::cpu {
 namespace {
@@ -25,15 +28,15 @@ void run_product(const GemmShape& shape, const T* a, const T* b, T* y, ThreadPoo
 template <class T>
 class MatMulKernel final : public Kernel {
  public:
-  MatMulKernel(MatMulLayout layout, Activation activation)
-      : layout_(std::move(layout)), activation_(activation) {}
+  MatMulKernel(MatMulLayout layout, Activation activation, std::optional<PackedProduct> packed)
+      : layout_(std::move(layout)), activation_(activation), packed_(std::move(packed)) {}
 
   Status run(const RunContext& context) override {
     if (layout_.output_count == 0) return Status::ok();
     const T* a = context.inputs[0].as<const T>();
     const T* b = context.inputs[1].as<const T>();
     T* y = context.outputs[0].as<T>();
-    run_products(a, b, y, context.threads);
+    run_products(a, b, y, context.workspace, context.threads);
     if constexpr (std::is_same_v<T, float>) {
       apply_activation(activation_, y, layout_.output_count);
     }
@@ -41,31 +44,51 @@ class MatMulKernel final : public Kernel {
   }
 
  private:
-  void run_products(const T* a, const T* b, T* y, ThreadPool* threads) const {
+  void run_products(const T* a, const T* b, T* y, std::byte* workspace,
+                    ThreadPool* threads) const {
     // K == 0: every output is an empty sum (and BLAS would not write C at all).
     if (layout_.gemm.k == 0) {
       std::fill(y, y + layout_.output_count, T{0});
       return;
     }
     if (layout_.fold_batch) {
-      run_product(layout_.gemm, a, b, y, threads);
+      product(a, b, y, workspace, threads);
       return;
     }
     const int64_t matrix = layout_.gemm.m * layout_.gemm.n;
     for (size_t i = 0; i < layout_.a_offsets.size(); ++i) {
-      run_product(layout_.gemm, a + layout_.a_offsets[i], b + layout_.b_offsets[i],
-                  y + static_cast<int64_t>(i) * matrix, threads);
+      product(a + layout_.a_offsets[i], b + layout_.b_offsets[i],
+              y + static_cast<int64_t>(i) * matrix, workspace, threads);
     }
+  }
+
+  void product(const T* a, const T* b, T* y, std::byte* workspace, ThreadPool* threads) const {
+    if constexpr (std::is_same_v<T, float>) {
+      if (packed_) {
+        run_packed_product(*packed_, a, b, y, workspace, threads);
+        return;
+      }
+    }
+    run_product(layout_.gemm, a, b, y, threads);
   }
 
   MatMulLayout layout_;
   Activation activation_;
+  std::optional<PackedProduct> packed_;  // float32: the packed-A GEMM instead of CBLAS
 };
 
 template <class T>
 PreparedKernel prepared(MatMulLayout layout, Activation activation) {
   PreparedKernel result;
-  result.kernel = std::make_unique<MatMulKernel<T>>(std::move(layout), activation);
+  std::optional<PackedProduct> packed;
+  if constexpr (std::is_same_v<T, float>) {
+    if (layout.gemm.k > 0) packed = plan_packed_product(layout.gemm);
+    if (packed) {
+      result.workspace_bytes = packed_product_workspace_bytes(*packed);
+      result.implementation = std::string("packed gemm ") + nn::sgemm_isa_name(packed->isa);
+    }
+  }
+  result.kernel = std::make_unique<MatMulKernel<T>>(std::move(layout), activation, packed);
   return result;
 }
 

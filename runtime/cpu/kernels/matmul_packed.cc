@@ -1,0 +1,50 @@
+// Float MatMul products on the packed-A GEMM, see matmul_packed.h.
+#include "runtime/cpu/kernels/matmul_packed.h"
+
+#include <algorithm>
+
+#include "runtime/cpu/thread_pool.h"
+
+namespace onepool::cpu {
+
+std::optional<PackedProduct> plan_packed_product(const GemmShape& shape) {
+  const nn::SgemmIsa isa = nn::best_sgemm_isa();
+  if (isa == nn::SgemmIsa::kPortable || shape.trans_a || shape.trans_b) return std::nullopt;
+  if (shape.m < nn::sgemm_panel_rows(isa) || shape.n <= 0 || shape.k <= 0) return std::nullopt;
+  return PackedProduct{isa, shape};
+}
+
+size_t packed_product_workspace_bytes(const PackedProduct& product) {
+  return static_cast<size_t>(nn::packed_a_floats(product.isa, product.shape.m, product.shape.k)) *
+         sizeof(float);
+}
+
+void run_packed_product(const PackedProduct& product, const float* a, const float* b, float* c,
+                        std::byte* workspace, ThreadPool* threads) {
+  const GemmShape& s = product.shape;
+  const nn::SgemmIsa isa = product.isa;
+  auto* packed = reinterpret_cast<float*>(workspace);
+  const int64_t rows = nn::sgemm_panel_rows(isa);
+  const int64_t panels = (s.m + rows - 1) / rows;
+  const auto pack = [&](int64_t begin, int64_t end) {
+    const int64_t first = begin * rows;
+    nn::pack_a(isa, a + first * s.lda, std::min(s.m, end * rows) - first, s.k, s.lda,
+               packed + first * s.k);
+  };
+  const int64_t cols = nn::sgemm_tile_cols(isa);
+  const int64_t tiles = (s.n + cols - 1) / cols;
+  const auto multiply = [&](int64_t begin, int64_t end) {
+    const int64_t first = begin * cols;
+    nn::sgemm_packed_a(isa, packed, s.m, std::min(s.n, end * cols) - first, s.k, b + first, s.ldb,
+                       c + first, s.ldc);
+  };
+  if (threads == nullptr) {
+    pack(0, panels);
+    multiply(0, tiles);
+    return;
+  }
+  threads->parallel_for(panels, 1, pack);
+  threads->parallel_for(tiles, 1, multiply);
+}
+
+}  // namespace onepool::cpu

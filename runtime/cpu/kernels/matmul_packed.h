@@ -1,0 +1,36 @@
+// Float MatMul products on OnePool's own packed-A GEMM (sgemm_packed.h) rather than CBLAS:
+// A (the activations, m x k) is packed into panels in the node's workspace at every run, B
+// (k x n, weights or not) is read in place, and the columns of C are split over the Session's
+// threads in whole tiles. The micro-kernels are picked by CPUID, so OpenBLAS's environment
+// settings do not decide the speed, and every element of C is one fused multiply-add chain over
+// k in order: the same bits at every thread count, column split and workspace address.
+// Products with fewer rows than one panel (matrix-vector shapes) stay on CBLAS, as do machines
+// without AVX2 + FMA (the portable micro-kernel is slower than OpenBLAS there).
+#pragma once
+
+#include <cstddef>
+#include <optional>
+
+#include "runtime/cpu/kernels/gemm_blas.h"
+#include "runtime/cpu/kernels/sgemm_packed.h"
+
+namespace onepool::cpu {
+
+class ThreadPool;
+
+struct PackedProduct {
+  nn::SgemmIsa isa = nn::SgemmIsa::kPortable;
+  GemmShape shape;  // non-transposed
+};
+
+/// The packed plan of `shape`, or nullopt when CBLAS should run it.
+std::optional<PackedProduct> plan_packed_product(const GemmShape& shape);
+
+/// Workspace bytes run_packed_product needs: A packed into whole panels.
+size_t packed_product_workspace_bytes(const PackedProduct& product);
+
+/// C = A * B; `workspace` holds packed_product_workspace_bytes (float-aligned).
+void run_packed_product(const PackedProduct& product, const float* a, const float* b, float* c,
+                        std::byte* workspace, ThreadPool* threads);
+
+}  // namespace onepool::cpu
