@@ -135,8 +135,12 @@ struct HardSwishOp {
 template <class T>
 struct GeluErfOp {
   T operator()(T x) const {
-    // 1 + erf(z) = erfc(-z), without the cancellation for large negative x.
-    return T(0.5) * x * std::erfc(x * T(-0.7071067811865476));
+    if constexpr (std::is_same_v<T, float>) {
+      return 0.5f * x * fast_one_plus_erf(x * 0.70710678118654752f);
+    } else {
+      // 1 + erf(z) = erfc(-z), without the cancellation for large negative x.
+      return T(0.5) * x * std::erfc(x * T(-0.7071067811865476));
+    }
   }
 };
 
