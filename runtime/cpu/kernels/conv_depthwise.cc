@@ -76,6 +76,73 @@ bool row_kxk(const WindowGeometry& g, const float* x, const float* w, float bias
   return true;
 }
 
+// One output of a K x K window at stride 1 with bounds checks on both axes (a plane's first and
+// last rows, where some of the K input rows do not exist); taps summed in the generic order.
+template <int K>
+float clipped_kxk(const WindowGeometry& g, const float* x, const float* w, float bias, int64_t oh,
+                  int64_t ow) {
+  float sum = bias;
+  for (int kh = 0; kh < K; ++kh) {
+    const int64_t ih = oh - g.pad_begin[1] + kh;
+    if (ih < 0 || ih >= g.input[1]) continue;
+    for (int kw = 0; kw < K; ++kw) {
+      const int64_t iw = ow - g.pad_begin[2] + kw;
+      if (iw >= 0 && iw < g.input[2]) sum += w[kh * K + kw] * x[ih * g.input[2] + iw];
+    }
+  }
+  return sum;
+}
+
+// A K x K "same" window at stride 1 (output as large as the input, pad (K-1)/2 before): the
+// taps of output f sit at fixed offsets from x + f, so the rows whose K input rows all exist
+// sweep as one flat run, tap by tap (bias, then taps row by row, as interior_kxk sums), which
+// vectorizes even on 7x7 planes where a row is too short to. The border columns of those rows
+// get stray values from the neighbouring row and are overwritten one by one, as are the first
+// and last rows. Returns false (nothing written) when the plane does not qualify.
+template <int K>
+bool flat_plane_kxk(const WindowGeometry& g, const float* x, const float* w, float bias,
+                    float* __restrict y) {
+  constexpr int64_t kPad = (K - 1) / 2;
+  const int64_t width = g.input[2];
+  const int64_t height = g.input[1];
+  const bool same = g.stride[1] == 1 && g.stride[2] == 1 && g.output[1] == height &&
+                    g.output[2] == width && g.pad_begin[1] == kPad && g.pad_begin[2] == kPad &&
+                    height >= K && width >= K;
+  if (!same) return false;
+  const int64_t first_row = kPad, end_row = height - (K - 1 - kPad);
+  const int64_t first_column = kPad, end_column = width - (K - 1 - kPad);
+  const int64_t begin = first_row * width + first_column;
+  const int64_t end = (end_row - 1) * width + end_column;
+  for (int64_t f = begin; f < end; ++f) y[f] = bias;
+  for (int kh = 0; kh < K; ++kh) {
+    for (int kw = 0; kw < K; ++kw) {
+      const float tap = w[kh * K + kw];
+      const float* src = x + (kh - kPad) * width + (kw - kPad);
+      for (int64_t f = begin; f < end; ++f) y[f] += tap * src[f];
+    }
+  }
+  for (int64_t oh = 0; oh < height; ++oh) {
+    float* y_row = y + oh * width;
+    const bool inside = oh >= first_row && oh < end_row;
+    for (int64_t ow = 0; ow < width; ++ow) {
+      if (inside && ow == first_column) ow = end_column;
+      if (ow >= width) break;
+      y_row[ow] = clipped_kxk<K>(g, x, w, bias, oh, ow);
+    }
+  }
+  return true;
+}
+
+using FlatFn = bool (*)(const WindowGeometry&, const float*, const float*, float, float*);
+
+FlatFn choose_flat_fn(const WindowGeometry& g) {
+  const bool square_2d = g.input[0] == 1 && g.kernel[0] == 1 && g.kernel[1] == g.kernel[2] &&
+                         g.dilation[1] == 1 && g.dilation[2] == 1;
+  if (square_2d && g.kernel[1] == 3) return &flat_plane_kxk<3>;
+  if (square_2d && g.kernel[1] == 5) return &flat_plane_kxk<5>;
+  return nullptr;
+}
+
 using RowFn = bool (*)(const WindowGeometry&, const float*, const float*, float, int64_t, float*);
 
 // The specialized row function for this geometry, or nullptr (generic path only).
@@ -96,6 +163,8 @@ RowFn choose_row_fn(const WindowGeometry& g) {
 void depthwise_plane(const WindowGeometry& g, const float* x, const float* w, float bias,
                      float* y) {
   const RowFn row_fn = choose_row_fn(g);
+  const FlatFn flat_fn = choose_flat_fn(g);
+  if (flat_fn != nullptr && flat_fn(g, x, w, bias, y)) return;
   for (int64_t od = 0; od < g.output[0]; ++od) {
     for (int64_t oh = 0; oh < g.output[1]; ++oh) {
       float* y_row = y + (od * g.output[1] + oh) * g.output[2];
