@@ -318,7 +318,9 @@ size_t packed_weight_bytes(int64_t out_channels, int64_t depth) {
 // bounds that grow with the width: ResNet's 3x3 conv 64->64 on 56x56 (pad 1) reads planes 58
 // wide; a band holds at most 768 columns, so its zero-padded input rows with their halo take
 // 64 x (768 + 2 x 58) x 4 = 226,304 bytes and its wide output 64 x 768 x 4 = 196,608, for any
-// batch; with group 2, half of each. A 1x1 conv is one OpenBLAS GEMM on its input: nothing. A
+// batch; with group 2, half of each. A 1x1 conv is an implicit GEMM on its input as it is: its
+// packed weights only (non-constant weights here), or one OpenBLAS GEMM (nothing) on a machine
+// without AVX2 + FMA. A
 // stride-2 conv takes im2col column tiles, one per thread, of at most max(256 columns, a row)
 // and max(512 KiB, a row): 576 x 4 x 256 = 589,824 or 524,288 bytes, the smaller. A depthwise
 // conv needs nothing.
@@ -343,7 +345,12 @@ TEST_CASE("Conv declares packed weights and the buffers of its path") {
   auto pointwise =
       prepare_conv(Shape{1, 64, 56, 56}, Shape{128, 64, 1, 1}, Shape{1, 128, 56, 56}, {});
   REQUIRE_MESSAGE(pointwise.has_value(), pointwise.status().to_string());
-  CHECK(pointwise->workspace_bytes == 0u);
+  if (cpu::nn::best_sgemm_isa() == cpu::nn::SgemmIsa::kPortable) {
+    CHECK(pointwise->workspace_bytes == 0u);
+  } else {
+    CHECK(pointwise->workspace_bytes == packed_weight_bytes(128, 64));
+    CHECK(pointwise->implementation.rfind("implicit gemm", 0) == 0);
+  }
   AttributeMap strided = attributes;
   strided.set("strides", ints_attr({2, 2}));
   for (const int threads : {1, 2}) {
