@@ -8,6 +8,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <vector>
@@ -36,7 +37,8 @@ std::vector<float> product(SgemmIsa isa, const std::vector<float>& a, const std:
   cpu::nn::pack_a(isa, a.data(), m, k, k, packed.data());
   const int64_t ldc = n + 3;
   std::vector<float> c(static_cast<size_t>(m * ldc), -5.0f);
-  cpu::nn::sgemm_packed_a(isa, packed.data(), m, n, k, b.data(), ldb, c.data(), ldc);
+  cpu::nn::sgemm_packed_a(isa, cpu::nn::PackedA{packed.data(), m, k}, 0, m, n, b.data(), ldb,
+                          c.data(), ldc);
   for (int64_t i = 0; i < m; ++i) {
     for (int64_t j = n; j < ldc; ++j) REQUIRE(c[static_cast<size_t>(i * ldc + j)] == -5.0f);
   }
@@ -74,6 +76,33 @@ TEST_CASE("every GEMM micro-kernel gives the portable kernel's bits, and A * B")
         }
       }
     }
+  }
+}
+
+// A packed in parts (pack_a_panels over panel ranges, as threads do) equals pack_a's layout, and
+// a run over rows [first_row, ...) (first_row a panel boundary, as a thread's share of the
+// output channels) gives exactly those rows of the whole product; k spans several blocks.
+TEST_CASE("packing in parts and products over a range of panels match the whole") {
+  for (const SgemmIsa isa : runnable_isas()) {
+    CAPTURE(cpu::nn::sgemm_isa_name(isa));
+    const int64_t panel = cpu::nn::sgemm_panel_rows(isa);
+    const int64_t m = 3 * panel + 5, n = 45, k = 300;
+    const std::vector<float> a = random_values(m * k, 21);
+    const std::vector<float> b = random_values(k * n, 22);
+    std::vector<float> whole(static_cast<size_t>(cpu::nn::packed_a_floats(isa, m, k)));
+    cpu::nn::pack_a(isa, a.data(), m, k, k, whole.data());
+    std::vector<float> parts(whole.size(), -1.0f);
+    const int64_t panels = (m + panel - 1) / panel;
+    cpu::nn::pack_a_panels(isa, a.data(), m, k, k, 2, panels, parts.data());
+    cpu::nn::pack_a_panels(isa, a.data(), m, k, k, 0, 2, parts.data());
+    CHECK(parts == whole);
+    const cpu::nn::PackedA packed{whole.data(), m, k};
+    std::vector<float> all(static_cast<size_t>(m * n));
+    cpu::nn::sgemm_packed_a(isa, packed, 0, m, n, b.data(), n, all.data(), n);
+    const int64_t first_row = 2 * panel;
+    std::vector<float> tail(static_cast<size_t>((m - first_row) * n));
+    cpu::nn::sgemm_packed_a(isa, packed, first_row, m - first_row, n, b.data(), n, tail.data(), n);
+    CHECK(std::equal(tail.begin(), tail.end(), all.begin() + first_row * n));
   }
 }
 

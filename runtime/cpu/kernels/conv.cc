@@ -173,8 +173,9 @@ class ConvKernel final : public Kernel {
     const int64_t rows = std::min(plan_.tile_rows, g.output[0] * g.output[1] - first_row);
     const int64_t width = rows * g.output[2];
     if (fill) im2col_matrix_rows(g, image.x, first_row, rows, 0, depth, col);
-    sgemm_packed_a(plan_.isa, image.packed + first_channel * depth, end_channel - first_channel,
-                   width, depth, col, width,
+    const PackedA weights{image.packed, plan_.out_channels / plan_.group, depth};
+    sgemm_packed_a(plan_.isa, weights, first_channel, end_channel - first_channel, width, col,
+                   width,
                    image.y + first_channel * g.output_size() + first_row * g.output[2],
                    g.output_size());
   }

@@ -55,21 +55,20 @@ const float* band_planes(const WindowGeometry& g, const ImplicitGemmPlan& plan, 
 
 // Output channels [first, end) of band `band`, from its planes.
 void multiply_band(const WindowGeometry& g, const ImplicitGemmPlan& plan, SgemmIsa isa,
-                   const float* packed, const float* planes, const Band& band, int64_t first,
+                   const PackedA& weights, const float* planes, const Band& band, int64_t first,
                    int64_t end, std::byte* part, float* y) {
   const int64_t width = g.output[2];
   const int64_t columns = (band.rows - 1) * plan.plane_w + width;
-  const auto depth = static_cast<int64_t>(plan.row_offsets.size());
-  const float* weights = packed + first * depth;
   float* y_first = y + first * g.output_size();
   if (plan.wide_bytes == 0) {  // plane_w == OW: the wide output is Y's rows
-    sgemm_packed_a_rows(isa, weights, end - first, columns, depth, planes, plan.row_offsets.data(),
-                        y_first + band.first_row * width, g.output_size());
+    sgemm_packed_a_rows(isa, weights, first, end - first, columns, planes,
+                        plan.row_offsets.data(), y_first + band.first_row * width,
+                        g.output_size());
     return;
   }
   const int64_t ldw = plan.band_rows * plan.plane_w;
   float* wide = reinterpret_cast<float*>(part + aligned(plan.padded_bytes)) + first * ldw;
-  sgemm_packed_a_rows(isa, weights, end - first, columns, depth, planes, plan.row_offsets.data(),
+  sgemm_packed_a_rows(isa, weights, first, end - first, columns, planes, plan.row_offsets.data(),
                       wide, ldw);
   for (int64_t m = 0; m < end - first; ++m) {
     for (int64_t r = 0; r < band.rows; ++r) {
@@ -121,6 +120,7 @@ void run_implicit_gemm(const WindowGeometry& g, const ImplicitGemmPlan& plan, Sg
                        const float* packed, int64_t out_channels, int64_t in_channels,
                        const float* x, float* y, std::byte* workspace, ThreadPool& threads) {
   const int64_t bands = (g.output[1] + plan.band_rows - 1) / plan.band_rows;
+  const PackedA weights{packed, out_channels, static_cast<int64_t>(plan.row_offsets.size())};
   const auto band_at = [&](int64_t band) {
     const int64_t first_row = band * plan.band_rows;
     return Band{first_row, std::min(plan.band_rows, g.output[1] - first_row)};
@@ -134,7 +134,7 @@ void run_implicit_gemm(const WindowGeometry& g, const ImplicitGemmPlan& plan, Sg
       const Band rows = band_at(band);
       const float* planes = band_planes(g, plan, x, in_channels, rows, workspace);
       threads.parallel_for(panels, 1, [&](int64_t begin, int64_t end) {
-        multiply_band(g, plan, isa, packed, planes, rows, begin * panel,
+        multiply_band(g, plan, isa, weights, planes, rows, begin * panel,
                       std::min(out_channels, end * panel), workspace, y);
       });
     }
@@ -149,7 +149,7 @@ void run_implicit_gemm(const WindowGeometry& g, const ImplicitGemmPlan& plan, Sg
       for (int64_t band = part; band < bands; band += parts) {
         const Band rows = band_at(band);
         const float* planes = band_planes(g, plan, x, in_channels, rows, scratch);
-        multiply_band(g, plan, isa, packed, planes, rows, 0, out_channels, scratch, y);
+        multiply_band(g, plan, isa, weights, planes, rows, 0, out_channels, scratch, y);
       }
     }
   });

@@ -27,16 +27,14 @@ void run_packed_product(const PackedProduct& product, const float* a, const floa
   const int64_t rows = nn::sgemm_panel_rows(isa);
   const int64_t panels = (s.m + rows - 1) / rows;
   const auto pack = [&](int64_t begin, int64_t end) {
-    const int64_t first = begin * rows;
-    nn::pack_a(isa, a + first * s.lda, std::min(s.m, end * rows) - first, s.k, s.lda,
-               packed + first * s.k);
+    nn::pack_a_panels(isa, a, s.m, s.k, s.lda, begin, end, packed);
   };
   const int64_t cols = nn::sgemm_tile_cols(isa);
   const int64_t tiles = (s.n + cols - 1) / cols;
   const auto multiply = [&](int64_t begin, int64_t end) {
     const int64_t first = begin * cols;
-    nn::sgemm_packed_a(isa, packed, s.m, std::min(s.n, end * cols) - first, s.k, b + first, s.ldb,
-                       c + first, s.ldc);
+    nn::sgemm_packed_a(isa, nn::PackedA{packed, s.m, s.k}, 0, s.m,
+                       std::min(s.n, end * cols) - first, b + first, s.ldb, c + first, s.ldc);
   };
   if (threads == nullptr) {
     pack(0, panels);

@@ -184,31 +184,39 @@ void run_tile(SgemmIsa isa, const Tile& tile) {
   }
 }
 
-// C = A * B over column tiles (outside) and panels of A (inside): one strip of B serves every
-// panel of A while it is in cache.
-void run_product(SgemmIsa isa, const float* packed_a, int64_t m, int64_t n, int64_t k,
+int64_t padded_rows(SgemmIsa isa, int64_t m) {
+  const int64_t rows = tile_rows(isa);
+  return (m + rows - 1) / rows * rows;
+}
+
+// Rows [first_row, first_row + m) of C = A * B over column tiles (outside) and panels of A
+// (inside): one strip of B serves every panel of A while it is in cache.
+void run_product(SgemmIsa isa, const PackedA& a, int64_t first_row, int64_t m, int64_t n,
                  const float* b, int64_t ldb, const int64_t* offsets, float* c, int64_t ldc) {
   if (m <= 0 || n <= 0) return;
+  const int64_t k = a.k;
   if (k <= 0) {
     for (int64_t i = 0; i < m; ++i) std::fill(c + i * ldc, c + i * ldc + n, 0.0f);
     return;
   }
   const int64_t rows = tile_rows(isa);
   const int64_t cols = tile_cols(isa);
+  const int64_t all_rows = padded_rows(isa, a.rows);
   // Blocks of k outside: a block's strip of B (kKBlock rows of one column tile) stays in L1
   // while every panel of A runs against it; later blocks continue the chains from C.
   for (int64_t k0 = 0; k0 < k; k0 += kKBlock) {
     const int64_t kc = std::min(kKBlock, k - k0);
+    const float* block = a.data + k0 * all_rows;  // every panel's slice of this block
     for (int64_t col = 0; col < n; col += cols) {
-      for (int64_t first_row = 0; first_row < m; first_row += rows) {
-        const Tile tile{packed_a + first_row * k + k0 * rows,
+      for (int64_t row = 0; row < m; row += rows) {
+        const Tile tile{block + (first_row + row) * kc,
                         offsets != nullptr ? b + col : b + k0 * ldb + col,
                         ldb,
                         offsets != nullptr ? offsets + k0 : nullptr,
-                        c + first_row * ldc + col,
+                        c + row * ldc + col,
                         ldc,
                         kc,
-                        std::min(rows, m - first_row),
+                        std::min(rows, m - row),
                         std::min(cols, n - col),
                         k0 > 0};
         run_tile(isa, tile);
@@ -241,30 +249,38 @@ const char* sgemm_isa_name(SgemmIsa isa) {
 int64_t sgemm_panel_rows(SgemmIsa isa) { return tile_rows(isa); }
 int64_t sgemm_tile_cols(SgemmIsa isa) { return tile_cols(isa); }
 
-int64_t packed_a_floats(SgemmIsa isa, int64_t m, int64_t k) {
-  const int64_t rows = tile_rows(isa);
-  return (m + rows - 1) / rows * rows * k;
-}
+int64_t packed_a_floats(SgemmIsa isa, int64_t m, int64_t k) { return padded_rows(isa, m) * k; }
 
-void pack_a(SgemmIsa isa, const float* a, int64_t m, int64_t k, int64_t lda, float* packed) {
+void pack_a_panels(SgemmIsa isa, const float* a, int64_t m, int64_t k, int64_t lda,
+                   int64_t first_panel, int64_t end_panel, float* packed) {
   const int64_t rows = tile_rows(isa);
-  for (int64_t first = 0; first < m; first += rows) {
-    float* panel = packed + first * k;
-    for (int64_t i = 0; i < rows; ++i) {
-      const int64_t row = first + i;
-      for (int64_t p = 0; p < k; ++p) panel[p * rows + i] = row < m ? a[row * lda + p] : 0.0f;
+  const int64_t all_rows = padded_rows(isa, m);
+  for (int64_t k0 = 0; k0 < k; k0 += kKBlock) {
+    const int64_t kc = std::min(kKBlock, k - k0);
+    for (int64_t panel = first_panel; panel < end_panel; ++panel) {
+      float* slice = packed + k0 * all_rows + panel * rows * kc;
+      for (int64_t i = 0; i < rows; ++i) {
+        const int64_t row = panel * rows + i;
+        for (int64_t p = 0; p < kc; ++p) {
+          slice[p * rows + i] = row < m ? a[row * lda + k0 + p] : 0.0f;
+        }
+      }
     }
   }
 }
 
-void sgemm_packed_a(SgemmIsa isa, const float* packed_a, int64_t m, int64_t n, int64_t k,
-                    const float* b, int64_t ldb, float* c, int64_t ldc) {
-  run_product(isa, packed_a, m, n, k, b, ldb, nullptr, c, ldc);
+void pack_a(SgemmIsa isa, const float* a, int64_t m, int64_t k, int64_t lda, float* packed) {
+  pack_a_panels(isa, a, m, k, lda, 0, padded_rows(isa, m) / tile_rows(isa), packed);
 }
 
-void sgemm_packed_a_rows(SgemmIsa isa, const float* packed_a, int64_t m, int64_t n, int64_t k,
+void sgemm_packed_a(SgemmIsa isa, const PackedA& a, int64_t first_row, int64_t m, int64_t n,
+                    const float* b, int64_t ldb, float* c, int64_t ldc) {
+  run_product(isa, a, first_row, m, n, b, ldb, nullptr, c, ldc);
+}
+
+void sgemm_packed_a_rows(SgemmIsa isa, const PackedA& a, int64_t first_row, int64_t m, int64_t n,
                          const float* b, const int64_t* row_offsets, float* c, int64_t ldc) {
-  run_product(isa, packed_a, m, n, k, b, 0, row_offsets, c, ldc);
+  run_product(isa, a, first_row, m, n, b, 0, row_offsets, c, ldc);
 }
 
 }  // namespace onepool::cpu::nn

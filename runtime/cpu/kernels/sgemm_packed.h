@@ -1,5 +1,6 @@
 // OnePool's own single-precision GEMM for convolutions: C[m, n] = A[m, k] * B[k, n], row-major,
-// with A (the weights) packed into panels of `rows_per_panel` rows, k-major, and B (a narrow
+// with A (the weights) packed into panels of `rows_per_panel` rows, k-major, stored block of k
+// by block of k (see PackedA), and B (a narrow
 // im2col tile, at most a few hundred columns, so its rows stay within the cache's reach) read in
 // place. Micro-kernels for AVX-512 (12 x 32 tile), AVX2 + FMA (6 x 16) and a portable one
 // (4 x 8, std::fma), picked by CPUID at prepare time: one binary runs on any x86-64, and
@@ -28,17 +29,32 @@ int64_t sgemm_tile_cols(SgemmIsa isa);
 /// Floats the packed A of an m x k matrix takes (whole panels, the last one zero-padded).
 int64_t packed_a_floats(SgemmIsa isa, int64_t m, int64_t k);
 
+/// A packed by pack_a. Layout: blocks of k (a fixed depth, the last block shorter), each block
+/// holding every panel's slice of it one after the other, so the product streams A from memory
+/// in long sequential runs (one block of all panels at a time), not one short run per panel.
+struct PackedA {
+  const float* data = nullptr;
+  int64_t rows = 0;  // m, as packed
+  int64_t k = 0;
+};
+
 /// Packs A (m x k, row stride lda) into `packed` (packed_a_floats floats).
 void pack_a(SgemmIsa isa, const float* a, int64_t m, int64_t k, int64_t lda, float* packed);
 
-/// C = A * B on the calling thread, with A packed by pack_a for the same isa; B is k x n with
-/// row stride ldb, C is m x n with row stride ldc (overwritten).
-void sgemm_packed_a(SgemmIsa isa, const float* packed_a, int64_t m, int64_t n, int64_t k,
+/// Packs only panels [first_panel, end_panel) of A into their places in the full layout (for
+/// packing in parallel); a is the whole matrix.
+void pack_a_panels(SgemmIsa isa, const float* a, int64_t m, int64_t k, int64_t lda,
+                   int64_t first_panel, int64_t end_panel, float* packed);
+
+/// Rows [first_row, first_row + m) of C = A * B on the calling thread (first_row a multiple of
+/// the panel height); B is k x n with row stride ldb, C's first row is row first_row of the
+/// product, m x n with row stride ldc (overwritten).
+void sgemm_packed_a(SgemmIsa isa, const PackedA& a, int64_t first_row, int64_t m, int64_t n,
                     const float* b, int64_t ldb, float* c, int64_t ldc);
 
 /// As sgemm_packed_a, with row p of B starting at b + row_offsets[p] (an implicit GEMM: the
 /// rows of a convolution's column matrix read straight from the input planes).
-void sgemm_packed_a_rows(SgemmIsa isa, const float* packed_a, int64_t m, int64_t n, int64_t k,
+void sgemm_packed_a_rows(SgemmIsa isa, const PackedA& a, int64_t first_row, int64_t m, int64_t n,
                          const float* b, const int64_t* row_offsets, float* c, int64_t ldc);
 
 }  // namespace onepool::cpu::nn
