@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 namespace onepool::cpu::nn {
 namespace {
@@ -61,9 +62,8 @@ void multiply_band(const WindowGeometry& g, const ImplicitGemmPlan& plan, SgemmI
   const int64_t columns = (band.rows - 1) * plan.plane_w + width;
   float* y_first = y + first * g.output_size();
   if (plan.wide_bytes == 0) {  // plane_w == OW: the wide output is Y's rows
-    sgemm_packed_a_rows(isa, weights, first, end - first, columns, planes,
-                        plan.row_offsets.data(), y_first + band.first_row * width,
-                        g.output_size());
+    sgemm_packed_a_rows(isa, weights, first, end - first, columns, planes, plan.row_offsets.data(),
+                        y_first + band.first_row * width, g.output_size());
     return;
   }
   const int64_t ldw = plan.band_rows * plan.plane_w;
@@ -76,6 +76,32 @@ void multiply_band(const WindowGeometry& g, const ImplicitGemmPlan& plan, SgemmI
       std::copy(src, src + width, y_first + m * g.output_size() + (band.first_row + r) * width);
     }
   }
+}
+
+// Output rows per band: at most `max_rows`, with the bands shared out evenly over `threads`
+// parts (bands go round-robin to the parts). 28 rows at up to 25 a band on 2 threads would be
+// bands of 25 and 3, one thread idle most of the node; 14 and 14 keep both busy. Tries band
+// counts in multiples of the thread count and keeps the one whose busiest part has the fewest
+// rows (the fewest bands on a tie: longer bands run longer column tiles).
+int64_t balanced_band_rows(int64_t height, int64_t max_rows, int threads) {
+  const int64_t parts = std::max(threads, 1);
+  const int64_t fewest = (height + max_rows - 1) / max_rows;
+  int64_t best_rows = max_rows;
+  int64_t best_load = std::numeric_limits<int64_t>::max();
+  for (int64_t bands = (fewest + parts - 1) / parts * parts; bands <= fewest + 4 * parts;
+       bands += parts) {
+    const int64_t rows = (height + bands - 1) / bands;
+    const int64_t used = (height + rows - 1) / rows;  // bands of `rows` that cover the height
+    int64_t load = 0;                                 // part 0 takes bands 0, parts, 2 parts...
+    for (int64_t band = 0; band < used; band += parts) {
+      load += std::min(rows, height - band * rows);
+    }
+    if (load < best_load) {
+      best_load = load;
+      best_rows = rows;
+    }
+  }
+  return best_rows;
 }
 
 }  // namespace
@@ -93,7 +119,8 @@ ImplicitGemmPlan plan_implicit_gemm(const WindowGeometry& g, int64_t in_channels
   plan.padded = g.pad_begin[1] != 0 || g.pad_begin[2] != 0 || g.output[1] + halo_h > g.input[1] ||
                 need_w > g.input[2];
   plan.plane_w = plan.padded ? need_w : g.input[2];
-  plan.band_rows = std::clamp<int64_t>(kBandColumns / plan.plane_w, 1, g.output[1]);
+  plan.band_rows = balanced_band_rows(
+      g.output[1], std::clamp<int64_t>(kBandColumns / plan.plane_w, 1, g.output[1]), threads);
   plan.plane_h = plan.padded ? plan.band_rows + halo_h : g.input[1];
   // Declared as bounds that grow with the plane width (a band holds at most
   // max(kBandColumns, plane_w) output columns), so that a plan made at the top of a shape range
