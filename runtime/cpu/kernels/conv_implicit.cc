@@ -82,10 +82,14 @@ void multiply_band(const WindowGeometry& g, const ImplicitGemmPlan& plan, SgemmI
 // parts (bands go round-robin to the parts). 28 rows at up to 25 a band on 2 threads would be
 // bands of 25 and 3, one thread idle most of the node; 14 and 14 keep both busy. Tries band
 // counts in multiples of the thread count and keeps the one whose busiest part has the fewest
-// rows (the fewest bands on a tie: longer bands run longer column tiles).
+// rows (the fewest bands on a tie: longer bands run longer column tiles). Maps that fit in
+// fewer bands than threads keep their bands.
 int64_t balanced_band_rows(int64_t height, int64_t max_rows, int threads) {
   const int64_t parts = std::max(threads, 1);
   const int64_t fewest = (height + max_rows - 1) / max_rows;
+  // Fewer bands than threads: the threads share each band's output channels instead (cutting
+  // a small map into more bands would make every thread stream all the weights).
+  if (fewest < parts) return max_rows;
   int64_t best_rows = max_rows;
   int64_t best_load = std::numeric_limits<int64_t>::max();
   for (int64_t bands = (fewest + parts - 1) / parts * parts; bands <= fewest + 4 * parts;

@@ -31,6 +31,7 @@ constexpr int64_t kAvx2Cols = 16;
 constexpr int kPortableRows = 4;
 constexpr int64_t kKBlock = 128;
 constexpr int64_t kPortableCols = 8;
+constexpr int64_t kMaxTileCols = kAvx512Cols;
 
 __mmask16 lane_mask(int64_t valid) {
   if (valid >= 16) return static_cast<__mmask16>(0xFFFF);
@@ -202,22 +203,41 @@ void run_product(SgemmIsa isa, const PackedA& a, int64_t first_row, int64_t m, i
   const int64_t rows = tile_rows(isa);
   const int64_t cols = tile_cols(isa);
   const int64_t all_rows = padded_rows(isa, a.rows);
+  // With more than one panel to serve, each strip of B is first copied into one contiguous
+  // block on the stack: its rows sit far apart in B (a MatMul's weights N floats apart, an
+  // implicit GEMM's rows across the input planes), which the panels would each walk again.
+  const bool copy_strips = m > rows;
+  alignas(64) float strip[kKBlock * kMaxTileCols];
   // Blocks of k outside: a block's strip of B (kKBlock rows of one column tile) stays in L1
   // while every panel of A runs against it; later blocks continue the chains from C.
   for (int64_t k0 = 0; k0 < k; k0 += kKBlock) {
     const int64_t kc = std::min(kKBlock, k - k0);
     const float* block = a.data + k0 * all_rows;  // every panel's slice of this block
     for (int64_t col = 0; col < n; col += cols) {
+      const int64_t width = std::min(cols, n - col);
+      const float* strip_b = offsets != nullptr ? b + col : b + k0 * ldb + col;
+      int64_t strip_ldb = ldb;
+      const int64_t* strip_offsets = offsets != nullptr ? offsets + k0 : nullptr;
+      if (copy_strips) {
+        for (int64_t p = 0; p < kc; ++p) {
+          const float* row =
+              strip_offsets != nullptr ? strip_b + strip_offsets[p] : strip_b + p * ldb;
+          std::copy(row, row + width, strip + p * cols);
+        }
+        strip_b = strip;
+        strip_ldb = cols;
+        strip_offsets = nullptr;
+      }
       for (int64_t row = 0; row < m; row += rows) {
         const Tile tile{block + (first_row + row) * kc,
-                        offsets != nullptr ? b + col : b + k0 * ldb + col,
-                        ldb,
-                        offsets != nullptr ? offsets + k0 : nullptr,
+                        strip_b,
+                        strip_ldb,
+                        strip_offsets,
                         c + row * ldc + col,
                         ldc,
                         kc,
                         std::min(rows, m - row),
-                        std::min(cols, n - col),
+                        width,
                         k0 > 0};
         run_tile(isa, tile);
       }
