@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "runtime/cpu/kernels/gemm_blas.h"
+#include "runtime/cpu/kernels/gemm_vector.h"
 #include "runtime/cpu/kernels/matmul_common.h"
 
 namespace onepool::cpu {
@@ -103,14 +104,24 @@ class GemmKernel final : public Kernel {
       // An empty product: Y = beta * C (BLAS may skip writing C at all when K == 0).
       for (int64_t i = 0; i < count; ++i) y[i] = static_cast<T>(beta * y[i]);
     } else {
-      gemm(g, layout_.alpha, context.inputs[0].as<const T>(), context.inputs[1].as<const T>(), beta,
-           y, context.threads);
+      product(context.inputs[0].as<const T>(), context.inputs[1].as<const T>(), beta, y,
+              context.threads);
     }
     if constexpr (std::is_same_v<T, float>) apply_activation(activation_, y, count);
     return Status::ok();
   }
 
  private:
+  void product(const T* a, const T* b, float beta, T* y, ThreadPool* threads) const {
+    if constexpr (std::is_same_v<T, float>) {
+      if (gemv_row_fits(layout_.gemm)) {
+        gemv_row(layout_.gemm, layout_.alpha, a, b, beta, y, threads);
+        return;
+      }
+    }
+    gemm(layout_.gemm, layout_.alpha, a, b, beta, y, threads);
+  }
+
   void broadcast_c(const T* c, T* y) const {
     const GemmShape& g = layout_.gemm;
     for (int64_t i = 0; i < g.m; ++i) {
@@ -137,6 +148,7 @@ Expected<PreparedKernel> make_gemm_kernel(const NodeContext& node) {
     result.kernel = std::make_unique<GemmKernel<double>>(layout, activation);
   } else {
     result.kernel = std::make_unique<GemmKernel<float>>(layout, activation);
+    if (gemv_row_fits(layout.gemm)) result.implementation = "one-row dot products";
   }
   return result;
 }

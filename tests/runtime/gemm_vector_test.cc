@@ -1,0 +1,92 @@
+// Gemm with one row of A (gemm_vector.h): transB 0 and 1, alpha, beta and a broadcast C match a
+// double-precision loop, the bits do not change with the thread count, and a NaN in A reaches
+// every output while an Inf in B reaches only its column.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "runtime/kernel_test_util.h"
+
+namespace onepool::testing {
+namespace {
+
+std::vector<float> pseudo_random(int64_t count, uint32_t seed) {
+  std::vector<float> values(static_cast<size_t>(count));
+  for (auto& value : values) {
+    seed = seed * 1664525u + 1013904223u;
+    value = static_cast<float>(seed >> 8) / static_cast<float>(1u << 23) - 1.0f;
+  }
+  return values;
+}
+
+AttributeMap gemm_attributes(float alpha, float beta, int64_t trans_b) {
+  AttributeMap attributes;
+  attributes.set("alpha", float_attr(alpha));
+  attributes.set("beta", float_attr(beta));
+  attributes.set("transB", int_attr(trans_b));
+  return attributes;
+}
+
+std::vector<float> gemm_row(const std::vector<float>& a, const std::vector<float>& b,
+                            const std::vector<float>& c, int64_t k, int64_t n, bool trans_b,
+                            int threads) {
+  const Shape b_shape = trans_b ? Shape{n, k} : Shape{k, n};
+  auto result = run_single_node("Gemm", {f32(Shape{1, k}, a), f32(b_shape, b), f32(Shape{n}, c)},
+                                {{DType::kFloat32, Shape{1, n}}},
+                                gemm_attributes(0.5f, 2.0f, trans_b ? 1 : 0), threads);
+  REQUIRE_MESSAGE(result.has_value(), result.status().to_string());
+  return values_of<float>((*result)[0]);
+}
+
+TEST_CASE("one-row Gemm matches a double loop at any thread count") {
+  for (const bool trans_b : {false, true}) {
+    for (const int64_t k : {1, 15, 16, 17, 1280}) {
+      const int64_t n = 1000;
+      CAPTURE(trans_b);
+      CAPTURE(k);
+      const auto a = pseudo_random(k, 1);
+      const auto b = pseudo_random(k * n, 2);
+      const auto c = pseudo_random(n, 3);
+      const auto one = gemm_row(a, b, c, k, n, trans_b, 1);
+      for (int64_t j = 0; j < n; ++j) {
+        double sum = 0.0;
+        for (int64_t p = 0; p < k; ++p) {
+          sum += static_cast<double>(a[static_cast<size_t>(p)]) *
+                 b[static_cast<size_t>(trans_b ? j * k + p : p * n + j)];
+        }
+        const double expected = 0.5 * sum + 2.0 * c[static_cast<size_t>(j)];
+        CHECK(std::fabs(one[static_cast<size_t>(j)] - expected) <= 1e-5 * (1.0 + std::sqrt(k)));
+      }
+      for (const int threads : {2, 3}) {
+        const auto other = gemm_row(a, b, c, k, n, trans_b, threads);
+        CHECK(std::memcmp(one.data(), other.data(), one.size() * sizeof(float)) == 0);
+      }
+    }
+  }
+}
+
+TEST_CASE("one-row Gemm carries NaN and Inf where they reach") {
+  const int64_t k = 40, n = 300;
+  for (const bool trans_b : {false, true}) {
+    CAPTURE(trans_b);
+    auto a = pseudo_random(k, 4);
+    auto b = pseudo_random(k * n, 5);
+    const auto c = pseudo_random(n, 6);
+    b[static_cast<size_t>(trans_b ? 7 * k + 3 : 3 * n + 7)] =
+        std::numeric_limits<float>::infinity();  // column 7
+    auto y = gemm_row(a, b, c, k, n, trans_b, 2);
+    for (int64_t j = 0; j < n; ++j) {
+      CAPTURE(j);
+      CHECK(std::isinf(y[static_cast<size_t>(j)]) == (j == 7));
+    }
+    a[5] = std::numeric_limits<float>::quiet_NaN();
+    y = gemm_row(a, b, c, k, n, trans_b, 2);
+    for (const float v : y) CHECK(std::isnan(v));
+  }
+}
+
+}  // namespace
+}  // namespace onepool::testing
