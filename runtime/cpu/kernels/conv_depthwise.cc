@@ -76,29 +76,30 @@ bool row_kxk(const WindowGeometry& g, const float* x, const float* w, float bias
   return true;
 }
 
-// One output of a K x K window at stride 1 with bounds checks on both axes (a plane's first and
-// last rows, where some of the K input rows do not exist); taps summed in the generic order.
-template <int K>
-float clipped_kxk(const WindowGeometry& g, const float* x, const float* w, float bias, int64_t oh,
-                  int64_t ow) {
-  float sum = bias;
-  for (int kh = 0; kh < K; ++kh) {
-    const int64_t ih = oh - g.pad_begin[1] + kh;
-    if (ih < 0 || ih >= g.input[1]) continue;
-    for (int kw = 0; kw < K; ++kw) {
-      const int64_t iw = ow - g.pad_begin[2] + kw;
-      if (iw >= 0 && iw < g.input[2]) sum += w[kh * K + kw] * x[ih * g.input[2] + iw];
+// One output row the generic way: bias, then every kernel row that lands inside the input,
+// tap by tap (the same per-output sum order as every other path).
+void generic_row(const WindowGeometry& g, const float* x, const float* w, float bias, int64_t od,
+                 int64_t oh, float* y_row) {
+  std::fill(y_row, y_row + g.output[2], bias);
+  for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
+    const int64_t id = od * g.stride[0] - g.pad_begin[0] + kd * g.dilation[0];
+    if (id < 0 || id >= g.input[0]) continue;
+    for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
+      const int64_t ih = oh * g.stride[1] - g.pad_begin[1] + kh * g.dilation[1];
+      if (ih < 0 || ih >= g.input[1]) continue;
+      accumulate_row(g, x + (id * g.input[1] + ih) * g.input[2],
+                     w + (kd * g.kernel[1] + kh) * g.kernel[2], y_row);
     }
   }
-  return sum;
 }
 
 // A K x K "same" window at stride 1 (output as large as the input, pad (K-1)/2 before): the
 // taps of output f sit at fixed offsets from x + f, so the rows whose K input rows all exist
-// sweep as one flat run, tap by tap (bias, then taps row by row, as interior_kxk sums), which
-// vectorizes even on 7x7 planes where a row is too short to. The border columns of those rows
-// get stray values from the neighbouring row and are overwritten one by one, as are the first
-// and last rows. Returns false (nothing written) when the plane does not qualify.
+// sweep as one flat run with the taps in registers (bias, then taps row by row, as
+// interior_kxk sums), which vectorizes even on 7x7 planes where a row is too short to. The border
+// columns of those rows get stray values from the neighbouring row and are overwritten one by one;
+// the first and last rows go the generic way. Returns false (nothing written) when the plane does
+// not qualify.
 template <int K>
 bool flat_plane_kxk(const WindowGeometry& g, const float* x, const float* w, float bias,
                     float* __restrict y) {
@@ -113,21 +114,30 @@ bool flat_plane_kxk(const WindowGeometry& g, const float* x, const float* w, flo
   const int64_t first_column = kPad, end_column = width - (K - 1 - kPad);
   const int64_t begin = first_row * width + first_column;
   const int64_t end = (end_row - 1) * width + end_column;
-  for (int64_t f = begin; f < end; ++f) y[f] = bias;
-  for (int kh = 0; kh < K; ++kh) {
-    for (int kw = 0; kw < K; ++kw) {
-      const float tap = w[kh * K + kw];
-      const float* src = x + (kh - kPad) * width + (kw - kPad);
-      for (int64_t f = begin; f < end; ++f) y[f] += tap * src[f];
-    }
+  float taps[K * K];
+  int64_t offsets[K * K];
+  for (int t = 0; t < K * K; ++t) {
+    taps[t] = w[t];
+    offsets[t] = (t / K - kPad) * width + (t % K - kPad);
   }
+  for (int64_t f = begin; f < end; ++f) {
+    float sum = bias;
+    for (int t = 0; t < K * K; ++t) sum += taps[t] * x[f + offsets[t]];
+    y[f] = sum;
+  }
+  const float* window_rows[K];
   for (int64_t oh = 0; oh < height; ++oh) {
     float* y_row = y + oh * width;
-    const bool inside = oh >= first_row && oh < end_row;
-    for (int64_t ow = 0; ow < width; ++ow) {
-      if (inside && ow == first_column) ow = end_column;
-      if (ow >= width) break;
-      y_row[ow] = clipped_kxk<K>(g, x, w, bias, oh, ow);
+    if (oh < first_row || oh >= end_row) {
+      generic_row(g, x, w, bias, 0, oh, y_row);
+      continue;
+    }
+    for (int kh = 0; kh < K; ++kh) window_rows[kh] = x + (oh - kPad + kh) * width;
+    for (int64_t ow = 0; ow < first_column; ++ow) {
+      y_row[ow] = edge_kxk<K>(g, window_rows, w, bias, ow);
+    }
+    for (int64_t ow = end_column; ow < width; ++ow) {
+      y_row[ow] = edge_kxk<K>(g, window_rows, w, bias, ow);
     }
   }
   return true;
@@ -169,17 +179,7 @@ void depthwise_plane(const WindowGeometry& g, const float* x, const float* w, fl
     for (int64_t oh = 0; oh < g.output[1]; ++oh) {
       float* y_row = y + (od * g.output[1] + oh) * g.output[2];
       if (row_fn != nullptr && row_fn(g, x, w, bias, oh, y_row)) continue;
-      std::fill(y_row, y_row + g.output[2], bias);
-      for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
-        const int64_t id = od * g.stride[0] - g.pad_begin[0] + kd * g.dilation[0];
-        if (id < 0 || id >= g.input[0]) continue;
-        for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
-          const int64_t ih = oh * g.stride[1] - g.pad_begin[1] + kh * g.dilation[1];
-          if (ih < 0 || ih >= g.input[1]) continue;
-          accumulate_row(g, x + (id * g.input[1] + ih) * g.input[2],
-                         w + (kd * g.kernel[1] + kh) * g.kernel[2], y_row);
-        }
-      }
+      generic_row(g, x, w, bias, od, oh, y_row);
     }
   }
 }
