@@ -1,0 +1,82 @@
+// The flat-plane path of depthwise 3x3 / 5x5 "same" convolutions (conv_depthwise.cc) sums each
+// output in the generic path's order, so both give the same bits: the same data as [1, 2C, H, W]
+// with each channel's weights twice (flat path) and as [1, C, 2, H, W] with a depth-1 window
+// (the generic path), with NaN and signed zeros in the input, on planes from 5x5 to 40x23.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "runtime/kernel_test_util.h"
+
+namespace onepool {
+namespace {
+
+using testing::f32;
+using testing::int_attr;
+using testing::ints_attr;
+using testing::OutputSpec;
+using testing::random_values;
+using testing::run_single_node;
+using testing::values_of;
+
+std::vector<float> depthwise(const Shape& x_shape, const std::vector<float>& x,
+                             const Shape& w_shape, const std::vector<float>& w,
+                             const std::vector<float>& b, const std::vector<int64_t>& kernel,
+                             const std::vector<int64_t>& pads) {
+  AttributeMap attributes;
+  attributes.set("kernel_shape", ints_attr(kernel));
+  attributes.set("pads", ints_attr(pads));
+  attributes.set("group", int_attr(w_shape[0]));
+  auto result = run_single_node(
+      "Conv", {f32(x_shape, x), f32(w_shape, w, true), f32(Shape{w_shape[0]}, b, true)},
+      {OutputSpec{DType::kFloat32, x_shape}}, attributes);
+  REQUIRE_MESSAGE(result.has_value(), result.status().to_string());
+  return values_of<float>((*result)[0]);
+}
+
+TEST_CASE("flat-plane depthwise convolutions give the generic path's bits") {
+  const int64_t channels = 3;
+  uint32_t seed = 40;
+  for (const int64_t k : {3, 5}) {
+    for (const auto& [height, width] :
+         {std::pair<int64_t, int64_t>{7, 7}, {5, 5}, {14, 14}, {23, 40}, {9, 17}}) {
+      CAPTURE(k);
+      CAPTURE(height);
+      CAPTURE(width);
+      std::vector<float> x = random_values(2 * channels * height * width, seed++);
+      for (size_t i = 0; i < x.size(); i += 29) x[i] = (i % 2 == 0) ? 0.0f : -0.0f;
+      x[x.size() / 3] = std::numeric_limits<float>::quiet_NaN();
+      const std::vector<float> w = random_values(channels * k * k, seed++);
+      const std::vector<float> b = random_values(channels, seed++);
+      std::vector<float> w_twice, b_twice;
+      for (int64_t c = 0; c < channels; ++c) {
+        for (int copy = 0; copy < 2; ++copy) {
+          w_twice.insert(w_twice.end(), w.begin() + c * k * k, w.begin() + (c + 1) * k * k);
+          b_twice.push_back(b[static_cast<size_t>(c)]);
+        }
+      }
+      const int64_t half = k / 2;
+      const auto flat =
+          depthwise(Shape{1, 2 * channels, height, width}, x, Shape{2 * channels, 1, k, k}, w_twice,
+                    b_twice, {k, k}, {half, half, half, half});
+      const auto generic =
+          depthwise(Shape{1, channels, 2, height, width}, x, Shape{channels, 1, 1, k, k}, w, b,
+                    {1, k, k}, {0, half, half, 0, half, half});
+      REQUIRE(flat.size() == generic.size());
+      for (size_t i = 0; i < flat.size(); ++i) {
+        CAPTURE(i);
+        if (std::isnan(generic[i])) {
+          CHECK(std::isnan(flat[i]));
+        } else {
+          CHECK(std::memcmp(&flat[i], &generic[i], sizeof(float)) == 0);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace onepool
