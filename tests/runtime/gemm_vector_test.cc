@@ -1,6 +1,6 @@
-// Gemm with one row of A (gemm_vector.h): transB 0 and 1, alpha, beta and a broadcast C match a
-// double-precision loop, the bits do not change with the thread count, and a NaN in A reaches
-// every output while an Inf in B reaches only its column.
+// Gemm and MatMul with one row of A (gemm_vector.h): transB 0 and 1, alpha, beta and a broadcast C
+// match a double-precision loop, the bits do not change with the thread count, and a NaN in A
+// reaches every output while an Inf in B reaches only its column.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -86,6 +86,28 @@ TEST_CASE("one-row Gemm carries NaN and Inf where they reach") {
     y = gemm_row(a, b, c, k, n, trans_b, 2);
     for (const float v : y) CHECK(std::isnan(v));
   }
+}
+
+TEST_CASE("one-row MatMul sweeps B and keeps its bits at any thread count") {
+  const int64_t k = 300, n = 700;
+  const auto a = pseudo_random(k, 7);
+  const auto b = pseudo_random(k * n, 8);
+  std::vector<std::vector<float>> runs;
+  for (const int threads : {1, 2, 3}) {
+    auto result = run_single_node("MatMul", {f32(Shape{1, k}, a), f32(Shape{k, n}, b)},
+                                  {{DType::kFloat32, Shape{1, n}}}, {}, threads);
+    REQUIRE_MESSAGE(result.has_value(), result.status().to_string());
+    runs.push_back(values_of<float>((*result)[0]));
+  }
+  for (int64_t j = 0; j < n; ++j) {
+    double sum = 0.0;
+    for (int64_t p = 0; p < k; ++p) {
+      sum += static_cast<double>(a[static_cast<size_t>(p)]) * b[static_cast<size_t>(p * n + j)];
+    }
+    CHECK(std::fabs(runs[0][static_cast<size_t>(j)] - sum) <= 1e-4);
+  }
+  CHECK(std::memcmp(runs[0].data(), runs[1].data(), runs[0].size() * sizeof(float)) == 0);
+  CHECK(std::memcmp(runs[0].data(), runs[2].data(), runs[0].size() * sizeof(float)) == 0);
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "runtime/cpu/kernel_registry.h"
+#include "runtime/cpu/kernels/gemm_vector.h"
 #include "runtime/cpu/kernels/matmul_common.h"
 #include "runtime/cpu/kernels/matmul_layout.h"
 #include "runtime/cpu/kernels/matmul_packed.h"
@@ -44,8 +45,7 @@ class MatMulKernel final : public Kernel {
   }
 
  private:
-  void run_products(const T* a, const T* b, T* y, std::byte* workspace,
-                    ThreadPool* threads) const {
+  void run_products(const T* a, const T* b, T* y, std::byte* workspace, ThreadPool* threads) const {
     // K == 0: every output is an empty sum (and BLAS would not write C at all).
     if (layout_.gemm.k == 0) {
       std::fill(y, y + layout_.output_count, T{0});
@@ -68,6 +68,10 @@ class MatMulKernel final : public Kernel {
         run_packed_product(*packed_, a, b, y, workspace, threads);
         return;
       }
+      if (gemv_row_fits(layout_.gemm)) {  // one row of A: row sweeps over B
+        gemv_row(layout_.gemm, 1.0f, a, b, 0.0f, y, threads);
+        return;
+      }
     }
     run_product(layout_.gemm, a, b, y, threads);
   }
@@ -86,6 +90,8 @@ PreparedKernel prepared(MatMulLayout layout, Activation activation) {
     if (packed) {
       result.workspace_bytes = packed_product_workspace_bytes(*packed);
       result.implementation = std::string("packed gemm ") + nn::sgemm_isa_name(packed->isa);
+    } else if (gemv_row_fits(layout.gemm)) {
+      result.implementation = "one-row sweeps";
     }
   }
   result.kernel = std::make_unique<MatMulKernel<T>>(std::move(layout), activation, packed);
@@ -101,10 +107,14 @@ Expected<PreparedKernel> make_matmul_kernel(const NodeContext& node) {
   ONEPOOL_ASSIGN_OR_RETURN(const Activation activation, read_fused_activation(node, dtype));
   ONEPOOL_ASSIGN_OR_RETURN(MatMulLayout layout, plan_matmul(node));
   switch (dtype) {
-    case DType::kFloat64: return prepared<double>(std::move(layout), activation);
-    case DType::kInt32: return prepared<int32_t>(std::move(layout), activation);
-    case DType::kInt64: return prepared<int64_t>(std::move(layout), activation);
-    default: return prepared<float>(std::move(layout), activation);
+    case DType::kFloat64:
+      return prepared<double>(std::move(layout), activation);
+    case DType::kInt32:
+      return prepared<int32_t>(std::move(layout), activation);
+    case DType::kInt64:
+      return prepared<int64_t>(std::move(layout), activation);
+    default:
+      return prepared<float>(std::move(layout), activation);
   }
 }
 
