@@ -1,7 +1,8 @@
-// The flat-plane path of depthwise 3x3 / 5x5 "same" convolutions (conv_depthwise.cc) sums each
-// output in the generic path's order, so both give the same bits: the same data as [1, 2C, H, W]
-// with each channel's weights twice (flat path) and as [1, C, 2, H, W] with a depth-1 window
-// (the generic path), with NaN and signed zeros in the input, on planes from 5x5 to 40x23.
+// The flat-plane path of depthwise 3x3 "same" convolutions and the row path of 5x5 ones
+// (conv_depthwise.cc) sum each output in the generic path's order, so all give the same bits: the
+// same data as [1, 2C, H, W] with each channel's weights twice (flat path) and as [1, C, 2, H, W]
+// with a depth-1 window (the generic path), with NaN and signed zeros in the input, on planes from
+// 5x5 to 40x23.
 #include <doctest/doctest.h>
 
 #include <cmath>
