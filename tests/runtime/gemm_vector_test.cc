@@ -13,15 +13,6 @@
 namespace onepool::testing {
 namespace {
 
-std::vector<float> pseudo_random(int64_t count, uint32_t seed) {
-  std::vector<float> values(static_cast<size_t>(count));
-  for (auto& value : values) {
-    seed = seed * 1664525u + 1013904223u;
-    value = static_cast<float>(seed >> 8) / static_cast<float>(1u << 23) - 1.0f;
-  }
-  return values;
-}
-
 AttributeMap gemm_attributes(float alpha, float beta, int64_t trans_b) {
   AttributeMap attributes;
   attributes.set("alpha", float_attr(alpha));
@@ -47,9 +38,9 @@ TEST_CASE("one-row Gemm matches a double loop at any thread count") {
       const int64_t n = 1000;
       CAPTURE(trans_b);
       CAPTURE(k);
-      const auto a = pseudo_random(k, 1);
-      const auto b = pseudo_random(k * n, 2);
-      const auto c = pseudo_random(n, 3);
+      const auto a = random_values(k, 1);
+      const auto b = random_values(k * n, 2);
+      const auto c = random_values(n, 3);
       const auto one = gemm_row(a, b, c, k, n, trans_b, 1);
       for (int64_t j = 0; j < n; ++j) {
         double sum = 0.0;
@@ -72,9 +63,9 @@ TEST_CASE("one-row Gemm carries NaN and Inf where they reach") {
   const int64_t k = 40, n = 300;
   for (const bool trans_b : {false, true}) {
     CAPTURE(trans_b);
-    auto a = pseudo_random(k, 4);
-    auto b = pseudo_random(k * n, 5);
-    const auto c = pseudo_random(n, 6);
+    auto a = random_values(k, 4);
+    auto b = random_values(k * n, 5);
+    const auto c = random_values(n, 6);
     b[static_cast<size_t>(trans_b ? 7 * k + 3 : 3 * n + 7)] =
         std::numeric_limits<float>::infinity();  // column 7
     auto y = gemm_row(a, b, c, k, n, trans_b, 2);
@@ -90,8 +81,8 @@ TEST_CASE("one-row Gemm carries NaN and Inf where they reach") {
 
 TEST_CASE("one-row MatMul sweeps B and keeps its bits at any thread count") {
   const int64_t k = 300, n = 700;
-  const auto a = pseudo_random(k, 7);
-  const auto b = pseudo_random(k * n, 8);
+  const auto a = random_values(k, 7);
+  const auto b = random_values(k * n, 8);
   std::vector<std::vector<float>> runs;
   for (const int threads : {1, 2, 3}) {
     auto result = run_single_node("MatMul", {f32(Shape{1, k}, a), f32(Shape{k, n}, b)},

@@ -15,15 +15,6 @@
 namespace onepool::testing {
 namespace {
 
-std::vector<float> pseudo_random(int64_t count, uint32_t seed) {
-  std::vector<float> values(static_cast<size_t>(count));
-  for (auto& value : values) {
-    seed = seed * 1664525u + 1013904223u;
-    value = static_cast<float>(seed >> 8) / static_cast<float>(1u << 23) - 1.0f;
-  }
-  return values;
-}
-
 std::vector<float> matmul(const Shape& a_shape, const std::vector<float>& a, const Shape& b_shape,
                           const std::vector<float>& b, const Shape& y_shape, int threads) {
   auto result = run_single_node("MatMul", {f32(a_shape, a), f32(b_shape, b)},
@@ -67,8 +58,8 @@ TEST_CASE("packed MatMul matches a double loop and keeps its bits at every threa
     CAPTURE(c.k);
     CAPTURE(c.n);
     const Shape a_shape{c.batch, c.m, c.k}, b_shape{c.batch, c.k, c.n}, y_shape{c.batch, c.m, c.n};
-    const auto a = pseudo_random(c.batch * c.m * c.k, seed++);
-    const auto b = pseudo_random(c.batch * c.k * c.n, seed++);
+    const auto a = random_values(c.batch * c.m * c.k, seed++);
+    const auto b = random_values(c.batch * c.k * c.n, seed++);
     const auto one = matmul(a_shape, a, b_shape, b, y_shape, 1);
     const auto expected = reference(c.batch, c.m, c.k, c.n, a, b);
     for (size_t i = 0; i < one.size(); ++i) {
@@ -82,8 +73,8 @@ TEST_CASE("packed MatMul matches a double loop and keeps its bits at every threa
 
 TEST_CASE("packed MatMul carries NaN and Inf to the outputs they reach") {
   const int64_t m = 16, k = 40, n = 35;
-  auto a = pseudo_random(m * k, 11);
-  auto b = pseudo_random(k * n, 12);
+  auto a = random_values(m * k, 11);
+  auto b = random_values(k * n, 12);
   a[static_cast<size_t>(5 * k + 7)] = std::numeric_limits<float>::quiet_NaN();  // row 5
   b[static_cast<size_t>(3 * n + 20)] = std::numeric_limits<float>::infinity();  // column 20
   const auto y = matmul(Shape{m, k}, a, Shape{k, n}, b, Shape{m, n}, 2);
