@@ -31,6 +31,10 @@ struct RunContext {
   std::byte* workspace = nullptr;
   size_t workspace_bytes = 0;
   ThreadPool* threads = nullptr;  // never null at run time
+  /// PreparedKernel::data_dependent_outputs only: one Shape per output, where run() writes the
+  /// output's actual shape (each dim at most the view's: the views carry the planned bound, and
+  /// the kernel writes its actual shape's elements contiguously from the view's start).
+  Shape* output_shapes = nullptr;
 };
 
 class Kernel {
@@ -74,6 +78,9 @@ struct PreparedKernel {
   bool concat_in_place = false;
   /// The path chosen at prepare, shown by the profiler (e.g. "im2col+sgemm"); empty: the op.
   std::string implementation;
+  /// NonZero, Unique, Compress, NonMaxSuppression: the outputs are planned at an upper bound
+  /// (Value::bound) and run() reports their actual shapes in RunContext::output_shapes.
+  bool data_dependent_outputs = false;
   /// Control flow: the plans of the graphs nested in the node, which live in its workspace.
   std::vector<NestedPlan> nested_plans;
 };

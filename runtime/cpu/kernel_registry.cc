@@ -33,6 +33,9 @@ KernelRegistry KernelRegistry::with_all_kernels() {
   register_tfidf_vectorizer_kernel(registry);
   register_quantized_kernels(registry);
   register_topk_kernel(registry);
+  register_select_kernels(registry);
+  register_unique_kernel(registry);
+  register_non_max_suppression_kernel(registry);
   return registry;
 }
 

@@ -52,5 +52,8 @@ void register_roi_align_kernel(KernelRegistry& registry);         // roi_align.c
 void register_tfidf_vectorizer_kernel(KernelRegistry& registry);  // tfidf_vectorizer.cc
 void register_quantized_kernels(KernelRegistry& registry);        // quantize.cc: Q/DQ, integer ops
 void register_topk_kernel(KernelRegistry& registry);              // topk.cc
+void register_select_kernels(KernelRegistry& registry);           // select.cc: NonZero, Compress
+void register_unique_kernel(KernelRegistry& registry);            // unique.cc
+void register_non_max_suppression_kernel(KernelRegistry& registry);  // non_max_suppression.cc
 
 }  // namespace onepool::cpu

@@ -48,18 +48,25 @@ inline Graph single_node_graph(const std::string& op_type,
   return graph;
 }
 
-// Runs a prepared kernel once with a workspace of the size it declared.
+// Runs a prepared kernel once with a workspace of the size it declared. A data-dependent
+// kernel's actual output shapes go to `actual_shapes` (when given; else the views' shapes).
 inline Status run_prepared(cpu::PreparedKernel& prepared, const std::vector<TensorView>& inputs,
-                           const std::vector<TensorView>& outputs, int threads) {
+                           const std::vector<TensorView>& outputs, int threads,
+                           std::vector<Shape>* actual_shapes = nullptr) {
   std::vector<std::byte> workspace(prepared.workspace_bytes + 1);
   cpu::ThreadPool pool(threads);
+  std::vector<Shape> shapes;
+  for (const TensorView& view : outputs) shapes.push_back(view.shape);
   cpu::RunContext context;
   context.inputs = inputs;
   context.outputs = outputs;
   context.workspace = workspace.data();
   context.workspace_bytes = prepared.workspace_bytes;
   context.threads = &pool;
-  return prepared.kernel->run(context);
+  if (prepared.data_dependent_outputs) context.output_shapes = shapes.data();
+  Status status = prepared.kernel->run(context);
+  if (actual_shapes != nullptr) *actual_shapes = shapes;
+  return status;
 }
 
 inline Expected<std::vector<HostTensor>> run_single_node(
@@ -99,7 +106,15 @@ inline Expected<std::vector<HostTensor>> run_single_node(
     output_views.push_back(
         TensorView{results[i].data.data(), outputs[i].dtype, outputs[i].shape, Device{}});
   }
-  ONEPOOL_RETURN_IF_ERROR(run_prepared(prepared, ordered, output_views, threads));
+  std::vector<Shape> actual_shapes;
+  ONEPOOL_RETURN_IF_ERROR(run_prepared(prepared, ordered, output_views, threads, &actual_shapes));
+  // A data-dependent output: its actual elements, contiguous from the start of the bound.
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (actual_shapes[i] == results[i].shape) continue;
+    ONEPOOL_ASSIGN_OR_RETURN(size_t bytes, tensor_bytes(actual_shapes[i], results[i].dtype));
+    results[i].shape = actual_shapes[i];
+    results[i].data.resize(bytes);
+  }
   return results;
 }
 
