@@ -116,6 +116,7 @@ PlannedTensor planned_value(const Graph& graph, ValueId id) {
                            : graph.nodes[static_cast<size_t>(value.producer)].op_type;
   tensor.dtype = value.dtype;
   tensor.shape = value.shape;
+  tensor.bound = value.bound;
   return tensor;
 }
 

@@ -72,8 +72,11 @@ Status constants_to_initializers(onnx::GraphProto* graph) {
 // One walk over the nodes, folding what it can. Holds views into the graph it walks.
 class FoldPass {
  public:
-  FoldPass(onnx::GraphProto* graph, int64_t opset, int64_t max_elements)
-      : graph_(graph), opset_(opset), max_elements_(max_elements) {}
+  FoldPass(onnx::GraphProto* graph, int64_t opset, const FoldOptions& options)
+      : graph_(graph),
+        opset_(opset),
+        max_elements_(options.max_elements),
+        runtime_shaped_(options.runtime_shaped) {}
 
   /// Folds every foldable node; returns how many were folded.
   Expected<int> run();
@@ -90,6 +93,7 @@ class FoldPass {
   onnx::GraphProto* graph_;
   int64_t opset_;
   int64_t max_elements_;
+  const std::unordered_set<std::string>& runtime_shaped_;
   std::unordered_map<std::string, const onnx::TensorProto*> initializers_;
   std::unordered_map<std::string, HostTensor> constants_;  // converted or folded this pass
   std::vector<std::string> folded_names_;                  // in fold order
@@ -122,6 +126,7 @@ const HostTensor* FoldPass::constant(const std::string& name) {
 }
 
 bool FoldPass::static_shape(const std::string& name, Shape* shape) const {
+  if (runtime_shaped_.count(name) != 0) return false;  // its dims are only a bound
   std::vector<int64_t> dims;
   const auto init = initializers_.find(name);
   if (init != initializers_.end()) {
@@ -289,7 +294,7 @@ Status fold_constants(onnx::ModelProto* model, const FoldOptions& options,
   for (int round = 0; round < kMaxFoldRounds; ++round) {
     int folded = 0;
     if (options.fold) {
-      FoldPass pass(model->mutable_graph(), opset, options.max_elements);
+      FoldPass pass(model->mutable_graph(), opset, options);
       ONEPOOL_ASSIGN_OR_RETURN(folded, pass.run());
     }
     // An If whose condition is now constant becomes its chosen branch (also without folding:

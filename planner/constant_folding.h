@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_set>
 
 #include <onnx/onnx_pb.h>
 
@@ -24,6 +25,9 @@ namespace onepool {
 struct FoldOptions {
   bool fold = true;              ///< false: only Step 1, one inference pass, and Step 3
   int64_t max_elements = 65536;  ///< the largest folded output materialized
+  /// Tensors whose static shape is only an upper bound (downstream of NonZero, Unique, ...):
+  /// Shape and Size of them never fold.
+  std::unordered_set<std::string> runtime_shaped;
 };
 
 constexpr int kMaxFoldRounds = 32;

@@ -95,6 +95,11 @@ struct Value {
   /// For graph inputs: the dims as the model declares them ("batch", "" or a number), for
   /// messages and `inspect`. Empty for other values.
   std::vector<std::string> declared_dims;
+  /// Non-empty when `shape` is only an upper bound of the shape a run produces (an output of
+  /// NonZero, Compress, Unique or NonMaxSuppression, or a value computed from one): why the bound
+  /// holds ("NonZero of 'x': at most numel(x) = 6 elements"). The plan reserves the bound; a run
+  /// reports the actual shape.
+  std::string bound;
 
   /// Unaligned byte size (element count × dtype size). Import guarantees it does not overflow.
   size_t bytes() const;

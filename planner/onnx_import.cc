@@ -17,6 +17,7 @@
 #include "planner/import_runtime_scan.h"
 #include "planner/import_shape_inputs.h"
 #include "planner/import_topo_sort.h"
+#include "planner/import_bounds.h"
 
 namespace onepool {
 
@@ -49,6 +50,21 @@ void drop_symbolic_value_info(onnx::GraphProto* graph) {
 
 Expected<Graph> import_model(onnx::ModelProto* model, const std::string& model_dir,
                              const ImportOptions& options);
+
+// Data-dependent outputs get their upper bounds, then inference and folding carry them
+// downstream (Shape and Size of a bounded tensor never fold); again while a round bounds a node
+// whose inputs only now have static shapes.
+Status bound_data_dependent_until_done(onnx::ModelProto* model, FoldOptions* fold_options,
+                                       std::string* strict_error, DataDependentBounds* bounds) {
+  for (int round = 0; round < model->graph().node_size() + 1; ++round) {
+    ONEPOOL_ASSIGN_OR_RETURN(const int bounded,
+                             bound_data_dependent_outputs(model->mutable_graph(), bounds));
+    if (bounded == 0) return Status::ok();
+    fold_options->runtime_shaped = runtime_shaped_names(model->graph(), bounds->reasons);
+    ONEPOOL_RETURN_IF_ERROR(fold_constants(model, *fold_options, strict_error));
+  }
+  return Status::ok();
+}
 
 // An If left with a runtime condition, a Loop or a Scan: its branches or body become Graphs of their own
 // (imported by this same pipeline), then shape inference and folding go on past it. One node per
@@ -103,6 +119,9 @@ Expected<Graph> import_model(onnx::ModelProto* model, const std::string& model_d
   FoldOptions fold_options;
   fold_options.fold = options.fold_constants;
   ONEPOOL_RETURN_IF_ERROR(fold_constants(model, fold_options, &strict_error));
+  DataDependentBounds bounds;
+  ONEPOOL_RETURN_IF_ERROR(
+      bound_data_dependent_until_done(model, &fold_options, &strict_error, &bounds));
   // Step 6. Runtime Ifs (the constant ones are inlined by now), Loops and Scans get their bodies as
   // Graphs.
   RuntimeIfBranches branches;
@@ -112,6 +131,7 @@ Expected<Graph> import_model(onnx::ModelProto* model, const std::string& model_d
   // Step 7. The Graph.
   ONEPOOL_ASSIGN_OR_RETURN(Graph converted, convert_to_graph(model, declared, strict_error));
   ONEPOOL_RETURN_IF_ERROR(attach_runtime_bodies(&converted, &branches));
+  mark_bounded_values(&converted, bounds.reasons);
   if (!newer.empty()) converted.import_warnings.push_back(newer);
   converted.shape_inputs = std::move(shape_inputs);
   return converted;

@@ -42,7 +42,8 @@ std::string shape_text(const PlannedTensor& tensor, char separator) {
     text += text.empty() ? "" : std::string(1, separator);
     text += std::to_string(dim);
   }
-  return separator == ',' ? "[" + text + "]" : text;
+  if (separator != ',') return text;
+  return (tensor.bound.empty() ? "[" : "<=[") + text + "]";  // a bound, not the run's shape
 }
 
 std::string dtype_text(DType dtype) { return dtype == DType::kUndefined ? "-" : dtype_name(dtype); }

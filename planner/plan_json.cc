@@ -9,7 +9,9 @@
 //     "tensors": [ {"id": 3, "name": "x", "op": "Relu", "dtype": "float32", "shape": [1,8],
 //                   "bytes": 256, "offset": 0, "first": 0, "last": 2,
 //                   "alias_of": 2, "alias_offset": 0,     // only for aliases (bytes 0)
-//                   "workspace_node": 1 }, ... ],          // only for workspaces (id -1)
+//                   "workspace_node": 1,                   // only for workspaces (id -1)
+//                   "bounded": true, "bound": "NonZero of 'x' [2,3]: at most 6 ..." }, ... ],
+//                 // only for tensors of data-dependent size: shape is the bound planned
 //     "nested": [ {"node": "If_25", "body": "then_branch", "pool_bytes": 541440,
 //                  "lower_bound_bytes": 541440, "tensors": 120, "algorithm": "auto"} ],
 //                 // optional: plans of If branches / Loop and Scan bodies, each in its node's
@@ -95,6 +97,10 @@ Json tensor_to_json(const PlannedTensor& tensor) {
     out["alias_offset"] = tensor.alias_offset;
   }
   if (tensor.workspace_node >= 0) out["workspace_node"] = tensor.workspace_node;
+  if (!tensor.bound.empty()) {
+    out["bounded"] = true;
+    out["bound"] = tensor.bound;
+  }
   return out;
 }
 
@@ -152,6 +158,9 @@ Expected<PlannedTensor> tensor_from_json(const Json& object, size_t index) {
   if (object.contains("workspace_node")) {
     ONEPOOL_ASSIGN_OR_RETURN(const int64_t node, read_int(object, "workspace_node", where));
     tensor.workspace_node = static_cast<int32_t>(node);
+  }
+  if (object.contains("bound") && object.at("bound").is_string()) {
+    tensor.bound = object.at("bound").get<std::string>();
   }
   return tensor;
 }

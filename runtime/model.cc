@@ -188,15 +188,15 @@ Status Model::pack_weights() {
 void Model::describe_io() {
   for (ValueId id : graph_->inputs) {
     const Value& value = graph_->values[static_cast<size_t>(id)];
-    inputs_.push_back(TensorInfo{value.name, value.dtype, value.shape});
+    inputs_.push_back(TensorInfo{value.name, value.dtype, value.shape, ""});
   }
   for (ValueId id : graph_->outputs) {
     const Value& value = graph_->values[static_cast<size_t>(id)];
-    outputs_.push_back(TensorInfo{value.name, value.dtype, value.shape});
+    outputs_.push_back(TensorInfo{value.name, value.dtype, value.shape, value.bound});
   }
   for (const BoundShapeInput& bound : graph_->shape_inputs) {
     ShapeInputInfo info;
-    info.info = TensorInfo{bound.name, bound.value.dtype, bound.value.shape};
+    info.info = TensorInfo{bound.name, bound.value.dtype, bound.value.shape, ""};
     info.values = shape_input_values_of(bound.value);
     info.model_position = bound.model_position;
     info.needed_by = bound.needed_by;

@@ -193,6 +193,8 @@ TensorView Session::output_view(size_t i) const {
   return impl_->backend->value_view(impl_->output_ids[i]);
 }
 
+Shape Session::output_shape(size_t i) const { return output_view(i).shape; }
+
 const Plan& Session::plan() const { return impl_->plan; }
 const Model& Session::model() const { return *impl_->model; }
 const SessionTimings& Session::timings() const { return impl_->timings; }

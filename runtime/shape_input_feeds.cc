@@ -23,7 +23,7 @@ std::string format_fed_values(const TensorView& view) {
 }  // namespace
 
 Status check_shape_input_feed(const BoundShapeInput& binding, const TensorView& view) {
-  const TensorInfo info{binding.name, binding.value.dtype, binding.value.shape};
+  const TensorInfo info{binding.name, binding.value.dtype, binding.value.shape, ""};
   ONEPOOL_RETURN_IF_ERROR(check_tensor_matches(info, view, "shape input"));
   if (view.device.kind != DeviceKind::kCpu) {
     return make_status(StatusCode::kInvalidArgument, "shape input '", binding.name, "': fed on ",

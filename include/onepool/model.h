@@ -61,6 +61,11 @@ struct TensorInfo {
   std::string name;
   DType dtype = DType::kUndefined;
   Shape shape;
+  /// Outputs of data-dependent size (NonZero, Compress, Unique, NonMaxSuppression): why `shape`
+  /// is an upper bound. Pass a buffer of that shape to Session::run; the run writes the actual
+  /// tensor densely from its start and Session::output_shape() says its actual shape. Empty:
+  /// `shape` is exact.
+  std::string bound;
 };
 
 /// A graph input bound at load to the values in LoadOptions::shape_input_values. It is not in

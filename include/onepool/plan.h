@@ -31,6 +31,9 @@ struct PlannedTensor {
   int32_t alias_of = -1;        ///< id of the tensor whose storage this one uses, or -1
   size_t alias_offset = 0;      ///< byte offset within that tensor's storage
   int32_t workspace_node = -1;  ///< step whose scratch this is, or -1
+  /// Data-dependent size (NonZero, Compress, Unique, NonMaxSuppression and what is computed
+  /// from them): why `shape` is an upper bound, which the plan reserves. Empty: exact.
+  std::string bound;
 };
 
 /// One execution step: a node of the graph, in execution order.

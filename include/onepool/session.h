@@ -113,8 +113,13 @@ class Session {
 
   /// The view of input i inside the pool: write there and call run_in_place() to skip copies.
   TensorView input_view(size_t i) const;
-  /// The view of output i (in the pool, or in the weights for a constant output).
+  /// The view of output i (in the pool, or in the weights for a constant output), with the shape
+  /// the last run produced (an output of data-dependent size: its actual shape).
   TensorView output_view(size_t i) const;
+  /// Output i's shape in the last run: its static shape, or for an output of data-dependent size
+  /// (TensorInfo::bound) the actual shape, whose elements the run wrote densely from the start
+  /// of the caller's buffer. Before any run: the static shape (the bound).
+  Shape output_shape(size_t i) const;
   /// Runs on whatever the input views hold; outputs stay in output_view(i).
   Status run_in_place();
 

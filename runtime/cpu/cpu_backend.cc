@@ -30,9 +30,25 @@ int session_threads(int threads) {
   return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
+// kUnsupported when the node reads a tensor of data-dependent size (Value::bound): kernels are
+// prepared for static shapes, so such tensors may only be graph outputs for now.
+Status check_no_bounded_input(const Graph& graph, const Node& node) {
+  for (ValueId id : node.inputs) {
+    if (id == kNoValue) continue;
+    const Value& value = graph.values[static_cast<size_t>(id)];
+    if (value.bound.empty()) continue;
+    return make_status(StatusCode::kUnsupported, describe_node(node), ": input '", value.name,
+                       "' has a data-dependent shape (planned at its bound ",
+                       value.shape.to_string(), ": ", value.bound,
+                       "); such a tensor can only be a graph output for now");
+  }
+  return Status::ok();
+}
+
 // The node's kernel, or kUnsupported naming the node and op when the CPU has none.
 Expected<PreparedKernel> prepare_kernel(const KernelRegistry& registry, const Graph& graph,
                                         const Node& node, int threads) {
+  ONEPOOL_RETURN_IF_ERROR(check_no_bounded_input(graph, node));
   const KernelFactory factory =
       node.domain.empty() || node.domain == "ai.onnx" ? registry.find(node.op_type) : nullptr;
   if (factory == nullptr) {
@@ -108,6 +124,8 @@ class CpuBackend final : public Backend {
   Status allocate_pool(size_t bytes, void* caller_pool, size_t caller_capacity);
   Status bind_node_views(const Plan& plan);
   Status run_node(size_t n);
+  Status run_data_dependent_node(size_t n, RunContext& context);
+  void index_actual_shapes();
   Status execute_profiled();
   Status execute_perturbed();
 
@@ -127,6 +145,10 @@ class CpuBackend final : public Backend {
   std::vector<TensorView> value_views_;
   std::vector<TensorView> views_;  // every node's inputs then outputs, contiguous
   std::vector<BoundNode> bound_nodes_;
+  // Data-dependent nodes (PreparedKernel::data_dependent_outputs): where run() reports each
+  // output's actual shape, indexed by the node's first slot; sized at bind.
+  std::vector<Shape> actual_shapes_;
+  std::vector<size_t> actual_shape_slot_;  // per node; SIZE_MAX for the others
   // Profiling (SessionOptions::profile): sized once by enable_profiling(), so that a profiled
   // run allocates nothing either. Nanoseconds of steady_clock.
   struct NodeTime {
@@ -171,6 +193,16 @@ Status CpuBackend::prepare(const Model& model, NodeMemoryNeeds& needs) {
     // kOutOfRange at prepare: a constant input checked at load (a Gather index past its axis).
     if (code == StatusCode::kInvalidModel || code == StatusCode::kOutOfRange) ++invalid_count;
     problems += "\n  " + prepared.status().message();
+  }
+  // A branch or loop body hands its outputs to the node around it at their static shapes.
+  if (shared_threads_ != nullptr) {
+    for (ValueId id : graph_->outputs) {
+      const Value& value = graph_->values[static_cast<size_t>(id)];
+      if (value.bound.empty()) continue;
+      ++problem_count;
+      problems += str_cat("\n  output '", value.name, "' of a nested graph (If branch, Loop or "
+                          "Scan body) has a data-dependent shape (", value.bound, ")");
+    }
   }
   // A malformed node (a Reshape whose output cannot hold its input, a constant Gather index out
   // of range) makes the model invalid on every backend: say so, not that the CPU lacks something.
@@ -239,10 +271,48 @@ Status CpuBackend::bind_node_views(const Plan& plan) {
                                                              needed, 1));
   views_ = std::move(bindings.views);
   bound_nodes_ = std::move(bindings.nodes);
+  index_actual_shapes();
   for (size_t n = 0; n < kernels_.size(); ++n) {
     const Status bound =
         kernels_[n].kernel->bind(bound_nodes_[n].workspace, bound_nodes_[n].workspace_bytes);
     if (!bound.is_ok()) return bound.with_context(describe_node(graph_->nodes[n]));
+  }
+  return Status::ok();
+}
+
+void CpuBackend::index_actual_shapes() {
+  actual_shapes_.clear();
+  actual_shape_slot_.assign(kernels_.size(), std::numeric_limits<size_t>::max());
+  for (size_t n = 0; n < kernels_.size(); ++n) {
+    if (!kernels_[n].data_dependent_outputs) continue;
+    actual_shape_slot_[n] = actual_shapes_.size();
+    actual_shapes_.resize(actual_shapes_.size() + bound_nodes_[n].output_count);
+  }
+}
+
+// Runs a data-dependent node, then gives each output value the actual shape it reported
+// (checked against the planned bound: the kernel must not have written past it).
+Status CpuBackend::run_data_dependent_node(size_t n, RunContext& context) {
+  const size_t slot = actual_shape_slot_[n];
+  Shape* shapes = actual_shapes_.data() + slot;
+  for (size_t i = 0; i < context.outputs.size(); ++i) shapes[i] = context.outputs[i].shape;
+  context.output_shapes = shapes;
+  ONEPOOL_RETURN_IF_ERROR(kernels_[n].kernel->run(context));
+  const Node& node = graph_->nodes[n];
+  for (size_t i = 0; i < context.outputs.size(); ++i) {
+    const ValueId id = i < node.outputs.size() ? node.outputs[i] : kNoValue;
+    if (id == kNoValue) continue;
+    const Shape& bound = context.outputs[i].shape;
+    bool within = shapes[i].rank() == bound.rank();
+    for (int axis = 0; within && axis < bound.rank(); ++axis) {
+      within = shapes[i][axis] >= 0 && shapes[i][axis] <= bound[axis];
+    }
+    if (!within) {
+      return make_status(StatusCode::kInternal, "output '", graph_->values[static_cast<size_t>(id)].name,
+                         "': actual shape ", shapes[i].to_string(), " exceeds its bound ",
+                         bound.to_string());
+    }
+    value_views_[static_cast<size_t>(id)].shape = shapes[i];
   }
   return Status::ok();
 }
@@ -281,7 +351,8 @@ Status CpuBackend::run_node(size_t n) {
   context.workspace = bound.workspace;
   context.workspace_bytes = bound.workspace_bytes;
   context.threads = run_threads();
-  Status status = kernels_[n].kernel->run(context);
+  Status status = kernels_[n].data_dependent_outputs ? run_data_dependent_node(n, context)
+                                                      : kernels_[n].kernel->run(context);
   if (status.is_ok()) return status;
   // Kernels that name their node themselves (Gather's index errors) get no second prefix.
   const std::string node_label = describe_node(graph_->nodes[n]);

@@ -126,6 +126,7 @@ Expected<Reference> run_session(Session& session, std::shared_ptr<const Model> m
   const auto start = std::chrono::steady_clock::now();
   ONEPOOL_RETURN_IF_ERROR(session.run(feeds, out));
   ran.run_ms = elapsed_ms(start);
+  keep_actual_shapes(session, ran.outputs);
   for (const TensorInfo& info : model->outputs()) ran.names.push_back(info.name);
   ran.model = std::move(model);
   return ran;

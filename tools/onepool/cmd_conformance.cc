@@ -25,6 +25,7 @@
 #include "tools/onepool/cli_common.h"
 #include "tools/onepool/commands.h"
 #include "tools/onepool/tensor_compare.h"
+#include "tools/onepool/run_inputs.h"
 #include "tools/onepool/tensor_files.h"
 
 namespace onepool::cli {
@@ -107,6 +108,7 @@ Expected<std::string> run_data_set(Session& session, const Model& model,
   for (auto& t : inputs) in.push_back(TensorView{t.data.data(), t.dtype, t.shape, Device{}});
   for (auto& t : outputs) out.push_back(TensorView{t.data.data(), t.dtype, t.shape, Device{}});
   ONEPOOL_RETURN_IF_ERROR(session.run(in, out));
+  keep_actual_shapes(session, outputs);
   for (size_t i = 0; i < outputs.size(); ++i) {
     const Comparison c = compare_tensors(outputs[i], expected[i], flags.atol, flags.rtol);
     if (c.match) continue;

@@ -75,6 +75,7 @@ Status run_model(const RunFlags& given_flags) {
   std::vector<TensorView> output_views = views_of(outputs);
   ONEPOOL_ASSIGN_OR_RETURN(std::vector<double> samples_ms,
                            timed_runs(*loaded.session, input_views, output_views, given_flags));
+  keep_actual_shapes(*loaded.session, outputs);
   print_output_summaries(*loaded.model, outputs, given_flags.print_outputs);
   std::printf("%s\n", run_latency_text(samples_ms, given_flags.warmup).c_str());
   print_memory_summary(loaded);

@@ -139,12 +139,22 @@ std::vector<HostTensor> make_output_tensors(const Model& model) {
   return outputs;
 }
 
+void keep_actual_shapes(const Session& session, std::vector<HostTensor>& outputs) {
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const Shape actual = session.output_shape(i);
+    if (actual == outputs[i].shape) continue;
+    outputs[i].shape = actual;
+    outputs[i].data.resize(static_cast<size_t>(actual.element_count()) *
+                           dtype_size(outputs[i].dtype));
+  }
+}
+
 void print_output_summaries(const Model& model, const std::vector<HostTensor>& outputs,
                             int values) {
   for (size_t i = 0; i < outputs.size(); ++i) {
     const TensorInfo& info = model.outputs()[i];
     std::printf("output %-20s %-8s %-18s %s\n", info.name.c_str(), dtype_name(info.dtype).c_str(),
-                info.shape.to_string().c_str(), summarize_tensor(outputs[i], values).c_str());
+                outputs[i].shape.to_string().c_str(), summarize_tensor(outputs[i], values).c_str());
   }
 }
 
