@@ -5,7 +5,9 @@
 
 Generated: if_runtime (two Ifs with runtime conditions, LSTM / GRU branches, a nested runtime If)
 loop_runtime (a scanning for-loop and a while loop) and scan_runtime (a reversed Scan over
-columns with two scan outputs on different axes). Fetched, when the setup script's cache
+columns with two scan outputs on different axes) and data_dependent_heads (NonZero, Compress,
+Unique and NonMaxSuppression: outputs of data-dependent size, same shapes as ONNX Runtime's).
+Fetched, when the setup script's cache
 has them: silero_vad_legacy and silero_vad_v5 (an If on the sample rate input). Every output
 within atol 1e-4 + rtol 1e-3 of ONNX Runtime's. Exits 77 (skipped) without node or
 onnxruntime-node.
@@ -15,7 +17,7 @@ import shutil
 import subprocess
 import sys
 
-GENERATED = ["if_runtime", "loop_runtime", "scan_runtime"]
+GENERATED = ["if_runtime", "loop_runtime", "scan_runtime", "data_dependent_heads"]
 FETCHED = ["silero_vad_legacy", "silero_vad_v5"]
 
 
