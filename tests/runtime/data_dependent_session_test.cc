@@ -1,0 +1,132 @@
+// Outputs of data-dependent size through import, plan and Session: bounds proven at import (a
+// declared output shape does not override them), the plan marks bounded tensors, a run reports
+// each actual shape (Session::output_shape) and writes the tensor densely from the buffer's
+// start, and a node that reads a bounded tensor is a clear kUnsupported at Session creation.
+#include <doctest/doctest.h>
+#include <onnx/onnx_pb.h>
+
+#include <string>
+#include <vector>
+
+#include "common/if_model_builder.h"
+#include "common/graph_builder.h"
+#include "planner/plan_dump.h"
+
+namespace onepool {
+
+using namespace if_models;  // NOLINT(build/namespaces): the test helpers
+
+namespace {
+
+// x float [2,3] → NonZero → `nz`, declared int64 [2,1] (what some example produced).
+onnx::ModelProto nonzero_model() {
+  onnx::ModelProto model = new_model();
+  auto* graph = model.mutable_graph();
+  add_input(graph, "x", {2, 3});
+  add_node(graph, "NonZero", {"x"}, {"nz"}, "nonzero");
+  set_type(graph->add_output(), "nz", onnx::TensorProto::INT64, {2, 1});
+  return model;
+}
+
+std::shared_ptr<const Model> load(const onnx::ModelProto& proto) {
+  auto graph = import_model(proto);
+  REQUIRE_MESSAGE(graph.has_value(), graph.status().to_string());
+  auto model = Model::from_graph(std::move(graph).value(), LoadOptions{});
+  REQUIRE_MESSAGE(model.has_value(), model.status().to_string());
+  return *model;
+}
+
+// One run of a one-input, one-int64-output Session; the buffer holds the output's bound.
+std::vector<int64_t> run_nonzero(Session& session, std::vector<float> x) {
+  const TensorInfo& out = session.model().outputs()[0];
+  std::vector<int64_t> buffer(static_cast<size_t>(out.shape.element_count()), -7);
+  const TensorView input{x.data(), DType::kFloat32, Shape{2, 3}, Device{}};
+  const TensorView output{buffer.data(), DType::kInt64, out.shape, Device{}};
+  const Status status = session.run({&input, 1}, {&output, 1});
+  REQUIRE_MESSAGE(status.is_ok(), status.to_string());
+  buffer.resize(static_cast<size_t>(session.output_shape(0).element_count()));
+  return buffer;
+}
+
+}  // namespace
+
+TEST_CASE("NonZero: planned at [rank, numel], the actual shape reported per run") {
+  auto graph = import_model(nonzero_model());
+  REQUIRE_MESSAGE(graph.has_value(), graph.status().to_string());
+  const Value& nz = graph->values[static_cast<size_t>(graph->outputs[0])];
+  CHECK(nz.shape == Shape{2, 6});  // the bound, not the declared [2,1]
+  CHECK(nz.bound.find("at most 6 nonzero") != std::string::npos);
+
+  auto model = load(nonzero_model());
+  CHECK(model->outputs()[0].shape == Shape{2, 6});
+  CHECK_FALSE(model->outputs()[0].bound.empty());
+  auto session = Session::create(model, SessionOptions{});
+  REQUIRE_MESSAGE(session.has_value(), session.status().to_string());
+  CHECK((*session)->output_shape(0) == Shape{2, 6});  // before any run: the bound
+
+  CHECK(run_nonzero(**session, {1, 0, 2, 0, 0, 3}) == std::vector<int64_t>{0, 0, 1, 0, 2, 2});
+  CHECK((*session)->output_shape(0) == Shape{2, 3});
+  CHECK(run_nonzero(**session, {0, 0, 0, 0, 0, 0}).empty());
+  CHECK((*session)->output_shape(0) == Shape{2, 0});
+  CHECK(run_nonzero(**session, {1, 1, 1, 1, 1, 1}).size() == 12);
+  CHECK((*session)->output_shape(0) == Shape{2, 6});
+  CHECK((*session)->output_view(0).shape == Shape{2, 6});
+}
+
+TEST_CASE("The plan marks a bounded tensor: JSON bounded/bound, the table <=[...]") {
+  auto model = load(nonzero_model());
+  auto session = Session::create(model, SessionOptions{});
+  REQUIRE_MESSAGE(session.has_value(), session.status().to_string());
+  const Plan& plan = (*session)->plan();
+  const int32_t index = plan.find_tensor(model->graph().outputs[0]);
+  REQUIRE(index >= 0);
+  CHECK_FALSE(plan.tensors[static_cast<size_t>(index)].bound.empty());
+  const std::string json = plan.to_json();
+  CHECK(json.find("\"bounded\"") != std::string::npos);
+  CHECK(render_plan_table(plan).find("<=[2,6]") != std::string::npos);
+  CHECK(json.find("nonzero elements") != std::string::npos);
+  auto reloaded = Plan::from_json(json);
+  REQUIRE_MESSAGE(reloaded.has_value(), reloaded.status().to_string());
+  CHECK(reloaded->tensors[static_cast<size_t>(index)].bound ==
+        plan.tensors[static_cast<size_t>(index)].bound);
+}
+
+TEST_CASE("A node that reads a bounded tensor is unsupported, and Shape of one never folds") {
+  for (const std::string op : {"Transpose", "Shape"}) {
+    CAPTURE(op);
+    onnx::ModelProto model = new_model();
+    auto* graph = model.mutable_graph();
+    add_input(graph, "x", {2, 3});
+    add_node(graph, "NonZero", {"x"}, {"nz"}, "nonzero");
+    add_node(graph, op, {"nz"}, {"after"}, "reader");
+    set_type(graph->add_output(), "after", onnx::TensorProto::INT64,
+             op == "Shape" ? std::vector<int64_t>{2} : std::vector<int64_t>{6, 2});
+    auto imported = import_model(model);
+    REQUIRE_MESSAGE(imported.has_value(), imported.status().to_string());
+    CHECK(has_op(*imported, op));  // Shape of [2, <=6] is not the constant [2, 6]
+    auto loaded = load(model);
+    auto session = Session::create(loaded, SessionOptions{});
+    REQUIRE_FALSE(session.has_value());
+    CHECK(session.status().code() == StatusCode::kUnsupported);
+    CHECK(contains(session.status(), "node 'reader'"));
+    CHECK(contains(session.status(), "input 'nz' has a data-dependent shape"));
+  }
+}
+
+TEST_CASE("NonMaxSuppression: the bound uses the box count when the maximum is a runtime input") {
+  onnx::ModelProto model = new_model();
+  model.mutable_opset_import(0)->set_version(11);
+  auto* graph = model.mutable_graph();
+  add_input(graph, "boxes", {1, 5, 4});
+  add_input(graph, "scores", {1, 2, 5});
+  add_input(graph, "max_boxes", {1}, onnx::TensorProto::INT64);
+  add_node(graph, "NonMaxSuppression", {"boxes", "scores", "max_boxes"}, {"selected"}, "nms");
+  set_type(graph->add_output(), "selected", onnx::TensorProto::INT64, {3, 3});
+  auto imported = import_model(model);
+  REQUIRE_MESSAGE(imported.has_value(), imported.status().to_string());
+  const Value& selected = testing::value_named(*imported, "selected");
+  CHECK(selected.shape == Shape{10, 3});
+  CHECK(selected.bound.find("known only at run time") != std::string::npos);
+}
+
+}  // namespace onepool
