@@ -8,13 +8,15 @@ graph output (OnePool plans them at a proven bound and reports the actual shape)
   Unique of Round(2x) (sorted, 4 outputs)   bound [64]; inverse_indices exactly [64]
   NonMaxSuppression over 40 boxes x 3 classes, at most 20 per class, IoU 0.5, score > 0.3
                                             bound [60, 3]
+and their readers: Gather of the selected boxes' corners and classes from NonMaxSuppression's
+output, and Gather of x's values above 0.5 at NonZero -> Squeeze's positions.
 The seeded random inputs give each a result strictly inside its bound.
 """
 import numpy as np
 from onnx import TensorProto
 
 OPS = {"NonZero", "Compress", "Unique", "NonMaxSuppression", "Relu", "ReduceMax", "Greater",
-       "Round", "Mul", "Sigmoid"}
+       "Round", "Mul", "Sigmoid", "Gather", "Reshape", "Squeeze"}
 
 # Outputs whose dims ONNX shape inference leaves unknown (generate.py's check allows them).
 DATA_DEPENDENT_OPS = {"NonZero", "Compress", "Unique", "NonMaxSuppression"}
@@ -43,7 +45,26 @@ def data_dependent_heads(g):
                      g.const([0.5]), g.const([0.3])],
                     center_point_box=0)
     g.output(selected, TensorProto.INT64, ["selected", 3], name="selected_indices")
-    return "NonZero, Compress, Unique and NonMaxSuppression as graph outputs (bounded tensors)"
+    selected = "selected_indices"  # renamed by g.output
+
+    # Readers of bounded tensors: the selected boxes' corners and classes (Gather from a bounded
+    # tensor along axis 1, then by bounded indices), and x's values above 0.5 (NonZero ->
+    # Squeeze -> Gather).
+    # (g.const stores a scalar as [1], so these Gathers give [K, 1].)
+    box_ids = g.op("Squeeze", [g.op("Gather", [selected, g.const(2, np.int64)], axis=1),
+                               g.const([1], np.int64)])
+    classes = g.op("Gather", [selected, g.const(1, np.int64)], axis=1)
+    flat_boxes = g.op("Reshape", [boxes_in, g.const([40, 4], np.int64)])
+    g.output(g.op("Gather", [flat_boxes, box_ids], axis=0), TensorProto.FLOAT, ["selected", 4],
+             name="kept_boxes")
+    g.output(classes, TensorProto.INT64, ["selected", 1], name="kept_classes")
+    flat_x = g.op("Reshape", [x, g.const([64], np.int64)])
+    above = g.op("NonZero", [g.op("Greater", [flat_x, g.const(np.float32(0.5))])])
+    positions = g.op("Squeeze", [above, g.const([0], np.int64)])
+    g.output(g.op("Gather", [flat_x, positions], axis=0), TensorProto.FLOAT, ["above"],
+             name="values_above_half")
+    return ("NonZero, Compress, Unique and NonMaxSuppression (bounded tensors) as graph outputs "
+            "and read by Gather and Squeeze")
 
 
 INPUTS = {"x": ("float32", [4, 16], [-1, 1]), "boxes": ("float32", [1, 40, 4], None),

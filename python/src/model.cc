@@ -119,6 +119,9 @@ void bind_tensor_info(py::module_& module) {
           "OnePool's name of the dtype: 'float32', 'bfloat16', ...")
       .def_property_readonly("shape",
                              [](const TensorInfo& info) { return shape_tuple(info.shape); })
+      .def_readonly("bound", &TensorInfo::bound,
+                    "an output of data-dependent size: why `shape` is an upper bound (run() "
+                    "returns the actual shape); empty when `shape` is exact")
       .def("__repr__", &describe);
 }
 

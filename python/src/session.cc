@@ -3,6 +3,7 @@
 // feed is made contiguous once; every output is a fresh numpy array the Session writes into.
 #include <pybind11/stl.h>
 
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -113,6 +114,17 @@ std::vector<size_t> requested_outputs(const Model& model, const py::object& name
   return indices;
 }
 
+// An output of data-dependent size (TensorInfo::bound): a new array of the actual shape holding
+// the elements the run wrote at the start of the bound-sized one. Other outputs as they are.
+py::array with_actual_shape(const py::array& written, const TensorInfo& info, const Shape& actual) {
+  if (actual == info.shape) return written;
+  std::vector<py::ssize_t> dims(actual.begin(), actual.end());
+  py::array trimmed(numpy_dtype(info.dtype), dims);
+  const size_t bytes = static_cast<size_t>(actual.element_count()) * dtype_size(info.dtype);
+  if (bytes > 0) std::memcpy(trimmed.mutable_data(), written.data(), bytes);
+  return trimmed;
+}
+
 py::dict run(PySession& self, const py::dict& feeds, const py::object& output_names) {
   const Model& model = *self.model.model;
   // Step 1. Feeds: names, then each input's array and view (in Model::inputs() order).
@@ -135,14 +147,19 @@ py::dict run(PySession& self, const py::dict& feeds, const py::object& output_na
   }
   // Step 3. Run without the GIL; the arrays stay referenced by the vectors above.
   Status status;
+  std::vector<Shape> actual_shapes(outputs.size());
   {
     py::gil_scoped_release release;
     std::lock_guard<std::mutex> lock(self.run_mutex);
     status = self.session->run(inputs, outputs);
+    for (size_t i = 0; i < outputs.size(); ++i) actual_shapes[i] = self.session->output_shape(i);
   }
   throw_if_error(status);
   py::dict result;
-  for (size_t index : returned) result[py::str(model.outputs()[index].name)] = output_arrays[index];
+  for (size_t index : returned) {
+    result[py::str(model.outputs()[index].name)] =
+        with_actual_shape(output_arrays[index], model.outputs()[index], actual_shapes[index]);
+  }
   return result;
 }
 

@@ -30,9 +30,10 @@ int session_threads(int threads) {
   return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
-// kUnsupported when the node reads a tensor of data-dependent size (Value::bound): kernels are
-// prepared for static shapes, so such tensors may only be graph outputs for now.
-Status check_no_bounded_input(const Graph& graph, const Node& node) {
+// kUnsupported when the node reads a tensor of data-dependent size (Value::bound) but its kernel
+// was prepared for static shapes only (PreparedKernel::accepts_bounded_inputs).
+Status check_bounded_inputs(const Graph& graph, const Node& node, const PreparedKernel& kernel) {
+  if (kernel.accepts_bounded_inputs) return Status::ok();
   for (ValueId id : node.inputs) {
     if (id == kNoValue) continue;
     const Value& value = graph.values[static_cast<size_t>(id)];
@@ -40,7 +41,9 @@ Status check_no_bounded_input(const Graph& graph, const Node& node) {
     return make_status(StatusCode::kUnsupported, describe_node(node), ": input '", value.name,
                        "' has a data-dependent shape (planned at its bound ",
                        value.shape.to_string(), ": ", value.bound,
-                       "); such a tensor can only be a graph output for now");
+                       "); the CPU kernel of ", node.op_type,
+                       " needs static shapes (Gather, Squeeze, Unsqueeze and Identity take such "
+                       "inputs)");
   }
   return Status::ok();
 }
@@ -48,7 +51,6 @@ Status check_no_bounded_input(const Graph& graph, const Node& node) {
 // The node's kernel, or kUnsupported naming the node and op when the CPU has none.
 Expected<PreparedKernel> prepare_kernel(const KernelRegistry& registry, const Graph& graph,
                                         const Node& node, int threads) {
-  ONEPOOL_RETURN_IF_ERROR(check_no_bounded_input(graph, node));
   const KernelFactory factory =
       node.domain.empty() || node.domain == "ai.onnx" ? registry.find(node.op_type) : nullptr;
   if (factory == nullptr) {
@@ -59,7 +61,10 @@ Expected<PreparedKernel> prepare_kernel(const KernelRegistry& registry, const Gr
   // Preparation builds tables proportional to a node's shapes (Pad, Resize, Expand, Tile): a
   // failed allocation is this node's error, never an exception through the API.
   try {
-    return prepare_cpu_kernel(factory, graph, node, threads);
+    ONEPOOL_ASSIGN_OR_RETURN(PreparedKernel kernel,
+                             prepare_cpu_kernel(factory, graph, node, threads));
+    ONEPOOL_RETURN_IF_ERROR(check_bounded_inputs(graph, node, kernel));
+    return kernel;
   } catch (const std::bad_alloc&) {
     return make_status(StatusCode::kResourceExhausted, describe_node(node),
                        ": out of memory while preparing the kernel");
@@ -149,6 +154,9 @@ class CpuBackend final : public Backend {
   // output's actual shape, indexed by the node's first slot; sized at bind.
   std::vector<Shape> actual_shapes_;
   std::vector<size_t> actual_shape_slot_;  // per node; SIZE_MAX for the others
+  // Per value of data-dependent size: the entries of views_ where nodes read it, which take its
+  // actual shape after each run of its producer.
+  std::vector<std::vector<size_t>> bounded_input_views_;
   // Profiling (SessionOptions::profile): sized once by enable_profiling(), so that a profiled
   // run allocates nothing either. Nanoseconds of steady_clock.
   struct NodeTime {
@@ -281,6 +289,15 @@ Status CpuBackend::bind_node_views(const Plan& plan) {
 }
 
 void CpuBackend::index_actual_shapes() {
+  bounded_input_views_.assign(graph_->values.size(), {});
+  for (size_t n = 0; n < kernels_.size(); ++n) {
+    const Node& node = graph_->nodes[n];
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      const ValueId id = node.inputs[i];
+      if (id == kNoValue || graph_->values[static_cast<size_t>(id)].bound.empty()) continue;
+      bounded_input_views_[static_cast<size_t>(id)].push_back(bound_nodes_[n].first_input + i);
+    }
+  }
   actual_shapes_.clear();
   actual_shape_slot_.assign(kernels_.size(), std::numeric_limits<size_t>::max());
   for (size_t n = 0; n < kernels_.size(); ++n) {
@@ -313,6 +330,7 @@ Status CpuBackend::run_data_dependent_node(size_t n, RunContext& context) {
                          bound.to_string());
     }
     value_views_[static_cast<size_t>(id)].shape = shapes[i];
+    for (size_t view : bounded_input_views_[static_cast<size_t>(id)]) views_[view].shape = shapes[i];
   }
   return Status::ok();
 }

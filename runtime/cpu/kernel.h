@@ -81,6 +81,11 @@ struct PreparedKernel {
   /// NonZero, Unique, Compress, NonMaxSuppression: the outputs are planned at an upper bound
   /// (Value::bound) and run() reports their actual shapes in RunContext::output_shapes.
   bool data_dependent_outputs = false;
+  /// The kernel may read tensors of data-dependent size (Value::bound): run() takes each input's
+  /// actual shape from its view (the backend sets it after the producer ran) and reports its
+  /// outputs' actual shapes like a data-dependent kernel (data_dependent_outputs is set too).
+  /// A node that reads such a tensor with a kernel without this flag is unsupported.
+  bool accepts_bounded_inputs = false;
   /// Control flow: the plans of the graphs nested in the node, which live in its workspace.
   std::vector<NestedPlan> nested_plans;
 };

@@ -25,6 +25,13 @@ def mlp_path():
 
 
 @pytest.fixture(scope="session")
+def data_dependent_path():
+    path = MODELS / "data_dependent_heads.onnx"
+    assert path.exists(), f"{path} missing: build the model suite (ninja -C build onepool_models)"
+    return path
+
+
+@pytest.fixture(scope="session")
 def cli():
     assert CLI.exists(), f"{CLI} missing: build the CLI (ninja -C build onepool_cli)"
     return CLI

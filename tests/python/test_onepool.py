@@ -303,3 +303,24 @@ def test_shapes_bind_the_batch(mlp_path):
     assert s.inputs[0].shape == (2, 784) and s.outputs[0].shape == (2, 10)
     x = np.random.default_rng(11).standard_normal((2, 784)).astype(np.float32)
     np.testing.assert_allclose(s.run({"x": x})["probs"], reference_mlp(mlp_path, x), rtol=1e-4, atol=1e-6)
+
+
+def test_outputs_of_data_dependent_size_come_back_at_their_actual_shape(data_dependent_path):
+    # data_dependent_heads (models/data_dependent.py): NonZero, Unique, NonMaxSuppression and
+    # Gathers of their outputs, planned at bounds; each array has the run's actual shape.
+    session = onepool.Session(data_dependent_path)
+    info = {o.name: o for o in session.outputs}
+    assert info["nonzero"].bound and tuple(info["nonzero"].shape) == (2, 64)
+    x = np.linspace(-1, 1, 64, dtype=np.float32).reshape(4, 16)
+    boxes = np.random.default_rng(1).random((1, 40, 4), dtype=np.float32)
+    scores = np.random.default_rng(2).random((1, 3, 40), dtype=np.float32)
+    out = session.run({"x": x, "boxes": boxes, "scores": scores})
+    assert out["nonzero"].shape == (2, int((x > 0).sum()))
+    np.testing.assert_array_equal(out["nonzero"], np.stack(np.nonzero(np.maximum(x, 0))))
+    above = x.reshape(-1)[x.reshape(-1) > 0.5]
+    np.testing.assert_array_equal(out["values_above_half"], above)
+    values = np.unique(np.round(x * 2))
+    np.testing.assert_array_equal(out["unique_values"], values)
+    selected = out["selected_indices"]
+    assert selected.ndim == 2 and selected.shape[1] == 3 and 0 < selected.shape[0] <= 60
+    np.testing.assert_array_equal(out["kept_boxes"], boxes[0][selected[:, 2]])

@@ -1,7 +1,8 @@
 // Outputs of data-dependent size through import, plan and Session: bounds proven at import (a
 // declared output shape does not override them), the plan marks bounded tensors, a run reports
 // each actual shape (Session::output_shape) and writes the tensor densely from the buffer's
-// start, and a node that reads a bounded tensor is a clear kUnsupported at Session creation.
+// start; Gather, Squeeze and Reshape read bounded tensors at their actual shapes, and any other
+// reader (or a layout they cannot follow) is a clear kUnsupported, never a wrong read.
 #include <doctest/doctest.h>
 #include <onnx/onnx_pb.h>
 
@@ -127,6 +128,94 @@ TEST_CASE("NonMaxSuppression: the bound uses the box count when the maximum is a
   const Value& selected = testing::value_named(*imported, "selected");
   CHECK(selected.shape == Shape{10, 3});
   CHECK(selected.bound.find("known only at run time") != std::string::npos);
+}
+
+}  // namespace onepool
+
+namespace onepool {
+
+namespace {
+
+// x float [2,3] → NonZero → nz [2, <=6] → `op` (inputs nz and `second`) → `after`.
+onnx::ModelProto nonzero_reader_model(const std::string& op, const std::string& second,
+                                      const std::vector<int64_t>& after_dims) {
+  onnx::ModelProto model = new_model();
+  auto* graph = model.mutable_graph();
+  add_input(graph, "x", {2, 3});
+  add_node(graph, "NonZero", {"x"}, {"nz"}, "nonzero");
+  add_node(graph, op, {"nz", second}, {"after"}, "reader");
+  set_type(graph->add_output(), "after", onnx::TensorProto::INT64, after_dims);
+  return model;
+}
+
+void add_int64_initializer(onnx::GraphProto* graph, const std::string& name,
+                           const std::vector<int64_t>& dims, const std::vector<int64_t>& values) {
+  auto* tensor = graph->add_initializer();
+  tensor->set_name(name);
+  tensor->set_data_type(onnx::TensorProto::INT64);
+  for (int64_t dim : dims) tensor->add_dims(dim);
+  for (int64_t value : values) tensor->add_int64_data(value);
+}
+
+}  // namespace
+
+// nz's bounded dim is dim 1, so Gather along axis 0 would read rows laid out at the actual width:
+// a run where the width is below the bound is a clear error, one at the bound is fine.
+TEST_CASE("Gather of data bounded beyond dim 0: an error at run time, never a wrong read") {
+  onnx::ModelProto model = nonzero_reader_model("Gather", "row", {1, 6});
+  add_int64_initializer(model.mutable_graph(), "row", {1}, {1});
+  auto session = Session::create(load(model), SessionOptions{});
+  REQUIRE_MESSAGE(session.has_value(), session.status().to_string());
+  std::vector<float> x{1, 2, 3, 4, 5, 6};
+  std::vector<int64_t> out(6, -1);
+  const TensorView input{x.data(), DType::kFloat32, Shape{2, 3}, Device{}};
+  const TensorView output{out.data(), DType::kInt64, Shape{1, 6}, Device{}};
+  Status status = (*session)->run({&input, 1}, {&output, 1});
+  REQUIRE_MESSAGE(status.is_ok(), status.to_string());
+  CHECK(out == std::vector<int64_t>{0, 1, 2, 0, 1, 2});  // row 1 of nz: the column indices
+  x[4] = 0;
+  status = (*session)->run({&input, 1}, {&output, 1});
+  CHECK(status.code() == StatusCode::kUnsupported);
+  CHECK(contains(status, "smaller than its bound in dim 1"));
+}
+
+TEST_CASE("Reshape that merges a bounded tensor's dims is unsupported at Session creation") {
+  onnx::ModelProto model = nonzero_reader_model("Reshape", "flat", {12});
+  add_int64_initializer(model.mutable_graph(), "flat", {1}, {12});
+  auto session = Session::create(load(model), SessionOptions{});
+  REQUIRE_FALSE(session.has_value());
+  CHECK(session.status().code() == StatusCode::kUnsupported);
+  CHECK(contains(session.status(), "merges or splits its dims"));
+}
+
+// NonZero of a 1-D x → Squeeze → Gather(x, positions): x's values that are nonzero, in order,
+// with the actual length each run.
+TEST_CASE("NonZero -> Squeeze -> Gather: the nonzero values, the length per run") {
+  onnx::ModelProto model = new_model();
+  auto* graph = model.mutable_graph();
+  add_input(graph, "x", {6});
+  add_node(graph, "NonZero", {"x"}, {"nz"}, "nonzero");
+  add_int64_initializer(graph, "axes", {1}, {0});
+  add_node(graph, "Squeeze", {"nz", "axes"}, {"positions"}, "squeeze");
+  add_node(graph, "Gather", {"x", "positions"}, {"values"}, "gather");
+  set_type(graph->add_output(), "values", onnx::TensorProto::FLOAT, {6});
+  auto session = Session::create(load(model), SessionOptions{});
+  REQUIRE_MESSAGE(session.has_value(), session.status().to_string());
+  for (const auto& [x, expected] :
+       std::vector<std::pair<std::vector<float>, std::vector<float>>>{
+           {{0, 2, 0, -3, 0, 5}, {2, -3, 5}},
+           {{0, 0, 0, 0, 0, 0}, {}},
+           {{1, 2, 3, 4, 5, 6}, {1, 2, 3, 4, 5, 6}}}) {
+    std::vector<float> input_values = x;
+    std::vector<float> out(6, -1);
+    const TensorView input{input_values.data(), DType::kFloat32, Shape{6}, Device{}};
+    const TensorView output{out.data(), DType::kFloat32, Shape{6}, Device{}};
+    const Status status = (*session)->run({&input, 1}, {&output, 1});
+    REQUIRE_MESSAGE(status.is_ok(), status.to_string());
+    CHECK((*session)->output_shape(0) == Shape{static_cast<int64_t>(expected.size())});
+    out.resize(expected.size());
+    CHECK(out == expected);
+  }
 }
 
 }  // namespace onepool

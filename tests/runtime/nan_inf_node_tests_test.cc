@@ -67,6 +67,7 @@ constexpr InputRule kParameterInputs[] = {
     {"RoiAlign", "rois", "box coordinates (a non-finite one is an error)"},
     {"MelWeightMatrix", "lower_edge_hertz", "a frequency that becomes a bin index"},
     {"MelWeightMatrix", "upper_edge_hertz", "a frequency that becomes a bin index"},
+    {"Unique", "X", "the values decide which are unique: the output's length and order"},
 };
 
 // Inputs whose ONNX reference (numpy) turns a NaN into a number in a float output that the input

@@ -139,16 +139,6 @@ std::vector<HostTensor> make_output_tensors(const Model& model) {
   return outputs;
 }
 
-void keep_actual_shapes(const Session& session, std::vector<HostTensor>& outputs) {
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    const Shape actual = session.output_shape(i);
-    if (actual == outputs[i].shape) continue;
-    outputs[i].shape = actual;
-    outputs[i].data.resize(static_cast<size_t>(actual.element_count()) *
-                           dtype_size(outputs[i].dtype));
-  }
-}
-
 void print_output_summaries(const Model& model, const std::vector<HostTensor>& outputs,
                             int values) {
   for (size_t i = 0; i < outputs.size(); ++i) {

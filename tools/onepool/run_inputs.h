@@ -9,6 +9,7 @@
 
 #include "onepool/onepool.h"
 #include "planner/graph.h"
+#include "runtime/host_outputs.h"
 #include "tools/onepool/cli_common.h"
 
 namespace onepool::cli {
@@ -36,10 +37,6 @@ std::vector<TensorView> views_of(std::vector<HostTensor>& tensors);
 
 /// One zeroed host tensor per model output.
 std::vector<HostTensor> make_output_tensors(const Model& model);
-
-/// After a run into `outputs` (make_output_tensors): each output of data-dependent size
-/// (TensorInfo::bound) takes the actual shape the run produced and drops the unused bytes.
-void keep_actual_shapes(const Session& session, std::vector<HostTensor>& outputs);
 
 /// One line per output: name, dtype, shape, min/max/mean and the first `values` values.
 void print_output_summaries(const Model& model, const std::vector<HostTensor>& outputs, int values);

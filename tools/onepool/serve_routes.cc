@@ -10,9 +10,9 @@
 #include <utility>
 #include <vector>
 
+#include "runtime/host_outputs.h"
 #include "tools/onepool/serve_binary.h"
 #include "tools/onepool/serve_codec.h"
-#include "tools/onepool/run_inputs.h"
 #include "tools/onepool/serve_front.h"
 #include "tools/onepool/serve_metrics.h"
 
@@ -328,7 +328,7 @@ Status InferenceServerImpl::infer(const httplib::Request& req, const std::string
   start = Clock::now();
   ONEPOOL_RETURN_IF_ERROR(lease.session().run(input_views, output_views));
   phases.infer_ns = ns_since(start);
-  cli::keep_actual_shapes(lease.session(), outputs);
+  keep_actual_shapes(lease.session(), outputs);
   { SessionPool::Lease done = std::move(lease); }  // give the Session back before encoding
 
   start = Clock::now();

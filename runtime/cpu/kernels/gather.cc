@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "runtime/cpu/kernels/bounded_readers.h"
 #include "runtime/cpu/kernels/shape_ops.h"
 #include "runtime/cpu/kernels/shape_util.h"
 
@@ -126,6 +127,7 @@ Expected<PreparedKernel> make_gather_kernel(const NodeContext& node) {
   ONEPOOL_ASSIGN_OR_RETURN(size_t element_size, movable_element_size(node, node.input(0).dtype));
   ONEPOOL_ASSIGN_OR_RETURN(int axis, normalize_axis(node, node.node().attributes.get_int("axis", 0),
                                                     data.rank(), "axis"));
+  if (reads_bounded_input(node)) return make_bounded_gather_kernel(node, axis, element_size);
   int64_t outer = 1, inner = 1;
   for (int k = 0; k < axis; ++k) outer *= data[k];
   for (int k = axis + 1; k < data.rank(); ++k) inner *= data[k];

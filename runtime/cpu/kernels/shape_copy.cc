@@ -3,6 +3,7 @@
 // (the same bytes), and then there is nothing to copy; otherwise a memcpy.
 #include <cstring>
 
+#include "runtime/cpu/kernels/bounded_readers.h"
 #include "runtime/cpu/kernels/shape_ops.h"
 #include "runtime/cpu/kernels/shape_util.h"
 
@@ -45,6 +46,9 @@ Status check_dropout_inference(const NodeContext& node) {
 Expected<PreparedKernel> make_copy_kernel(const NodeContext& node) {
   if (!node.has_input(0) || !node.has_output(0)) {
     return node.error(StatusCode::kInvalidModel, "expected input 0 and output 0");
+  }
+  if (node.node().op_type != "Dropout" && reads_bounded_input(node)) {
+    return make_bounded_copy_kernel(node);
   }
   const Value& input = node.input(0);
   const Value& output = node.output(0);

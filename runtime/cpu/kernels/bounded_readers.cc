@@ -1,0 +1,193 @@
+// Kernels over tensors of data-dependent size (see bounded_readers.h).
+#include "runtime/cpu/kernels/bounded_readers.h"
+
+#include <cstring>
+#include <string>
+
+#include "runtime/cpu/kernels/shape_util.h"
+
+namespace onepool::cpu::data {
+
+namespace {
+
+int64_t index_at(const TensorView& indices, int64_t i) {
+  if (indices.dtype == DType::kInt32) return indices.as<const int32_t>()[i];
+  return indices.as<const int64_t>()[i];
+}
+
+// An error unless `actual` fits inside `bound` dim by dim.
+Status check_fits(const std::string& node, const std::string& output, const Shape& actual,
+                  const Shape& bound) {
+  bool fits = actual.rank() == bound.rank();
+  for (int axis = 0; fits && axis < bound.rank(); ++axis) fits = actual[axis] <= bound[axis];
+  if (fits) return Status::ok();
+  return make_status(StatusCode::kOutOfRange, node, ": output '", output, "': actual shape ",
+                     actual.to_string(), " does not fit its planned bound ", bound.to_string());
+}
+
+class BoundedGatherKernel final : public Kernel {
+ public:
+  BoundedGatherKernel(std::string node, std::string data, std::string output, Shape data_bound,
+                      int axis, size_t element_size)
+      : node_(std::move(node)),
+        data_(std::move(data)),
+        output_(std::move(output)),
+        data_bound_(data_bound),
+        axis_(axis),
+        element_size_(element_size) {}
+
+  Status run(const RunContext& context) override {
+    const TensorView& data = context.inputs[0];
+    const TensorView& indices = context.inputs[1];
+    ONEPOOL_RETURN_IF_ERROR(check_data_layout(data.shape));
+    Shape out;
+    for (int k = 0; k < axis_; ++k) out.push_back(data.shape[k]);
+    for (int64_t dim : indices.shape) out.push_back(dim);
+    for (int k = axis_ + 1; k < data.shape.rank(); ++k) out.push_back(data.shape[k]);
+    ONEPOOL_RETURN_IF_ERROR(check_fits(node_, output_, out, context.outputs[0].shape));
+    const int64_t axis_dim = data.shape[axis_];
+    const int64_t count = indices.shape.element_count();
+    for (int64_t j = 0; j < count; ++j) {
+      const int64_t index = index_at(indices, j);
+      if (index < -axis_dim || index >= axis_dim) {
+        return make_status(StatusCode::kOutOfRange, node_, ": index ", index, " at position ", j,
+                           " is out of range for axis dim ", axis_dim, " (data '", data_,
+                           "' has actual shape ", data.shape.to_string(), " in this run)");
+      }
+    }
+    copy_rows(data, indices, axis_dim, count, context.outputs[0].data);
+    context.output_shapes[0] = out;
+    return Status::ok();
+  }
+
+ private:
+  // Data smaller than its bound anywhere but dim 0 is laid out with other strides.
+  Status check_data_layout(const Shape& actual) const {
+    for (int k = 1; k < actual.rank(); ++k) {
+      if (actual[k] == data_bound_[k]) continue;
+      return make_status(StatusCode::kUnsupported, node_, ": data '", data_, "' has actual shape ",
+                         actual.to_string(), ", smaller than its bound in dim ", k,
+                         "; Gather reads bounded data only when dim 0 alone varies");
+    }
+    return Status::ok();
+  }
+  void copy_rows(const TensorView& data, const TensorView& indices, int64_t axis_dim,
+                 int64_t count, void* output) const {
+    int64_t outer = 1;
+    int64_t inner_bytes = static_cast<int64_t>(element_size_);
+    for (int k = 0; k < axis_; ++k) outer *= data.shape[k];
+    for (int k = axis_ + 1; k < data.shape.rank(); ++k) inner_bytes *= data.shape[k];
+    const auto* source = static_cast<const std::byte*>(data.data);
+    auto* target = static_cast<std::byte*>(output);
+    for (int64_t o = 0; o < outer; ++o) {
+      for (int64_t j = 0; j < count; ++j) {
+        int64_t index = index_at(indices, j);
+        if (index < 0) index += axis_dim;
+        std::memcpy(target + (o * count + j) * inner_bytes,
+                    source + (o * axis_dim + index) * inner_bytes,
+                    static_cast<size_t>(inner_bytes));
+      }
+    }
+  }
+
+  std::string node_;
+  std::string data_;
+  std::string output_;
+  Shape data_bound_;
+  int axis_;
+  size_t element_size_;
+};
+
+// The positions of the dims that are not 1.
+Shape non_unit_dims(const Shape& shape) {
+  Shape dims;
+  for (int k = 0; k < shape.rank(); ++k) {
+    if (shape[k] != 1) dims.push_back(k);
+  }
+  return dims;
+}
+
+class BoundedCopyKernel final : public Kernel {
+ public:
+  BoundedCopyKernel(std::string node, std::string output, Shape input_dims, Shape output_dims)
+      : node_(std::move(node)),
+        output_(std::move(output)),
+        input_dims_(input_dims),
+        output_dims_(output_dims) {}
+
+  Status run(const RunContext& context) override {
+    const TensorView& input = context.inputs[0];
+    Shape out = context.outputs[0].shape;
+    for (int k = 0; k < output_dims_.rank(); ++k) {
+      out[static_cast<int>(output_dims_[k])] = input.shape[static_cast<int>(input_dims_[k])];
+    }
+    if (out.element_count() != input.shape.element_count()) {
+      return make_status(StatusCode::kUnsupported, node_, ": input of actual shape ",
+                         input.shape.to_string(), " does not map onto output '", output_,
+                         "' (planned ", context.outputs[0].shape.to_string(), ", got ",
+                         out.to_string(), ")");
+    }
+    ONEPOOL_RETURN_IF_ERROR(check_fits(node_, output_, out, context.outputs[0].shape));
+    const size_t bytes = static_cast<size_t>(input.shape.element_count()) * dtype_size(input.dtype);
+    if (bytes > 0 && input.data != context.outputs[0].data) {
+      std::memmove(context.outputs[0].data, input.data, bytes);
+    }
+    context.output_shapes[0] = out;
+    return Status::ok();
+  }
+
+ private:
+  std::string node_;
+  std::string output_;
+  Shape input_dims_;   // positions of the input's dims that are not 1 (in the bound)
+  Shape output_dims_;  // the same for the output, one for one
+};
+
+}  // namespace
+
+bool reads_bounded_input(const NodeContext& node) {
+  for (size_t i = 0; i < node.input_count(); ++i) {
+    if (node.has_input(i) && !node.input(i).bound.empty()) return true;
+  }
+  return false;
+}
+
+Expected<PreparedKernel> make_bounded_gather_kernel(const NodeContext& node, int axis,
+                                                    size_t element_size) {
+  PreparedKernel prepared;
+  prepared.kernel = std::make_unique<BoundedGatherKernel>(
+      describe_node(node.node()), node.input(0).name, node.output(0).name, node.input(0).shape,
+      axis, element_size);
+  prepared.accepts_bounded_inputs = true;
+  prepared.data_dependent_outputs = true;
+  prepared.implementation = "Gather (data-dependent shapes)";
+  return prepared;
+}
+
+Expected<PreparedKernel> make_bounded_copy_kernel(const NodeContext& node) {
+  const Value& input = node.input(0);
+  const Value& output = node.output(0);
+  const Shape input_dims = non_unit_dims(input.shape);
+  const Shape output_dims = non_unit_dims(output.shape);
+  bool same = input_dims.rank() == output_dims.rank() && input.dtype == output.dtype;
+  for (int k = 0; same && k < input_dims.rank(); ++k) {
+    same = input.shape[static_cast<int>(input_dims[k])] ==
+           output.shape[static_cast<int>(output_dims[k])];
+  }
+  if (!same) {
+    return node.error(StatusCode::kUnsupported, "input '", input.name,
+                      "' has a data-dependent shape (planned ", input.shape.to_string(),
+                      ") and output '", output.name, "' ", output.shape.to_string(),
+                      " merges or splits its dims; only 1s may be added or removed");
+  }
+  PreparedKernel prepared;
+  prepared.kernel = std::make_unique<BoundedCopyKernel>(describe_node(node.node()), output.name,
+                                                        input_dims, output_dims);
+  prepared.accepts_bounded_inputs = true;
+  prepared.data_dependent_outputs = true;
+  prepared.in_place_inputs = kInPlaceInput0;
+  prepared.output_is_view = true;  // run() skips the copy onto itself
+  return prepared;
+}
+
+}  // namespace onepool::cpu::data
