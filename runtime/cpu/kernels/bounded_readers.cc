@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "runtime/cpu/kernels/bounded_output.h"
 #include "runtime/cpu/kernels/shape_util.h"
 
 namespace onepool::cpu::data {
@@ -13,16 +14,6 @@ namespace {
 int64_t index_at(const TensorView& indices, int64_t i) {
   if (indices.dtype == DType::kInt32) return indices.as<const int32_t>()[i];
   return indices.as<const int64_t>()[i];
-}
-
-// An error unless `actual` fits inside `bound` dim by dim.
-Status check_fits(const std::string& node, const std::string& output, const Shape& actual,
-                  const Shape& bound) {
-  bool fits = actual.rank() == bound.rank();
-  for (int axis = 0; fits && axis < bound.rank(); ++axis) fits = actual[axis] <= bound[axis];
-  if (fits) return Status::ok();
-  return make_status(StatusCode::kOutOfRange, node, ": output '", output, "': actual shape ",
-                     actual.to_string(), " does not fit its planned bound ", bound.to_string());
 }
 
 class BoundedGatherKernel final : public Kernel {
@@ -44,7 +35,7 @@ class BoundedGatherKernel final : public Kernel {
     for (int k = 0; k < axis_; ++k) out.push_back(data.shape[k]);
     for (int64_t dim : indices.shape) out.push_back(dim);
     for (int k = axis_ + 1; k < data.shape.rank(); ++k) out.push_back(data.shape[k]);
-    ONEPOOL_RETURN_IF_ERROR(check_fits(node_, output_, out, context.outputs[0].shape));
+    ONEPOOL_RETURN_IF_ERROR(check_within_bound(node_, output_, context.outputs[0].shape, out));
     const int64_t axis_dim = data.shape[axis_];
     const int64_t count = indices.shape.element_count();
     for (int64_t j = 0; j < count; ++j) {
@@ -127,7 +118,7 @@ class BoundedCopyKernel final : public Kernel {
                          "' (planned ", context.outputs[0].shape.to_string(), ", got ",
                          out.to_string(), ")");
     }
-    ONEPOOL_RETURN_IF_ERROR(check_fits(node_, output_, out, context.outputs[0].shape));
+    ONEPOOL_RETURN_IF_ERROR(check_within_bound(node_, output_, context.outputs[0].shape, out));
     const size_t bytes = static_cast<size_t>(input.shape.element_count()) * dtype_size(input.dtype);
     if (bytes > 0 && input.data != context.outputs[0].data) {
       std::memmove(context.outputs[0].data, input.data, bytes);

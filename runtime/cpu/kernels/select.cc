@@ -18,27 +18,11 @@
 #include <string>
 
 #include "runtime/cpu/kernel_registry.h"
+#include "runtime/cpu/kernels/bounded_output.h"
 #include "runtime/cpu/kernels/reduce_layout.h"
 
 namespace onepool::cpu {
 namespace {
-
-// Fails unless `actual` fits in the planned `bound` (same rank, no dim larger).
-Status check_within_bound(const std::string& node, const std::string& output, const Shape& bound,
-                          const Shape& actual) {
-  bool fits = bound.rank() == actual.rank();
-  for (int axis = 0; fits && axis < actual.rank(); ++axis) fits = actual[axis] <= bound[axis];
-  if (fits) return Status::ok();
-  return make_status(StatusCode::kOutOfRange, node, ": output '", output, "': the actual shape ",
-                     actual.to_string(), " does not fit the planned bound ", bound.to_string());
-}
-
-// A data-dependent kernel reports its shapes through RunContext::output_shapes.
-Status require_output_shapes(const RunContext& context, const std::string& node) {
-  if (context.output_shapes != nullptr) return Status::ok();
-  return make_status(StatusCode::kInternal, node,
-                     ": run without RunContext::output_shapes (a data-dependent kernel)");
-}
 
 template <class T>
 struct NotZero {

@@ -27,6 +27,7 @@
 #include <type_traits>
 
 #include "runtime/cpu/kernel_registry.h"
+#include "runtime/cpu/kernels/bounded_output.h"
 #include "runtime/cpu/kernels/reduce_layout.h"
 
 namespace onepool::cpu {
@@ -80,10 +81,7 @@ class UniqueKernel final : public Kernel {
       : layout_(std::move(layout)), node_(std::move(node)) {}
 
   Status run(const RunContext& context) override {
-    if (context.output_shapes == nullptr) {
-      return make_status(StatusCode::kInternal, node_,
-                         ": run without RunContext::output_shapes (a data-dependent kernel)");
-    }
+    ONEPOOL_RETURN_IF_ERROR(require_output_shapes(context, node_));
     const T* x = context.inputs[0].as<const T>();
     const int64_t n = layout_.split.dim;
     auto* order = reinterpret_cast<int64_t*>(context.workspace);
@@ -138,14 +136,8 @@ class UniqueKernel final : public Kernel {
     actual[0][layout_.y_axis] = groups;
     for (size_t i = 0; i < kOutputs; ++i) {
       if (!present(context, i)) continue;
-      const Shape& bound = context.outputs[i].shape;
-      bool fits = bound.rank() == actual[i].rank();
-      for (int axis = 0; fits && axis < bound.rank(); ++axis) fits = actual[i][axis] <= bound[axis];
-      if (!fits) {
-        return make_status(StatusCode::kOutOfRange, node_, ": output '", layout_.names[i],
-                           "': the actual shape ", actual[i].to_string(),
-                           " does not fit the planned bound ", bound.to_string());
-      }
+      ONEPOOL_RETURN_IF_ERROR(check_within_bound(node_, layout_.names[i],
+                                                 context.outputs[i].shape, actual[i]));
     }
     for (size_t i = 0; i < kOutputs; ++i) {
       if (present(context, i)) context.output_shapes[i] = actual[i];
