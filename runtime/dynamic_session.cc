@@ -78,6 +78,9 @@ class DynamicSessionImpl {
   uint64_t clock = 0;
   DynamicSessionStats stats;
   SpecializationInfo last;
+  /// The specialization the last successful run() used (outputs' actual shapes); eviction only
+  /// happens inside a later run(), which sets it again.
+  const Specialization* last_run = nullptr;
 
   Status start_static_mode();
   Expected<Specialization*> specialization_for(std::span<const TensorView> views);
@@ -485,6 +488,7 @@ Expected<std::vector<TensorInfo>> DynamicSession::output_infos(std::span<const T
 
 Status DynamicSession::run(std::span<const TensorView> inputs,
                            std::span<const TensorView> outputs) {
+  impl_->last_run = nullptr;
   ONEPOOL_ASSIGN_OR_RETURN(Specialization * spec, impl_->specialization_for(inputs));
   const Graph& graph = spec->model->graph();
   const auto& output_infos = spec->model->outputs();
@@ -507,7 +511,21 @@ Status DynamicSession::run(std::span<const TensorView> inputs,
   for (size_t i = 0; i < outputs.size(); ++i) {
     ONEPOOL_RETURN_IF_ERROR(spec->backend->copy_out(graph.outputs[i], outputs[i]));
   }
+  impl_->last_run = spec;
   return Status::ok();
+}
+
+Expected<Shape> DynamicSession::output_shape(size_t i) const {
+  const Specialization* spec = impl_->last_run;
+  if (spec == nullptr) {
+    return make_status(StatusCode::kFailedPrecondition, "output_shape: no successful run yet");
+  }
+  const Graph& graph = spec->model->graph();
+  if (i >= graph.outputs.size()) {
+    return make_status(StatusCode::kInvalidArgument, "output_shape: output ", i, " of ",
+                       graph.outputs.size());
+  }
+  return spec->backend->value_view(graph.outputs[i]).shape;
 }
 
 Status DynamicSession::trim() {

@@ -130,6 +130,10 @@ class DynamicSession {
   /// Runs on inputs of any shape inside the profile; `outputs` must have the shapes
   /// output_infos() gives. A shape outside the profile is an error naming the range.
   Status run(std::span<const TensorView> inputs, std::span<const TensorView> outputs);
+  /// Output i's shape in the last successful run: output_infos()'s, or for an output of
+  /// data-dependent size (TensorInfo::bound) the actual shape, written densely from the start of
+  /// the caller's buffer. Errors before any successful run.
+  Expected<Shape> output_shape(size_t i) const;
   /// Dynamic mode: shrinks the pool to the largest plan still cached. Static mode: no-op.
   Status trim();
 

@@ -407,3 +407,35 @@ TEST_CASE("place_symbolically: exact at the source shape, refuses another struct
   REQUIRE_FALSE(other.has_value());
   CHECK(other.status().message().find("nodes") != std::string::npos);
 }
+
+// data_dependent_heads (models/data_dependent.py) at its declared shapes: NonZero's output is
+// planned at [2, 64] and output_shape() gives each run's actual shape (none before a run).
+TEST_CASE("output_shape gives the actual shape of an output of data-dependent size") {
+  auto session = create("data_dependent_heads", options_for("x:4x16", PoolMode::kStatic));
+  CHECK_FALSE(session->output_shape(0).has_value());
+  std::vector<float> x(64, 0.0f);
+  x[3] = 1.0f;
+  x[40] = -2.0f;
+  std::vector<float> boxes(160, 0.5f);
+  std::vector<float> scores(120, 0.0f);
+  const std::vector<TensorView> inputs{view_of(x, Shape{4, 16}), view_of(boxes, Shape{1, 40, 4}),
+                                       view_of(scores, Shape{1, 3, 40})};
+  auto infos = session->output_infos(inputs);
+  REQUIRE_MESSAGE(infos.has_value(), infos.status().to_string());
+  std::vector<std::vector<std::byte>> buffers;
+  std::vector<TensorView> outputs;
+  for (const TensorInfo& info : *infos) {
+    buffers.emplace_back(static_cast<size_t>(info.shape.element_count()) * dtype_size(info.dtype));
+    outputs.push_back(TensorView{buffers.back().data(), info.dtype, info.shape, Device{}});
+  }
+  const Status status = session->run(inputs, outputs);
+  REQUIRE_MESSAGE(status.is_ok(), status.to_string());
+  REQUIRE((*infos)[0].name == "nonzero");
+  CHECK((*infos)[0].shape == Shape{2, 64});
+  auto shape = session->output_shape(0);
+  REQUIRE(shape.has_value());
+  CHECK(*shape == Shape{2, 1});  // Relu(x) is nonzero at (0, 3) only
+  const auto* coordinates = reinterpret_cast<const int64_t*>(buffers[0].data());
+  CHECK(coordinates[0] == 0);
+  CHECK(coordinates[1] == 3);
+}
