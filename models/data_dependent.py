@@ -9,14 +9,15 @@ graph output (OnePool plans them at a proven bound and reports the actual shape)
   NonMaxSuppression over 40 boxes x 3 classes, at most 20 per class, IoU 0.5, score > 0.3
                                             bound [60, 3]
 and their readers: Gather of the selected boxes' corners and classes from NonMaxSuppression's
-output, and Gather of x's values above 0.5 at NonZero -> Squeeze's positions.
+output, Gather of x's values above 0.5 at NonZero -> Squeeze's positions, and the same values
+as PyTorch's x[x > 0.5] exports them (NonZero -> Transpose -> GatherND).
 The seeded random inputs give each a result strictly inside its bound.
 """
 import numpy as np
 from onnx import TensorProto
 
 OPS = {"NonZero", "Compress", "Unique", "NonMaxSuppression", "Relu", "ReduceMax", "Greater",
-       "Round", "Mul", "Sigmoid", "Gather", "Reshape", "Squeeze"}
+       "Round", "Mul", "Sigmoid", "Gather", "Reshape", "Squeeze", "Transpose", "GatherND"}
 
 # Outputs whose dims ONNX shape inference leaves unknown (generate.py's check allows them).
 DATA_DEPENDENT_OPS = {"NonZero", "Compress", "Unique", "NonMaxSuppression"}
@@ -63,8 +64,13 @@ def data_dependent_heads(g):
     positions = g.op("Squeeze", [above, g.const([0], np.int64)])
     g.output(g.op("Gather", [flat_x, positions], axis=0), TensorProto.FLOAT, ["above"],
              name="values_above_half")
+    # PyTorch's x[x > 0.5] on a 2-D x: NonZero -> Transpose -> GatherND.
+    above_2d = g.op("Greater", [x, g.const(np.float32(0.5))])
+    mask_positions = g.op("Transpose", [g.op("NonZero", [above_2d])], perm=[1, 0])
+    g.output(g.op("GatherND", [x, mask_positions]), TensorProto.FLOAT, ["masked"],
+             name="masked_values")
     return ("NonZero, Compress, Unique and NonMaxSuppression (bounded tensors) as graph outputs "
-            "and read by Gather and Squeeze")
+            "and read by Gather, Squeeze, Transpose and GatherND")
 
 
 INPUTS = {"x": ("float32", [4, 16], [-1, 1]), "boxes": ("float32", [1, 40, 4], None),

@@ -42,8 +42,8 @@ Status check_bounded_inputs(const Graph& graph, const Node& node, const Prepared
                        "' has a data-dependent shape (planned at its bound ",
                        value.shape.to_string(), ": ", value.bound,
                        "); the CPU kernel of ", node.op_type,
-                       " needs static shapes (Gather, Squeeze, Unsqueeze and Identity take such "
-                       "inputs)");
+                       " needs static shapes (Gather, GatherND, Transpose, Squeeze, Unsqueeze, "
+                       "Flatten, Reshape and Identity take such inputs)");
   }
   return Status::ok();
 }

@@ -89,6 +89,107 @@ class BoundedGatherKernel final : public Kernel {
   size_t element_size_;
 };
 
+// Row-major strides of `shape`, in elements.
+void strides_of(const Shape& shape, int64_t* strides) {
+  int64_t stride = 1;
+  for (int k = shape.rank() - 1; k >= 0; --k) {
+    strides[k] = stride;
+    stride *= shape[k];
+  }
+}
+
+class BoundedTransposeKernel final : public Kernel {
+ public:
+  BoundedTransposeKernel(std::string node, std::string output, std::vector<int> perm,
+                         size_t element_size)
+      : node_(std::move(node)),
+        output_(std::move(output)),
+        perm_(std::move(perm)),
+        element_size_(element_size) {}
+
+  Status run(const RunContext& context) override {
+    const TensorView& input = context.inputs[0];
+    const int rank = input.shape.rank();
+    Shape out;
+    for (int k = 0; k < rank; ++k) out.push_back(input.shape[perm_[static_cast<size_t>(k)]]);
+    ONEPOOL_RETURN_IF_ERROR(check_within_bound(node_, output_, context.outputs[0].shape, out));
+    int64_t in_strides[Shape::kMaxRank] = {};
+    strides_of(input.shape, in_strides);
+    int64_t coordinate[Shape::kMaxRank] = {};
+    const auto* source = static_cast<const std::byte*>(input.data);
+    auto* target = static_cast<std::byte*>(context.outputs[0].data);
+    const int64_t count = out.element_count();
+    for (int64_t i = 0; i < count; ++i) {
+      int64_t offset = 0;
+      for (int k = 0; k < rank; ++k) offset += coordinate[k] * in_strides[perm_[static_cast<size_t>(k)]];
+      std::memcpy(target + i * static_cast<int64_t>(element_size_),
+                  source + offset * static_cast<int64_t>(element_size_), element_size_);
+      for (int k = rank - 1; k >= 0; --k) {  // the next output coordinate, row-major
+        if (++coordinate[k] < out[k]) break;
+        coordinate[k] = 0;
+      }
+    }
+    context.output_shapes[0] = out;
+    return Status::ok();
+  }
+
+ private:
+  std::string node_;
+  std::string output_;
+  std::vector<int> perm_;
+  size_t element_size_;
+};
+
+class BoundedGatherNdKernel final : public Kernel {
+ public:
+  BoundedGatherNdKernel(std::string node, std::string indices, std::string output,
+                        size_t element_size)
+      : node_(std::move(node)),
+        indices_(std::move(indices)),
+        output_(std::move(output)),
+        element_size_(element_size) {}
+
+  Status run(const RunContext& context) override {
+    const TensorView& data = context.inputs[0];
+    const TensorView& indices = context.inputs[1];
+    const int tuple = static_cast<int>(indices.shape[indices.shape.rank() - 1]);
+    Shape out;
+    for (int k = 0; k + 1 < indices.shape.rank(); ++k) out.push_back(indices.shape[k]);
+    for (int k = tuple; k < data.shape.rank(); ++k) out.push_back(data.shape[k]);
+    ONEPOOL_RETURN_IF_ERROR(check_within_bound(node_, output_, context.outputs[0].shape, out));
+    int64_t data_strides[Shape::kMaxRank] = {};
+    strides_of(data.shape, data_strides);
+    const int64_t slice_bytes = (tuple < data.shape.rank() ? data_strides[tuple - 1] : 1) *
+                                static_cast<int64_t>(element_size_);
+    const int64_t tuples = tuple > 0 ? indices.shape.element_count() / tuple : 0;
+    const auto* source = static_cast<const std::byte*>(data.data);
+    auto* target = static_cast<std::byte*>(context.outputs[0].data);
+    for (int64_t t = 0; t < tuples; ++t) {
+      int64_t offset = 0;
+      for (int k = 0; k < tuple; ++k) {
+        int64_t index = index_at(indices, t * tuple + k);
+        const int64_t dim = data.shape[k];
+        if (index < -dim || index >= dim) {
+          return make_status(StatusCode::kOutOfRange, node_, ": indices '", indices_,
+                             "': index ", index, " of tuple ", t, " is out of range for data dim ",
+                             k, " (", dim, ")");
+        }
+        offset += (index < 0 ? index + dim : index) * data_strides[k];
+      }
+      std::memcpy(target + t * slice_bytes, source + offset * static_cast<int64_t>(element_size_),
+                  static_cast<size_t>(slice_bytes));
+    }
+    context.output_shapes[0] = out;
+    return Status::ok();
+  }
+
+ private:
+  std::string node_;
+  std::string indices_;
+  std::string output_;
+  size_t element_size_;
+};
+
 // The positions of the dims that are not 1.
 Shape non_unit_dims(const Shape& shape) {
   Shape dims;
@@ -152,6 +253,41 @@ Expected<PreparedKernel> make_bounded_gather_kernel(const NodeContext& node, int
   prepared.accepts_bounded_inputs = true;
   prepared.data_dependent_outputs = true;
   prepared.implementation = "Gather (data-dependent shapes)";
+  return prepared;
+}
+
+Expected<PreparedKernel> make_bounded_transpose_kernel(const NodeContext& node,
+                                                       const std::vector<int>& perm) {
+  ONEPOOL_ASSIGN_OR_RETURN(size_t element_size, movable_element_size(node, node.input(0).dtype));
+  PreparedKernel prepared;
+  prepared.kernel = std::make_unique<BoundedTransposeKernel>(
+      describe_node(node.node()), node.output(0).name, perm, element_size);
+  prepared.accepts_bounded_inputs = true;
+  prepared.data_dependent_outputs = true;
+  prepared.implementation = "Transpose (data-dependent shapes)";
+  return prepared;
+}
+
+Expected<PreparedKernel> make_bounded_gather_nd_kernel(const NodeContext& node) {
+  const Value& data = node.input(0);
+  const Value& indices = node.input(1);
+  if (!data.bound.empty() || node.node().attributes.get_int("batch_dims", 0) != 0) {
+    return node.error(StatusCode::kUnsupported, "GatherND reads a data-dependent shape only as "
+                      "its indices, with batch_dims 0 (data '", data.name, "'",
+                      data.bound.empty() ? "" : " is bounded", ")");
+  }
+  const int64_t tuple = indices.shape.rank() > 0 ? indices.shape[indices.shape.rank() - 1] : 0;
+  if (tuple < 1 || tuple > data.shape.rank()) {
+    return node.error(StatusCode::kInvalidModel, "indices '", indices.name, "': last dim ", tuple,
+                      " must be in [1, ", data.shape.rank(), "]");
+  }
+  ONEPOOL_ASSIGN_OR_RETURN(size_t element_size, movable_element_size(node, data.dtype));
+  PreparedKernel prepared;
+  prepared.kernel = std::make_unique<BoundedGatherNdKernel>(
+      describe_node(node.node()), indices.name, node.output(0).name, element_size);
+  prepared.accepts_bounded_inputs = true;
+  prepared.data_dependent_outputs = true;
+  prepared.implementation = "GatherND (data-dependent shapes)";
   return prepared;
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "runtime/cpu/kernel_registry.h"
+#include "runtime/cpu/kernels/bounded_readers.h"
 #include "runtime/cpu/kernels/elementwise_dtype.h"
 #include "runtime/cpu/kernels/shape_util.h"
 
@@ -279,6 +280,7 @@ class GatherNDKernel final : public Kernel {
 Expected<PreparedKernel> make_gather_nd_kernel(const NodeContext& node) {
   ONEPOOL_RETURN_IF_ERROR(require_io(node, 2));
   ONEPOOL_RETURN_IF_ERROR(check_indices_dtype(node, 1));
+  if (data::reads_bounded_input(node)) return data::make_bounded_gather_nd_kernel(node);
   const Shape& data = node.input(0).shape;
   const Shape& indices = node.input(1).shape;
   const int64_t batch_dims = node.node().attributes.get_int("batch_dims", 0);

@@ -1,6 +1,7 @@
 // Transpose, DepthToSpace and SpaceToDepth: each is a reshape plus a TransposePlan.
 #include <numeric>
 
+#include "runtime/cpu/kernels/bounded_readers.h"
 #include "runtime/cpu/kernels/shape_ops.h"
 #include "runtime/cpu/kernels/shape_util.h"
 #include "runtime/cpu/kernels/transpose.h"
@@ -82,6 +83,7 @@ Expected<PreparedKernel> make_transpose_kernel(const NodeContext& node) {
   ONEPOOL_RETURN_IF_ERROR(check_io(node));
   const Shape& in = node.input(0).shape;
   ONEPOOL_ASSIGN_OR_RETURN(std::vector<int> perm, read_perm(node, in.rank()));
+  if (reads_bounded_input(node)) return make_bounded_transpose_kernel(node, perm);
   const Shape& out = node.output(0).shape;
   for (int k = 0; k < in.rank(); ++k) {
     if (out.rank() != in.rank() || out[k] != in[perm[static_cast<size_t>(k)]]) {
