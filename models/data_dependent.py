@@ -10,14 +10,16 @@ graph output (OnePool plans them at a proven bound and reports the actual shape)
                                             bound [60, 3]
 and their readers: Gather of the selected boxes' corners and classes from NonMaxSuppression's
 output, Gather of x's values above 0.5 at NonZero -> Squeeze's positions, and the same values
-as PyTorch's x[x > 0.5] exports them (NonZero -> Transpose -> GatherND).
+as PyTorch's x[x > 0.5] exports them (NonZero -> Transpose -> GatherND); and an If on a runtime
+condition whose branches yield [4, 16] and [2, 16] (planned at [4, 16]).
 The seeded random inputs give each a result strictly inside its bound.
 """
 import numpy as np
-from onnx import TensorProto
+from onnx import TensorProto, helper, numpy_helper
 
 OPS = {"NonZero", "Compress", "Unique", "NonMaxSuppression", "Relu", "ReduceMax", "Greater",
-       "Round", "Mul", "Sigmoid", "Gather", "Reshape", "Squeeze", "Transpose", "GatherND"}
+       "Round", "Mul", "Sigmoid", "Gather", "Reshape", "Squeeze", "Transpose", "GatherND", "If",
+       "Slice"}
 
 # Outputs whose dims ONNX shape inference leaves unknown (generate.py's check allows them).
 DATA_DEPENDENT_OPS = {"NonZero", "Compress", "Unique", "NonMaxSuppression"}
@@ -69,12 +71,28 @@ def data_dependent_heads(g):
     mask_positions = g.op("Transpose", [g.op("NonZero", [above_2d])], perm=[1, 0])
     g.output(g.op("GatherND", [x, mask_positions]), TensorProto.FLOAT, ["masked"],
              name="masked_values")
+    # An If on a runtime condition whose branches yield different shapes: all of x (Relu) when
+    # its largest value exceeds 0.99, else its first two rows; planned at [4, 16].
+    cond = g.op("Greater", [g.op("ReduceMax", [x], keepdims=0), g.const(np.float32(0.99))])
+    then_branch = helper.make_graph(
+        [helper.make_node("Relu", [x], ["all_rows"], name="then.relu")], "then", [],
+        [helper.make_tensor_value_info("all_rows", TensorProto.FLOAT, [4, 16])])
+    starts, ends = (numpy_helper.from_array(np.array(v, np.int64), n)
+                    for v, n in (([0], "else.starts"), ([2], "else.ends")))
+    else_branch = helper.make_graph(
+        [helper.make_node("Slice", [x, starts.name, ends.name], ["two_rows"], name="else.slice")],
+        "else", [], [helper.make_tensor_value_info("two_rows", TensorProto.FLOAT, [2, 16])],
+        [starts, ends])
+    g.nodes.append(helper.make_node("If", [cond], ["rows"], name="rows_if",
+                                    then_branch=then_branch, else_branch=else_branch))
+    g.output("rows", TensorProto.FLOAT, ["rows", 16])
     return ("NonZero, Compress, Unique and NonMaxSuppression (bounded tensors) as graph outputs "
-            "and read by Gather, Squeeze, Transpose and GatherND")
+            "and read by Gather, Squeeze, Transpose and GatherND; an If whose branches differ in "
+            "shape")
 
 
 INPUTS = {"x": ("float32", [4, 16], [-1, 1]), "boxes": ("float32", [1, 40, 4], None),
           "scores": ("float32", [1, 3, 40], [-3, 3])}
 MODELS = {"data_dependent_heads": (data_dependent_heads, INPUTS)}
-CPU_ONLY = {"data_dependent_heads": "NonZero, Compress, Unique, NonMaxSuppression have no CUDA "
-                                    "kernels"}
+CPU_ONLY = {"data_dependent_heads": "NonZero, Compress, Unique, NonMaxSuppression and If have no "
+                                    "CUDA kernels"}

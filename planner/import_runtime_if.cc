@@ -1,6 +1,7 @@
 // Runtime If: each branch imported as a Graph of its own (see the header for the steps).
 #include "planner/import_runtime_if.h"
 
+#include <algorithm>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -58,11 +59,11 @@ Status check_branches_agree(const onnx::NodeProto& node, const Graph& then_graph
                          describe_output(then_graph, i), ", else_branch ",
                          describe_output(else_graph, i), "; the branches must agree on the dtype");
     }
-    if (a.shape != b.shape) {
+    if (a.shape.rank() != b.shape.rank()) {
       return make_status(StatusCode::kUnsupported, where, ": then_branch yields ",
                          describe_output(then_graph, i), ", else_branch ",
                          describe_output(else_graph, i),
-                         "; an If whose branches yield different shapes is not supported yet");
+                         "; an If whose branches yield different ranks is not supported");
     }
   }
   return Status::ok();
@@ -120,6 +121,21 @@ Expected<ImportedBranches> import_branches(
   return result;
 }
 
+// Output i of an If whose two branches yield different shapes (check_branches_agree has checked
+// the ranks): `shape` becomes the larger dim of the two on each axis, and the reason says so;
+// empty (shape unchanged) when the branches agree or only one imported.
+std::string bound_of_branch_outputs(const onnx::NodeProto& node,
+                                    const std::vector<std::shared_ptr<const Graph>>& graphs,
+                                    size_t i, Shape* shape) {
+  if (graphs[0] == nullptr || graphs[1] == nullptr) return "";
+  const Shape& a = graphs[0]->values[static_cast<size_t>(graphs[0]->outputs[i])].shape;
+  const Shape& b = graphs[1]->values[static_cast<size_t>(graphs[1]->outputs[i])].shape;
+  if (a == b) return "";
+  for (int axis = 0; axis < a.rank(); ++axis) (*shape)[axis] = std::max(a[axis], b[axis]);
+  return str_cat(node_label(node), ": then_branch yields ", a.to_string(), ", else_branch ",
+                 b.to_string(), ": at most ", shape->to_string());
+}
+
 // Steps 1-4 for one node; false when a captured value's type is not known yet.
 Expected<bool> extract_one(onnx::ModelProto* model, onnx::NodeProto* node,
                            const BranchImporter& import_branch, RuntimeIfBranches* branches) {
@@ -154,8 +170,11 @@ Expected<bool> extract_one(onnx::ModelProto* model, onnx::NodeProto* node,
   ONEPOOL_RETURN_IF_ERROR(check_output_count(*node, typed));
   for (int i = 0; i < node->output_size(); ++i) {
     if (node->output(i).empty()) continue;
-    set_value_type(model->mutable_graph(), node->output(i),
-                   type_of(typed.values[static_cast<size_t>(typed.outputs[i])]));
+    Value output = typed.values[static_cast<size_t>(typed.outputs[i])];
+    std::string reason = bound_of_branch_outputs(*node, imported.graphs, static_cast<size_t>(i),
+                                                 &output.shape);
+    if (!reason.empty()) branches->bounds[node->output(i)] = std::move(reason);
+    set_value_type(model->mutable_graph(), node->output(i), type_of(output));
   }
   make_runtime_node(model, node, captured, scope);
   for (size_t b = 0; b < 2; ++b) {

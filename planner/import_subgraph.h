@@ -34,6 +34,9 @@ struct RuntimeIfBranches {
   /// run with the bound input shapes; Loop: {body}).
   std::map<std::string, std::vector<std::shared_ptr<const Graph>>> graphs;
   std::vector<std::string> warnings;
+  /// If outputs whose branches yield different shapes (same rank): tensor name -> why its
+  /// planned shape (the larger dim of the two, axis by axis) is an upper bound (Value::bound).
+  std::map<std::string, std::string> bounds;
 };
 
 /// Imports one body model (the caller's whole import pipeline).

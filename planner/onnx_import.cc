@@ -70,8 +70,8 @@ Status bound_data_dependent_until_done(onnx::ModelProto* model, FoldOptions* fol
 // (imported by this same pipeline), then shape inference and folding go on past it. One node per
 // round, until none is left that can be extracted (one fed by another waits for a later round).
 Status extract_runtime_ifs_until_done(onnx::ModelProto* model, const std::string& model_dir,
-                                      const ImportOptions& options,
-                                      const FoldOptions& fold_options, std::string* strict_error,
+                                      const ImportOptions& options, FoldOptions* fold_options,
+                                      std::string* strict_error, DataDependentBounds* bounds,
                                       RuntimeIfBranches* branches) {
   ImportOptions branch_options;
   branch_options.run_checker = false;  // the checker saw the branches inside the whole model
@@ -88,7 +88,10 @@ Status extract_runtime_ifs_until_done(onnx::ModelProto* model, const std::string
       ONEPOOL_ASSIGN_OR_RETURN(extracted, extract_runtime_scans(model, import_branch, branches));
     }
     if (extracted == 0) return Status::ok();
-    ONEPOOL_RETURN_IF_ERROR(fold_constants(model, fold_options, strict_error));
+    // An If whose branches yield different shapes has bounded outputs (as NonZero's are).
+    bounds->reasons.insert(branches->bounds.begin(), branches->bounds.end());
+    fold_options->runtime_shaped = runtime_shaped_names(model->graph(), bounds->reasons);
+    ONEPOOL_RETURN_IF_ERROR(fold_constants(model, *fold_options, strict_error));
   }
 }
 
@@ -125,9 +128,12 @@ Expected<Graph> import_model(onnx::ModelProto* model, const std::string& model_d
   // Step 6. Runtime Ifs (the constant ones are inlined by now), Loops and Scans get their bodies as
   // Graphs.
   RuntimeIfBranches branches;
-  ONEPOOL_RETURN_IF_ERROR(extract_runtime_ifs_until_done(model, model_dir, options, fold_options,
-                                                         &strict_error, &branches));
+  ONEPOOL_RETURN_IF_ERROR(extract_runtime_ifs_until_done(model, model_dir, options, &fold_options,
+                                                         &strict_error, &bounds, &branches));
   ONEPOOL_RETURN_IF_ERROR(check_no_runtime_if(*graph));
+  // Data-dependent nodes that read an If's, Loop's or Scan's outputs get their bounds now.
+  ONEPOOL_RETURN_IF_ERROR(
+      bound_data_dependent_until_done(model, &fold_options, &strict_error, &bounds));
   // Step 7. The Graph.
   ONEPOOL_ASSIGN_OR_RETURN(Graph converted, convert_to_graph(model, declared, strict_error));
   ONEPOOL_RETURN_IF_ERROR(attach_runtime_bodies(&converted, &branches));

@@ -260,3 +260,50 @@ TEST_CASE("NonZero -> Transpose -> GatherND: masked values, and an index past th
 }
 
 }  // namespace onepool
+
+namespace onepool {
+
+// cond ? Relu(x) [4] : x's first two elements [2] (a Slice with constant bounds): the If's output
+// is planned at [4] and each run reports the taken branch's shape.
+TEST_CASE("If whose branches yield different shapes: planned at the larger, actual per run") {
+  onnx::ModelProto model = new_model();
+  auto* graph = model.mutable_graph();
+  add_input(graph, "cond", {}, onnx::TensorProto::BOOL);
+  add_input(graph, "x", {4});
+  onnx::GraphProto then_branch = branch("then");
+  add_node(&then_branch, "Relu", {"x"}, {"relu"}, "relu");
+  add_output(&then_branch, "relu", {4});
+  onnx::GraphProto else_branch = branch("else");
+  add_int64_initializer(&else_branch, "starts", {1}, {0});
+  add_int64_initializer(&else_branch, "ends", {1}, {2});
+  add_node(&else_branch, "Slice", {"x", "starts", "ends"}, {"head"}, "slice");
+  add_output(&else_branch, "head", {2});
+  add_if(graph, "choose", "cond", {"y"}, then_branch, else_branch);
+  add_output(graph, "y", {4});
+  auto loaded = load(model);
+  CHECK(loaded->outputs()[0].shape == Shape{4});
+  CHECK(loaded->outputs()[0].bound.find("at most [4]") != std::string::npos);
+  auto session = Session::create(loaded, SessionOptions{});
+  REQUIRE_MESSAGE(session.has_value(), session.status().to_string());
+  std::vector<float> x{-1, 2, -3, 4};
+  for (const bool take_then : {true, false, true}) {
+    CAPTURE(take_then);
+    bool cond = take_then;
+    std::vector<float> out(4, 9);
+    const std::vector<TensorView> inputs{TensorView{&cond, DType::kBool, Shape{}, Device{}},
+                                         TensorView{x.data(), DType::kFloat32, Shape{4}, Device{}}};
+    const TensorView output{out.data(), DType::kFloat32, Shape{4}, Device{}};
+    const Status status = (*session)->run(inputs, {&output, 1});
+    REQUIRE_MESSAGE(status.is_ok(), status.to_string());
+    if (take_then) {
+      CHECK((*session)->output_shape(0) == Shape{4});
+      CHECK(out == std::vector<float>{0, 2, 0, 4});
+    } else {
+      CHECK((*session)->output_shape(0) == Shape{2});
+      out.resize(2);
+      CHECK(out == std::vector<float>{-1, 2});
+    }
+  }
+}
+
+}  // namespace onepool

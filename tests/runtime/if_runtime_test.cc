@@ -230,7 +230,7 @@ TEST_CASE("runtime If: branches that disagree on an output are clear errors") {
   const Status shape_status = import_model(shapes).status();
   CHECK(shape_status.code() == StatusCode::kUnsupported);
   CHECK(contains(shape_status, "then_branch yields float32 [6], else_branch float32 [3,2]"));
-  CHECK(contains(shape_status, "different shapes is not supported yet"));
+  CHECK(contains(shape_status, "different ranks is not supported"));
 }
 
 // A condition that is not one bool is an invalid model naming it.

@@ -63,7 +63,15 @@ Status check_branch_outputs(const NodeContext& node, const Branch& branch) {
     if (!node.has_output(i)) continue;
     const Value& inner = graph.values[static_cast<size_t>(graph.outputs[i])];
     const Value& outer = node.output(i);
-    if (inner.dtype != outer.dtype || inner.shape != outer.shape) {
+    // Branches that yield different shapes: the node's output is planned at the larger.
+    bool fits = inner.shape == outer.shape;
+    if (!outer.bound.empty() && inner.shape.rank() == outer.shape.rank()) {
+      fits = true;
+      for (int axis = 0; axis < outer.shape.rank(); ++axis) {
+        fits = fits && inner.shape[axis] <= outer.shape[axis];
+      }
+    }
+    if (inner.dtype != outer.dtype || !fits) {
       return node.error(StatusCode::kInvalidModel, branch.name, " output ", i, " is ",
                         dtype_name(inner.dtype), " ", inner.shape.to_string(), ", the node's '",
                         outer.name, "' ", dtype_name(outer.dtype), " ", outer.shape.to_string());
@@ -167,6 +175,8 @@ class IfKernel final : public Kernel {
     for (size_t i = 0; i < outputs.size(); ++i) {
       if (context.outputs[i].data == nullptr) continue;  // an omitted output
       ONEPOOL_RETURN_IF_ERROR(nested.copy_out(outputs[i], context.outputs[i]));
+      // Outputs planned at the larger branch's shape: this branch's, written densely.
+      if (context.output_shapes != nullptr) context.output_shapes[i] = nested.view(outputs[i]).shape;
     }
     return Status::ok();
   }
@@ -184,6 +194,9 @@ Expected<PreparedKernel> make_if(const NodeContext& node) {
   auto kernel = std::make_unique<IfKernel>(describe_node(node.node()));
   ONEPOOL_RETURN_IF_ERROR(kernel->prepare(node));
   PreparedKernel prepared;
+  for (size_t i = 0; i < node.output_count(); ++i) {
+    prepared.data_dependent_outputs |= node.has_output(i) && !node.output(i).bound.empty();
+  }
   prepared.workspace_bytes = kernel->region_bytes();
   prepared.implementation = kernel->describe();
   prepared.nested_plans = kernel->nested_plans(node.node().name);
