@@ -110,7 +110,8 @@ Json tensor_json(const Plan& plan, const std::unordered_map<int32_t, size_t>& by
   Json out = {{"n", tensor.name},
               {"op", tensor.producer_op},
               {"dt", dtype_text(tensor.dtype)},
-              {"sh", tensor.shape.to_string()},
+              // A tensor of data-dependent size shows its planned bound as "<=[..]".
+              {"sh", (tensor.bound.empty() ? "" : "<=") + tensor.shape.to_string()},
               {"b", drawn_bytes(tensor)},
               {"a", address},
               {"f", tensor.first},
