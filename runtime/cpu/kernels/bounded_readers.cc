@@ -237,6 +237,20 @@ class BoundedCopyKernel final : public Kernel {
 
 }  // namespace
 
+namespace {
+
+// A reader of data-dependent tensors: it reports its outputs' actual shapes too.
+PreparedKernel bounded_reader(std::unique_ptr<Kernel> kernel, const char* implementation) {
+  PreparedKernel prepared;
+  prepared.kernel = std::move(kernel);
+  prepared.accepts_bounded_inputs = true;
+  prepared.data_dependent_outputs = true;
+  prepared.implementation = implementation;
+  return prepared;
+}
+
+}  // namespace
+
 bool reads_bounded_input(const NodeContext& node) {
   for (size_t i = 0; i < node.input_count(); ++i) {
     if (node.has_input(i) && !node.input(i).bound.empty()) return true;
@@ -246,26 +260,19 @@ bool reads_bounded_input(const NodeContext& node) {
 
 Expected<PreparedKernel> make_bounded_gather_kernel(const NodeContext& node, int axis,
                                                     size_t element_size) {
-  PreparedKernel prepared;
-  prepared.kernel = std::make_unique<BoundedGatherKernel>(
-      describe_node(node.node()), node.input(0).name, node.output(0).name, node.input(0).shape,
-      axis, element_size);
-  prepared.accepts_bounded_inputs = true;
-  prepared.data_dependent_outputs = true;
-  prepared.implementation = "Gather (data-dependent shapes)";
-  return prepared;
+  return bounded_reader(
+      std::make_unique<BoundedGatherKernel>(describe_node(node.node()), node.input(0).name,
+                                            node.output(0).name, node.input(0).shape, axis,
+                                            element_size),
+      "Gather (data-dependent shapes)");
 }
 
 Expected<PreparedKernel> make_bounded_transpose_kernel(const NodeContext& node,
                                                        const std::vector<int>& perm) {
   ONEPOOL_ASSIGN_OR_RETURN(size_t element_size, movable_element_size(node, node.input(0).dtype));
-  PreparedKernel prepared;
-  prepared.kernel = std::make_unique<BoundedTransposeKernel>(
-      describe_node(node.node()), node.output(0).name, perm, element_size);
-  prepared.accepts_bounded_inputs = true;
-  prepared.data_dependent_outputs = true;
-  prepared.implementation = "Transpose (data-dependent shapes)";
-  return prepared;
+  return bounded_reader(std::make_unique<BoundedTransposeKernel>(
+                            describe_node(node.node()), node.output(0).name, perm, element_size),
+                        "Transpose (data-dependent shapes)");
 }
 
 Expected<PreparedKernel> make_bounded_gather_nd_kernel(const NodeContext& node) {
@@ -282,13 +289,10 @@ Expected<PreparedKernel> make_bounded_gather_nd_kernel(const NodeContext& node) 
                       " must be in [1, ", data.shape.rank(), "]");
   }
   ONEPOOL_ASSIGN_OR_RETURN(size_t element_size, movable_element_size(node, data.dtype));
-  PreparedKernel prepared;
-  prepared.kernel = std::make_unique<BoundedGatherNdKernel>(
-      describe_node(node.node()), indices.name, node.output(0).name, element_size);
-  prepared.accepts_bounded_inputs = true;
-  prepared.data_dependent_outputs = true;
-  prepared.implementation = "GatherND (data-dependent shapes)";
-  return prepared;
+  return bounded_reader(std::make_unique<BoundedGatherNdKernel>(
+                            describe_node(node.node()), indices.name, node.output(0).name,
+                            element_size),
+                        "GatherND (data-dependent shapes)");
 }
 
 Expected<PreparedKernel> make_bounded_copy_kernel(const NodeContext& node) {
@@ -307,11 +311,10 @@ Expected<PreparedKernel> make_bounded_copy_kernel(const NodeContext& node) {
                       ") and output '", output.name, "' ", output.shape.to_string(),
                       " merges or splits its dims; only 1s may be added or removed");
   }
-  PreparedKernel prepared;
-  prepared.kernel = std::make_unique<BoundedCopyKernel>(describe_node(node.node()), output.name,
-                                                        input_dims, output_dims);
-  prepared.accepts_bounded_inputs = true;
-  prepared.data_dependent_outputs = true;
+  PreparedKernel prepared = bounded_reader(
+      std::make_unique<BoundedCopyKernel>(describe_node(node.node()), output.name, input_dims,
+                                          output_dims),
+      "");
   prepared.in_place_inputs = kInPlaceInput0;
   prepared.output_is_view = true;  // run() skips the copy onto itself
   return prepared;
