@@ -6,7 +6,9 @@
 namespace onepool {
 
 Expected<std::unique_ptr<Backend>> create_backend(const SessionOptions& options) {
-  if (options.device.kind == DeviceKind::kCpu) return cpu::create_cpu_backend(options.threads);
+  if (options.device.kind == DeviceKind::kCpu) {
+    return cpu::create_cpu_backend(options.threads, options.cpu_isa);
+  }
 #ifdef ONEPOOL_HAVE_CUDA
   // The CUDA backend is a separate library, loaded only now: a CPU Session never maps CUDA.
   return load_cuda_backend(options);

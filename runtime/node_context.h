@@ -5,6 +5,7 @@
 
 #include <cstddef>
 
+#include "onepool/session.h"
 #include "onepool/status.h"
 #include "planner/graph.h"
 
@@ -13,11 +14,14 @@ namespace onepool {
 class NodeContext {
  public:
   /// `threads`: the CPU threads the kernel will run on (sizes per-thread scratch; 1 elsewhere).
-  NodeContext(const Graph& graph, const Node& node, int threads = 1)
-      : graph_(graph), node_(node), threads_(threads < 1 ? 1 : threads) {}
+  /// `cpu_isa`: the widest instruction set the CPU kernel may use (checked against the CPU).
+  NodeContext(const Graph& graph, const Node& node, int threads = 1,
+              CpuIsa cpu_isa = CpuIsa::kAuto)
+      : graph_(graph), node_(node), threads_(threads < 1 ? 1 : threads), cpu_isa_(cpu_isa) {}
 
   const Node& node() const { return node_; }
   int threads() const { return threads_; }
+  CpuIsa cpu_isa() const { return cpu_isa_; }
   const Graph& graph() const { return graph_; }
   size_t input_count() const { return node_.inputs.size(); }
   size_t output_count() const { return node_.outputs.size(); }
@@ -48,6 +52,7 @@ class NodeContext {
   const Graph& graph_;
   const Node& node_;
   int threads_ = 1;
+  CpuIsa cpu_isa_ = CpuIsa::kAuto;
 };
 
 }  // namespace onepool

@@ -12,6 +12,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "onepool/model.h"
@@ -21,9 +22,22 @@
 
 namespace onepool {
 
+/// The widest x86-64 instruction set the CPU kernels' hand-written variants may use. kAuto: the
+/// widest this CPU runs (CPUID). A narrower one runs the AVX2 or portable variants on a CPU that
+/// has more (to check them, or to match a fleet of older machines); every variant gives the same
+/// bits. One the CPU lacks is an error at create(). Loops the compiler vectorizes pick their
+/// variant by CPUID alone.
+enum class CpuIsa : uint8_t { kAuto, kAvx512, kAvx2, kPortable };
+
+/// "auto", "avx512", "avx2" or "portable".
+const char* cpu_isa_name(CpuIsa isa);
+/// The CpuIsa that cpu_isa_name gives `text`; kInvalidArgument naming the choices otherwise.
+Expected<CpuIsa> parse_cpu_isa(std::string_view text);
+
 struct SessionOptions {
   Device device;             ///< cpu (default) or cuda:N; never silently changed
   int threads = 0;           ///< CPU threads; 0 = all hardware threads
+  CpuIsa cpu_isa = CpuIsa::kAuto;  ///< CPU: the widest instruction set kernels may use
   PlanOptions plan;          ///< used when no plan is given
   const Plan* plan_override = nullptr;  ///< a saved plan to use instead of planning
   void* pool = nullptr;      ///< caller-owned pool memory (on the device), or nullptr

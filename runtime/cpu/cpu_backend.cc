@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "planner/graph.h"
+#include "runtime/cpu/cpu_isa.h"
 #include "runtime/cpu/half_compute.h"
 #include "runtime/cpu/kernel_registry.h"
 #include "runtime/cpu/kernels/conv_dnnl.h"
@@ -50,7 +51,8 @@ Status check_bounded_inputs(const Graph& graph, const Node& node, const Prepared
 
 // The node's kernel, or kUnsupported naming the node and op when the CPU has none.
 Expected<PreparedKernel> prepare_kernel(const KernelRegistry& registry, const Graph& graph,
-                                        const Node& node, int threads) {
+                                        const Node& node, int threads,
+                                        CpuIsa isa = CpuIsa::kAuto) {
   const KernelFactory factory =
       node.domain.empty() || node.domain == "ai.onnx" ? registry.find(node.op_type) : nullptr;
   if (factory == nullptr) {
@@ -62,7 +64,7 @@ Expected<PreparedKernel> prepare_kernel(const KernelRegistry& registry, const Gr
   // failed allocation is this node's error, never an exception through the API.
   try {
     ONEPOOL_ASSIGN_OR_RETURN(PreparedKernel kernel,
-                             prepare_cpu_kernel(factory, graph, node, threads));
+                             prepare_cpu_kernel(factory, graph, node, threads, isa));
     ONEPOOL_RETURN_IF_ERROR(check_bounded_inputs(graph, node, kernel));
     return kernel;
   } catch (const std::bad_alloc&) {
@@ -99,8 +101,9 @@ class CpuBackend final : public Backend {
  public:
   /// `shared_threads`: where a nested backend (an If branch) finds the thread pool of the Session
   /// it runs in, read at every node; it then starts no threads of its own.
-  CpuBackend(int threads, ThreadPool* const* shared_threads)
+  CpuBackend(int threads, CpuIsa isa, ThreadPool* const* shared_threads)
       : threads_(std::max(1, threads)),
+        isa_(isa),
         thread_pool_(shared_threads != nullptr ? 1 : threads_),
         shared_threads_(shared_threads) {}
 
@@ -140,6 +143,7 @@ class CpuBackend final : public Backend {
   }
 
   int threads_;
+  CpuIsa isa_;  // resolved: never kAuto
   ThreadPool thread_pool_;
   ThreadPool* const* shared_threads_ = nullptr;
   const Graph* graph_ = nullptr;
@@ -190,7 +194,7 @@ Status CpuBackend::prepare(const Model& model, NodeMemoryNeeds& needs) {
   nn::set_dnnl_threads(threads_);
   for (size_t n = 0; n < graph_->nodes.size(); ++n) {
     Expected<PreparedKernel> prepared =
-        prepare_kernel(registry, *graph_, graph_->nodes[n], threads_);
+        prepare_kernel(registry, *graph_, graph_->nodes[n], threads_, isa_);
     if (prepared) {
       kernels_[n] = std::move(prepared).value();
       add_memory_needs(kernels_[n], needs);
@@ -480,12 +484,15 @@ NodeMemoryNeeds memory_needs(const Graph& graph, int* unsupported, int threads) 
   return needs;
 }
 
-std::unique_ptr<Backend> create_cpu_backend(int threads) {
-  return std::make_unique<CpuBackend>(session_threads(threads), nullptr);
+Expected<std::unique_ptr<Backend>> create_cpu_backend(int threads, CpuIsa isa) {
+  ONEPOOL_ASSIGN_OR_RETURN(const CpuIsa resolved, resolve_cpu_isa(isa));
+  return std::unique_ptr<Backend>(
+      std::make_unique<CpuBackend>(session_threads(threads), resolved, nullptr));
 }
 
-std::unique_ptr<Backend> create_nested_cpu_backend(int threads, ThreadPool* const* shared_threads) {
-  return std::make_unique<CpuBackend>(session_threads(threads), shared_threads);
+std::unique_ptr<Backend> create_nested_cpu_backend(int threads, CpuIsa isa,
+                                                   ThreadPool* const* shared_threads) {
+  return std::make_unique<CpuBackend>(session_threads(threads), isa, shared_threads);
 }
 
 }  // namespace onepool::cpu

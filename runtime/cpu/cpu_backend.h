@@ -9,14 +9,17 @@
 
 namespace onepool::cpu {
 
-/// `threads` = 0 means all hardware threads.
-std::unique_ptr<Backend> create_cpu_backend(int threads);
+/// `threads` = 0 means all hardware threads. `isa`: SessionOptions::cpu_isa; one this CPU lacks
+/// is kUnsupported.
+Expected<std::unique_ptr<Backend>> create_cpu_backend(int threads, CpuIsa isa = CpuIsa::kAuto);
 
 class ThreadPool;
 /// A backend for a nested graph (an If branch) that starts no threads: its kernels run on the
 /// pool `*shared_threads` points at when execute() runs (the enclosing Session's; its own
-/// single-threaded one while that is null). `threads` sizes per-thread scratch as above.
-std::unique_ptr<Backend> create_nested_cpu_backend(int threads, ThreadPool* const* shared_threads);
+/// single-threaded one while that is null). `threads` sizes per-thread scratch as above; `isa`
+/// is the enclosing Session's (already checked).
+std::unique_ptr<Backend> create_nested_cpu_backend(int threads, CpuIsa isa,
+                                                   ThreadPool* const* shared_threads);
 
 /// What the planner needs from the CPU kernels, per node of `graph`: workspace bytes and the
 /// storage sharing each kernel honours (the same facts the backend's prepare() reports). A node

@@ -104,10 +104,11 @@ const char* half_names(const Graph& graph, const Node& node) {
 }
 
 Expected<PreparedKernel> prepare_with_float32_compute(KernelFactory factory, const Graph& graph,
-                                                      const Node& node, int threads) {
+                                                      const Node& node, int threads,
+                                                      CpuIsa isa) {
   auto shadow = std::make_unique<Float32Shadow>(graph, node);
   ONEPOOL_ASSIGN_OR_RETURN(PreparedKernel inner,
-                           factory(NodeContext(shadow->graph(), shadow->node(), threads)));
+                           factory(NodeContext(shadow->graph(), shadow->node(), threads, isa)));
   auto kernel = std::make_unique<Float32ComputeKernel>(graph, node, std::move(shadow),
                                                        std::move(inner.kernel));
   const size_t conversion_bytes = kernel->conversion_bytes();
@@ -127,13 +128,13 @@ Expected<PreparedKernel> prepare_with_float32_compute(KernelFactory factory, con
 }  // namespace
 
 Expected<PreparedKernel> prepare_cpu_kernel(KernelFactory factory, const Graph& graph,
-                                            const Node& node, int threads) {
-  Expected<PreparedKernel> native = factory(NodeContext(graph, node, threads));
+                                            const Node& node, int threads, CpuIsa isa) {
+  Expected<PreparedKernel> native = factory(NodeContext(graph, node, threads, isa));
   if (native || native.status().code() != StatusCode::kUnsupported ||
       !node_touches_half_types(graph, node)) {
     return native;
   }
-  Expected<PreparedKernel> widened = prepare_with_float32_compute(factory, graph, node, threads);
+  Expected<PreparedKernel> widened = prepare_with_float32_compute(factory, graph, node, threads, isa);
   // No float32 kernel either: the native error names the half dtype the user has.
   if (!widened && widened.status().code() == StatusCode::kUnsupported) return native;
   return widened;

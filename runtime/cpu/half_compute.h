@@ -18,8 +18,9 @@ namespace onepool::cpu {
 /// Prepares `node` with `factory`; when the kernel refuses it as kUnsupported and the node reads
 /// or writes a half type, prepares the float32 kernel of the same node inside the adapter instead.
 /// Any other error is returned as the factory gave it.
-/// `threads`: the Session's CPU threads (NodeContext::threads).
+/// `threads` and `isa`: the Session's CPU threads and instruction set (NodeContext).
 Expected<PreparedKernel> prepare_cpu_kernel(KernelFactory factory, const Graph& graph,
-                                            const Node& node, int threads = 1);
+                                            const Node& node, int threads = 1,
+                                            CpuIsa isa = CpuIsa::kAuto);
 
 }  // namespace onepool::cpu

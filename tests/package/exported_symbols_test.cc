@@ -20,7 +20,8 @@ constexpr std::array<std::string_view, 17> kApiPrefixes = {
     "onepool::Device::",       "onepool::Plan::",         "onepool::operator==",
     "onepool::dtype_",         "onepool::tensor_bytes",   "onepool::status_code_name",
     "onepool::pool_mode_name", "onepool::check_tensor_matches", "onepool::library_version",
-    "onepool::ShapeProfile::", "onepool::log_level_name"};
+    "onepool::ShapeProfile::", "onepool::log_level_name", "onepool::cpu_isa_name",
+    "onepool::parse_cpu_isa"};
 
 bool is_api_symbol(std::string_view name) {
   for (std::string_view prefix : kApiPrefixes) {

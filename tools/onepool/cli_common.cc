@@ -92,6 +92,10 @@ void add_model_flags(CLI::App& command, ModelFlags& flags) {
                      "time budget of the searching planners, in ms")
       ->capture_default_str();
   command.add_option("--threads", flags.threads, "CPU threads (0 = all)")->capture_default_str();
+  command.add_option("--cpu-isa", flags.cpu_isa,
+                     "CPU: widest instruction set for the kernels: auto|avx512|avx2|portable")
+      ->check(CLI::IsMember({"auto", "avx512", "avx2", "portable"}))
+      ->capture_default_str();
   command.add_option("--load-plan", flags.load_plan, "use a saved plan (JSON)");
   command.add_option("--save-plan", flags.save_plan, "save the plan as JSON");
   command.add_flag("-v", flags.verbosity, "more output (-vv for more)");
@@ -122,6 +126,7 @@ Expected<SessionOptions> make_session_options(const ModelFlags& flags) {
   SessionOptions options;
   ONEPOOL_ASSIGN_OR_RETURN(options.device, Device::parse(flags.device));
   options.threads = flags.threads;
+  ONEPOOL_ASSIGN_OR_RETURN(options.cpu_isa, parse_cpu_isa(flags.cpu_isa));
   options.plan.algorithm = flags.algorithm;
   options.plan.alignment = flags.alignment;
   options.plan.aliasing = flags.aliasing == "on";

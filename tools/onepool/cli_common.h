@@ -29,6 +29,7 @@ struct ModelFlags {
   std::string workspaces = "fit";
   double plan_budget_ms = 100.0;
   int threads = 0;
+  std::string cpu_isa = "auto";
   std::string load_plan;
   std::string save_plan;
   int verbosity = 0;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/cpu/cpu_isa.h"
 #include "runtime/cpu/kernels/conv_depthwise.h"
 #include "runtime/cpu/kernels/conv_dnnl.h"
 #include "runtime/cpu/kernels/conv_geometry.h"
@@ -288,12 +289,13 @@ Expected<WorkspaceBytes> choose_path(const NodeContext& node, ConvPlan& plan) {
   // packed once; measured faster than OpenBLAS's sgemm on every bench model (ResNet-50,
   // PaddleOCR det/rec, M-LSD, BlazeFace; MobileNetV2 even). Only without AVX2 + FMA, where the
   // portable micro-kernel is slow, do they stay one OpenBLAS GEMM.
-  if (plan.path == ConvPath::kPointwise && best_sgemm_isa() == SgemmIsa::kPortable) {
+  const SgemmIsa isa = sgemm_isa_for(node.cpu_isa());
+  if (plan.path == ConvPath::kPointwise && isa == SgemmIsa::kPortable) {
     return WorkspaceBytes{};
   }
   if (plan.path == ConvPath::kPointwise) plan.path = ConvPath::kIm2col;
   // One group's packed weights, then one column tile per thread.
-  plan.isa = best_sgemm_isa();
+  plan.isa = isa;
   ONEPOOL_ASSIGN_OR_RETURN(const int64_t packed_floats,
                            checked_mul(packed_a_floats(plan.isa, plan.out_channels / plan.group, 1),
                                        depth, "conv packed weights"));

@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "runtime/cpu/cpu_isa.h"
 #include "runtime/cpu/kernel_registry.h"
 #include "runtime/cpu/kernels/gemm_vector.h"
 #include "runtime/cpu/kernels/matmul_common.h"
@@ -82,11 +83,11 @@ class MatMulKernel final : public Kernel {
 };
 
 template <class T>
-PreparedKernel prepared(MatMulLayout layout, Activation activation) {
+PreparedKernel prepared(MatMulLayout layout, Activation activation, nn::SgemmIsa isa) {
   PreparedKernel result;
   std::optional<PackedProduct> packed;
   if constexpr (std::is_same_v<T, float>) {
-    if (layout.gemm.k > 0) packed = plan_packed_product(layout.gemm);
+    if (layout.gemm.k > 0) packed = plan_packed_product(layout.gemm, isa);
     if (packed) {
       result.workspace_bytes = packed_product_workspace_bytes(*packed);
       result.implementation = std::string("packed gemm ") + nn::sgemm_isa_name(packed->isa);
@@ -106,15 +107,16 @@ Expected<PreparedKernel> make_matmul_kernel(const NodeContext& node) {
                                                                   DType::kInt32, DType::kInt64}));
   ONEPOOL_ASSIGN_OR_RETURN(const Activation activation, read_fused_activation(node, dtype));
   ONEPOOL_ASSIGN_OR_RETURN(MatMulLayout layout, plan_matmul(node));
+  const nn::SgemmIsa isa = sgemm_isa_for(node.cpu_isa());
   switch (dtype) {
     case DType::kFloat64:
-      return prepared<double>(std::move(layout), activation);
+      return prepared<double>(std::move(layout), activation, isa);
     case DType::kInt32:
-      return prepared<int32_t>(std::move(layout), activation);
+      return prepared<int32_t>(std::move(layout), activation, isa);
     case DType::kInt64:
-      return prepared<int64_t>(std::move(layout), activation);
+      return prepared<int64_t>(std::move(layout), activation, isa);
     default:
-      return prepared<float>(std::move(layout), activation);
+      return prepared<float>(std::move(layout), activation, isa);
   }
 }
 

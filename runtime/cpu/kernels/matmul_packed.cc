@@ -7,8 +7,7 @@
 
 namespace onepool::cpu {
 
-std::optional<PackedProduct> plan_packed_product(const GemmShape& shape) {
-  const nn::SgemmIsa isa = nn::best_sgemm_isa();
+std::optional<PackedProduct> plan_packed_product(const GemmShape& shape, nn::SgemmIsa isa) {
   if (isa == nn::SgemmIsa::kPortable || shape.trans_a || shape.trans_b) return std::nullopt;
   if (shape.m < nn::sgemm_panel_rows(isa) || shape.n <= 0 || shape.k <= 0) return std::nullopt;
   return PackedProduct{isa, shape};

@@ -23,8 +23,8 @@ struct PackedProduct {
   GemmShape shape;  // non-transposed
 };
 
-/// The packed plan of `shape`, or nullopt when CBLAS should run it.
-std::optional<PackedProduct> plan_packed_product(const GemmShape& shape);
+/// The packed plan of `shape` on micro-kernel `isa`, or nullopt when CBLAS should run it.
+std::optional<PackedProduct> plan_packed_product(const GemmShape& shape, nn::SgemmIsa isa);
 
 /// Workspace bytes run_packed_product needs: A packed into whole panels.
 size_t packed_product_workspace_bytes(const PackedProduct& product);

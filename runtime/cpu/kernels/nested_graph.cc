@@ -29,7 +29,7 @@ Expected<NestedGraph> NestedGraph::prepare(const NodeContext& node, std::string 
   Expected<std::shared_ptr<const Model>> model = Model::from_graph(graph, LoadOptions{});
   if (!model) return model.status().with_context(where);
   nested.model_ = std::move(model).value();
-  nested.backend_ = create_nested_cpu_backend(node.threads(), threads);
+  nested.backend_ = create_nested_cpu_backend(node.threads(), node.cpu_isa(), threads);
   NodeMemoryNeeds needs;
   const Status prepared = nested.backend_->prepare(*nested.model_, needs);
   if (!prepared.is_ok()) return prepared.with_context(where);
