@@ -14,7 +14,7 @@
 namespace {
 
 // The public API's symbol prefixes, as cmake/onepool_exports.map lists them (demangled).
-constexpr std::array<std::string_view, 17> kApiPrefixes = {
+constexpr std::array<std::string_view, 19> kApiPrefixes = {
     "onepool::Model::",        "onepool::Session::",      "onepool::DynamicSession::",
     "onepool::SessionPool::",  "onepool::Status::",       "onepool::Shape::",
     "onepool::Device::",       "onepool::Plan::",         "onepool::operator==",

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "planner/graph.h"
+#include "runtime/cpu/kernels/isa_clones.h"
 #include "runtime/cpu/kernels/fast_math.h"
 
 namespace onepool::cpu {
@@ -70,7 +71,7 @@ inline Activation parse_activation(const AttributeMap& attributes) {
 }
 
 template <class Fn>
-void map_in_place(float* data, int64_t count, const Fn& fn) {
+ONEPOOL_ISA_CLONES void map_in_place(float* data, int64_t count, const Fn& fn) {
   for (int64_t i = 0; i < count; ++i) data[i] = fn(data[i]);
 }
 

@@ -1,5 +1,7 @@
 #include "runtime/cpu/kernels/conv_im2col.h"
 
+#include "runtime/cpu/kernels/isa_clones.h"
+
 #include <algorithm>
 #include <cstring>
 
@@ -52,7 +54,7 @@ void im2col_rows(const WindowGeometry& g, const float* image, int64_t channels, 
   });
 }
 
-void im2col_matrix_rows(const WindowGeometry& g, const float* image, int64_t first_row,
+ONEPOOL_ISA_CLONES void im2col_matrix_rows(const WindowGeometry& g, const float* image, int64_t first_row,
                         int64_t row_count, int64_t begin, int64_t end, float* col) {
   const int64_t kernel_size = g.kernel_size();
   const int64_t tile_size = row_count * g.output[2];

@@ -33,7 +33,7 @@ inline void add_bias_activation(float* y, const float* bias, int64_t batch, int6
       float* data = y + plane * plane_size;
       if (bias != nullptr) {
         const float b = bias[plane % channels];
-        for (int64_t i = 0; i < plane_size; ++i) data[i] += b;
+        map_in_place(data, plane_size, [b](float x) { return x + b; });
       }
       apply_activation(activation, data, plane_size);
     }

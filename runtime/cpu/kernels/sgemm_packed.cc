@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 
 namespace onepool::cpu::nn {
 namespace {
@@ -41,15 +40,19 @@ __mmask16 lane_mask(int64_t valid) {
 }
 
 // The accumulators stay in registers: every loop over rows has a constant trip count (a loop to
-// t.rows would make the compiler keep them on the stack and store them at every k).
-template <bool kOffsets>
+// t.rows would make the compiler keep them on the stack and store them at every k). kRows (4, 8
+// or 12) rows of the panel are computed: a last panel of 64 output channels has 4 valid rows of
+// 12, and the full kernel would spend two thirds of its multiplies on padding. Each row's chain
+// is the same whichever kernel runs it.
+template <bool kOffsets, int kRows>
 __attribute__((target("avx512f"))) void tile_avx512(const Tile& t) {
+  static_assert(kRows > 0 && kRows <= kAvx512Rows);
   const __mmask16 mask0 = lane_mask(t.cols);
   const __mmask16 mask1 = lane_mask(t.cols - 16);
-  __m512 acc0[kAvx512Rows];
-  __m512 acc1[kAvx512Rows];
+  __m512 acc0[kRows];
+  __m512 acc1[kRows];
 #pragma GCC unroll 12
-  for (int i = 0; i < kAvx512Rows; ++i) {
+  for (int i = 0; i < kRows; ++i) {
     const bool load = t.accumulate && i < t.rows;
     acc0[i] = load ? _mm512_maskz_loadu_ps(mask0, t.c + i * t.ldc) : _mm512_setzero_ps();
     acc1[i] = load ? _mm512_maskz_loadu_ps(mask1, t.c + i * t.ldc + 16) : _mm512_setzero_ps();
@@ -61,14 +64,14 @@ __attribute__((target("avx512f"))) void tile_avx512(const Tile& t) {
     const __m512 b0 = _mm512_maskz_loadu_ps(mask0, row);
     const __m512 b1 = _mm512_maskz_loadu_ps(mask1, row + 16);
 #pragma GCC unroll 12
-    for (int i = 0; i < kAvx512Rows; ++i) {
+    for (int i = 0; i < kRows; ++i) {
       const __m512 ai = _mm512_set1_ps(a[i]);
       acc0[i] = _mm512_fmadd_ps(ai, b0, acc0[i]);
       acc1[i] = _mm512_fmadd_ps(ai, b1, acc1[i]);
     }
   }
 #pragma GCC unroll 12
-  for (int i = 0; i < kAvx512Rows; ++i) {
+  for (int i = 0; i < kRows; ++i) {
     if (i >= t.rows) break;
     _mm512_mask_storeu_ps(t.c + i * t.ldc, mask0, acc0[i]);
     _mm512_mask_storeu_ps(t.c + i * t.ldc + 16, mask1, acc1[i]);
@@ -138,6 +141,18 @@ void tile_portable(const Tile& t) {
   for (int64_t i = 0; i < t.rows; ++i) std::copy(acc[i], acc[i] + t.cols, t.c + i * t.ldc);
 }
 
+// The narrowest AVX-512 kernel that covers the tile's valid rows.
+template <bool kOffsets>
+void run_tile_avx512(const Tile& tile) {
+  if (tile.rows <= 4) {
+    tile_avx512<kOffsets, 4>(tile);
+  } else if (tile.rows <= 8) {
+    tile_avx512<kOffsets, 8>(tile);
+  } else {
+    tile_avx512<kOffsets, kAvx512Rows>(tile);
+  }
+}
+
 int64_t tile_rows(SgemmIsa isa) {
   switch (isa) {
     case SgemmIsa::kAvx512:
@@ -166,9 +181,9 @@ void run_tile(SgemmIsa isa, const Tile& tile) {
   switch (isa) {
     case SgemmIsa::kAvx512:
       if (tile.offsets != nullptr) {
-        tile_avx512<true>(tile);
+        run_tile_avx512<true>(tile);
       } else {
-        tile_avx512<false>(tile);
+        run_tile_avx512<false>(tile);
       }
       return;
     case SgemmIsa::kAvx2: {
@@ -186,19 +201,46 @@ void run_tile(SgemmIsa isa, const Tile& tile) {
   }
 }
 
-// One row of a strip of B. A full-width row is a fixed-size copy the compiler inlines as a few
-// vector moves; through std::copy's run-time length every row was a library call, which cost a
-// 72-row product a fifth of its speed.
-void copy_strip_row(const float* row, int64_t width, float* strip_row) {
-  switch (width) {
-    case kAvx512Cols:
-      std::memcpy(strip_row, row, kAvx512Cols * sizeof(float));
-      return;
-    case kAvx2Cols:
-      std::memcpy(strip_row, row, kAvx2Cols * sizeof(float));
-      return;
-    default:
-      std::copy(row, row + width, strip_row);
+// A strip of B: `depth` rows of `width` columns, row p at b + offsets[p] (or b + p * ldb),
+// copied into `strip`. Full-width rows of the
+// micro-kernel's ISA move as two vectors of it (through std::copy's run-time length every row
+// was a library call, which cost a 72-row product a fifth of its speed; a baseline build's
+// fixed-size copy is eight 16-byte moves).
+struct StripSource {
+  const float* b;
+  const int64_t* offsets;  // or nullptr: rows ldb apart
+  int64_t ldb;
+  const float* row(int64_t p) const { return offsets != nullptr ? b + offsets[p] : b + p * ldb; }
+};
+
+__attribute__((target("avx512f"))) void copy_strip_avx512(const StripSource& source,
+                                                           int64_t depth, float* strip) {
+  for (int64_t p = 0; p < depth; ++p, strip += kAvx512Cols) {
+    const float* row = source.row(p);
+    _mm512_storeu_ps(strip, _mm512_loadu_ps(row));
+    _mm512_storeu_ps(strip + 16, _mm512_loadu_ps(row + 16));
+  }
+}
+
+__attribute__((target("avx"))) void copy_strip_avx2(const StripSource& source, int64_t depth,
+                                                    float* strip) {
+  for (int64_t p = 0; p < depth; ++p, strip += kAvx2Cols) {
+    const float* row = source.row(p);
+    _mm256_storeu_ps(strip, _mm256_loadu_ps(row));
+    _mm256_storeu_ps(strip + 8, _mm256_loadu_ps(row + 8));
+  }
+}
+
+// Rows of the strip are `stride` (the ISA's tile width) floats apart.
+void copy_strip(SgemmIsa isa, const StripSource& source, int64_t depth, int64_t width,
+                int64_t stride, float* strip) {
+  if (isa == SgemmIsa::kAvx512 && width == kAvx512Cols) {
+    return copy_strip_avx512(source, depth, strip);
+  }
+  if (isa == SgemmIsa::kAvx2 && width == kAvx2Cols) return copy_strip_avx2(source, depth, strip);
+  for (int64_t p = 0; p < depth; ++p) {
+    const float* row = source.row(p);
+    std::copy(row, row + width, strip + p * stride);
   }
 }
 
@@ -236,11 +278,7 @@ void run_product(SgemmIsa isa, const PackedA& a, int64_t first_row, int64_t m, i
       int64_t strip_ldb = ldb;
       const int64_t* strip_offsets = offsets != nullptr ? offsets + k0 : nullptr;
       if (copy_strips) {
-        for (int64_t p = 0; p < kc; ++p) {
-          const float* row =
-              strip_offsets != nullptr ? strip_b + strip_offsets[p] : strip_b + p * ldb;
-          copy_strip_row(row, width, strip + p * cols);
-        }
+        copy_strip(isa, StripSource{strip_b, strip_offsets, ldb}, kc, width, cols, strip);
         strip_b = strip;
         strip_ldb = cols;
         strip_offsets = nullptr;

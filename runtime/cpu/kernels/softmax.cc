@@ -10,6 +10,7 @@
 #include <memory>
 #include <type_traits>
 
+#include "runtime/cpu/kernels/isa_clones.h"
 #include "runtime/cpu/kernels/fast_math.h"
 #include "runtime/cpu/kernels/reduce_family.h"
 #include "runtime/cpu/kernels/reduce_layout.h"
@@ -22,7 +23,7 @@ enum class SoftmaxKind : uint8_t { kSoftmax, kLogSoftmax, kHardmax };
 // One row of n values at `stride` elements apart; y may alias x (each index is read before it is
 // written).
 template <class T, SoftmaxKind kKind>
-inline void softmax_row(const T* x, T* y, int64_t n, int64_t stride) {
+ONEPOOL_ISA_CLONES void softmax_row(const T* x, T* y, int64_t n, int64_t stride) {
   T max = x[0];
   int64_t max_index = 0;
   for (int64_t i = 1; i < n; ++i) {
