@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/allocation_counter.h"
+#include "common/generated_models.h"
 #include "onepool/onepool.h"
 
 namespace {
@@ -32,15 +33,7 @@ struct Fixture {
   std::vector<onepool::TensorView> outputs;
 
   Fixture(const std::string& file, bool has_batch_dim) {
-    const char* dir = std::getenv("ONEPOOL_MODELS_DIR");
-    REQUIRE(dir != nullptr);
-    const std::string path = std::string(dir) + "/" + file;
-    REQUIRE_MESSAGE(std::filesystem::exists(path), "missing generated model ", path);
-    onepool::LoadOptions load;
-    if (has_batch_dim) load.dims = {{"batch", 1}};
-    auto loaded = onepool::Model::load(path, load);
-    REQUIRE_MESSAGE(loaded.has_value(), loaded.status().to_string());
-    model = *loaded;
+    model = onepool_test::load_generated_model(file, has_batch_dim);
     onepool::SessionOptions options;
     options.threads = 2;
     auto created = Session::create(model, options);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/generated_models.h"
 #include "onepool/onepool.h"
 #include "runtime/cpu/cpu_isa.h"
 
@@ -16,18 +17,7 @@ namespace {
 
 using onepool::CpuIsa;
 
-std::shared_ptr<const onepool::Model> load_generated(const std::string& file,
-                                                     bool has_batch_dim) {
-  const char* dir = std::getenv("ONEPOOL_MODELS_DIR");
-  REQUIRE(dir != nullptr);
-  const std::string path = std::string(dir) + "/" + file;
-  REQUIRE_MESSAGE(std::filesystem::exists(path), "missing generated model ", path);
-  onepool::LoadOptions load;
-  if (has_batch_dim) load.dims = {{"batch", 1}};
-  auto model = onepool::Model::load(path, load);
-  REQUIRE_MESSAGE(model.has_value(), model.status().to_string());
-  return *model;
-}
+using onepool_test::load_generated_model;
 
 // Inputs in [0, 1) from a fixed sequence, so every Session reads the same values.
 std::vector<std::vector<float>> fixed_inputs(const onepool::Model& model) {
@@ -117,7 +107,7 @@ TEST_CASE("cpu_isa names parse back and an unknown name lists the choices") {
 TEST_CASE("a Session limited to an instruction set the CPU lacks is refused at create") {
   const CpuIsa detected = onepool::cpu::detected_cpu_isa();
   MESSAGE("this CPU: ", onepool::cpu_isa_name(detected));
-  auto model = load_generated("mlp.onnx", true);
+  auto model = load_generated_model("mlp.onnx", true);
   for (CpuIsa wider : {CpuIsa::kAvx512, CpuIsa::kAvx2}) {
     const bool has = detected == CpuIsa::kAvx512 || (detected == CpuIsa::kAvx2 && wider == CpuIsa::kAvx2);
     onepool::SessionOptions options;
@@ -140,7 +130,7 @@ TEST_CASE("mobilenetv2 and inception limited to AVX2 or portable kernels") {
   const CpuIsa detected = onepool::cpu::detected_cpu_isa();
   for (const char* file : {"mobilenetv2.onnx", "inception.onnx"}) {
     CAPTURE(file);
-    auto model = load_generated(file, false);
+    auto model = load_generated_model(file, false);
     const IsaRun widest = run_with_isa(model, CpuIsa::kAuto, 2);
     if (detected != CpuIsa::kPortable) {
       const IsaRun avx2 = run_with_isa(model, CpuIsa::kAvx2, 2);

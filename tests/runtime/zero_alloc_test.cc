@@ -12,6 +12,7 @@
 #include "onepool/onepool.h"
 
 #include "common/allocation_counter.h"
+#include "common/generated_models.h"
 
 namespace {
 
@@ -36,19 +37,12 @@ Buffers make_buffers(const onepool::Model& model) {
 
 // Loads `file` from the generated suite, warms up, then counts allocations over `runs` runs.
 long allocations_during_runs(const std::string& file, int runs, bool has_batch_dim) {
-  const char* dir = std::getenv("ONEPOOL_MODELS_DIR");
-  REQUIRE(dir != nullptr);
-  const std::string path = std::string(dir) + "/" + file;
-  REQUIRE_MESSAGE(std::filesystem::exists(path), "missing generated model ", path);
-  onepool::LoadOptions load;
-  if (has_batch_dim) load.dims = {{"batch", 1}};
-  auto model = onepool::Model::load(path, load);
-  REQUIRE_MESSAGE(model.has_value(), model.status().to_string());
+  auto model = onepool_test::load_generated_model(file, has_batch_dim);
   onepool::SessionOptions options;
   options.threads = 2;
-  auto session = onepool::Session::create(*model, options);
+  auto session = onepool::Session::create(model, options);
   REQUIRE_MESSAGE(session.has_value(), session.status().to_string());
-  Buffers buffers = make_buffers(**model);
+  Buffers buffers = make_buffers(*model);
   for (int i = 0; i < 2; ++i) REQUIRE((*session)->run(buffers.inputs, buffers.outputs).is_ok());
   g_allocations = 0;
   g_counting = true;
