@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "runtime/cpu/kernels/conv_geometry.h"
+#include "runtime/cpu/kernels/isa_clones.h"
 #include "runtime/cpu/kernels/norm_kernels.h"
 
 namespace onepool::cpu::nn {
@@ -16,6 +17,21 @@ struct LayerNormPlan {
   bool scalar_scale = false;
   bool scalar_bias = false;
 };
+
+// dst = (src - mean) * inv_std * scale + bias over one row.
+ONEPOOL_ISA_CLONES void normalize_row(const LayerNormPlan& plan, const RowMoments& moments,
+                                      const float* src, const float* scale, const float* bias,
+                                      float* dst) {
+  const float mean = moments.mean;
+  const float inv_std = moments.inv_std;
+  const bool scalar_scale = plan.scalar_scale;
+  const bool scalar_bias = plan.scalar_bias;
+  for (int64_t i = 0; i < plan.inner; ++i) {
+    const float s = scale[scalar_scale ? 0 : i];
+    const float b = bias ? bias[scalar_bias ? 0 : i] : 0.0f;
+    dst[i] = (src[i] - mean) * inv_std * s + b;
+  }
+}
 
 class LayerNormKernel final : public Kernel {
  public:
@@ -35,11 +51,7 @@ class LayerNormKernel final : public Kernel {
         const float* src = x + row * inner;
         float* dst = y + row * inner;
         const RowMoments moments = row_moments(src, inner, plan_.epsilon);
-        for (int64_t i = 0; i < inner; ++i) {
-          const float s = scale[plan_.scalar_scale ? 0 : i];
-          const float b = bias ? bias[plan_.scalar_bias ? 0 : i] : 0.0f;
-          dst[i] = (src[i] - moments.mean) * moments.inv_std * s + b;
-        }
+        normalize_row(plan_, moments, src, scale, bias, dst);
         if (means) means[row] = moments.mean;
         if (inv_stds) inv_stds[row] = moments.inv_std;
       }

@@ -14,6 +14,7 @@
 #include <string>
 #include <type_traits>
 
+#include "runtime/cpu/kernels/isa_clones.h"
 #include "runtime/cpu/kernel.h"
 #include "runtime/cpu/kernels/conv_geometry.h"
 
@@ -52,6 +53,23 @@ inline int32_t wrapping_add(int32_t a, int32_t b) {
   return static_cast<int32_t>(static_cast<uint32_t>(a) + static_cast<uint32_t>(b));
 }
 
+/// out[i] = requantize(acc[i] + bias (wrapping), multiplier, zero_point) over one row: vector
+/// rounding where the CPU has SSE4.1 (a baseline build would call libm per element).
+template <class Q>
+ONEPOOL_ISA_CLONES void requantize_row(const int32_t* acc, int32_t bias, float multiplier,
+                                       int32_t zero_point, Q* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    out[i] = requantize<Q>(wrapping_add(acc[i], bias), multiplier, zero_point);
+  }
+}
+
+/// out[i] = quantize_value(x[i], scale, zero_point) over one row.
+template <class Q>
+ONEPOOL_ISA_CLONES void quantize_row(const float* x, float scale, int32_t zero_point, Q* out,
+                                     int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = quantize_value<Q>(x[i], scale, zero_point);
+}
+
 /// A scale or zero-point input seen at prepare time: per tensor (one element) or one value per
 /// channel along some axis. At run time `at(data, c)` reads channel c's value.
 struct QuantParam {
@@ -84,7 +102,7 @@ inline float scale_at(const QuantParam& param, const RunContext& context, int64_
 /// acc[j] = sum_k (a[k] - a_zero) * (b[k * n + j] - b_zero[j]) for j in [0, n), wrapping in
 /// int32. `b_zero` is one value (b_zero_stride 0) or one per column (stride 1).
 template <class A, class B>
-void integer_dot_row(int64_t n, int64_t k, const A* a, int32_t a_zero, const B* b, const B* b_zero,
+ONEPOOL_ISA_CLONES void integer_dot_row(int64_t n, int64_t k, const A* a, int32_t a_zero, const B* b, const B* b_zero,
                      int64_t b_zero_stride, int32_t* acc) {
   std::fill(acc, acc + n, 0);
   for (int64_t kk = 0; kk < k; ++kk) {

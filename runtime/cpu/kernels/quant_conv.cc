@@ -7,6 +7,7 @@
 #include <memory>
 #include <vector>
 
+#include "runtime/cpu/kernels/isa_clones.h"
 #include "runtime/cpu/kernel_registry.h"
 #include "runtime/cpu/kernels/elementwise_dtype.h"
 #include "runtime/cpu/kernels/quant_common.h"
@@ -30,7 +31,7 @@ struct ConvShape {
 // k over (channel, kernel taps) in w's element order and p over the P output positions; 0 where
 // the tap falls in the padding (the spec pads with x_zero). |x - x_zero| <= 255 fits int16.
 template <class X>
-void fill_columns(const WindowGeometry& g, const X* x, int64_t channels, int32_t x_zero,
+ONEPOOL_ISA_CLONES void fill_columns(const WindowGeometry& g, const X* x, int64_t channels, int32_t x_zero,
                   int16_t* col) {
   const int64_t outputs = g.output_size();
   std::fill(col, col + channels * g.kernel_size() * outputs, int16_t{0});
@@ -68,7 +69,7 @@ void fill_columns(const WindowGeometry& g, const X* x, int64_t channels, int32_t
 // acc[p] = sum_k (w[k] - w_zero) * col[k * P + p], wrapping in int32. The inner loop runs over
 // contiguous output positions, so it vectorizes.
 template <class W>
-void multiply_columns(int64_t rows, int64_t outputs, const W* w, int32_t w_zero, const int16_t* col,
+ONEPOOL_ISA_CLONES void multiply_columns(int64_t rows, int64_t outputs, const W* w, int32_t w_zero, const int16_t* col,
                       int32_t* acc) {
   std::fill(acc, acc + outputs, 0);
   for (int64_t k = 0; k < rows; ++k) {
@@ -178,9 +179,7 @@ class QLinearConvKernel final : public Kernel {
       // (x_scale * w_scale) / y_scale in this order, as ONNX Runtime computes it.
       const float multiplier = x_scale * scale_at(params_.w_scale, context, oc) / y_scale;
       Q* out = y + (n * shape_.out_channels + oc) * outputs;
-      for (int64_t i = 0; i < outputs; ++i) {
-        out[i] = requantize<Q>(wrapping_add(acc[i], b), multiplier, y_zero);
-      }
+      requantize_row<Q>(acc, b, multiplier, y_zero, out, outputs);
     };
     convolve(
         shape_, context, context.inputs[0].as<const X>(),

@@ -103,9 +103,7 @@ class QuantizeKernel final : public Kernel {
         const float scale = quant::scale_at(scale_, context, c);
         const int32_t zero = quant::zero_point_at<Q>(zero_, context, c);
         const int64_t base = (o * layout_.channels + c) * layout_.inner;
-        for (int64_t i = 0; i < layout_.inner; ++i) {
-          y[base + i] = quant::quantize_value<Q>(x[base + i], scale, zero);
-        }
+        quant::quantize_row<Q>(x + base, scale, zero, y + base, layout_.inner);
       }
     }
     return Status::ok();
@@ -229,8 +227,10 @@ class DynamicQuantizeKernel final : public Kernel {
     const uint8_t zero =
         scale == 0.0f ? 0 : quant::saturate_rounded<uint8_t>(0.0f - low / scale, 0);
     uint8_t* y = context.outputs[0].as<uint8_t>();
-    for (int64_t i = 0; i < count_; ++i) {
-      y[i] = scale == 0.0f ? 0 : quant::quantize_value<uint8_t>(x[i], scale, zero);
+    if (scale == 0.0f) {
+      std::fill(y, y + count_, uint8_t{0});
+    } else {
+      quant::quantize_row<uint8_t>(x, scale, zero, y, count_);
     }
     if (context.outputs.size() > 1 && context.outputs[1].data) {
       *context.outputs[1].as<float>() = scale;
