@@ -69,4 +69,16 @@ TEST_CASE("run: bad numbers are usage errors before loading") {
   }
 }
 
+// --cpu-isa portable runs the model on the portable micro-kernels; a name outside the choices is
+// a usage error naming them.
+TEST_CASE("run: --cpu-isa chooses the kernels' instruction set") {
+  ScratchDir dir("onepool_run_cpu_isa");
+  const CommandResult portable = run_cli(dir, relu_model(dir) + " --cpu-isa portable");
+  CHECK_MESSAGE(portable.exit_code == 0, portable.output);
+  const CommandResult bad = run_cli(dir, relu_model(dir) + " --cpu-isa sse9");
+  CHECK(bad.exit_code == 2);
+  CHECK_MESSAGE(bad.output.find("--cpu-isa") != std::string::npos, bad.output);
+  CHECK_MESSAGE(bad.output.find("avx2") != std::string::npos, bad.output);
+}
+
 }  // namespace onepool::test
