@@ -46,9 +46,14 @@ Expected<CpuIsa> parse_cpu_isa(std::string_view text) {
 namespace cpu {
 
 CpuIsa detected_cpu_isa() {
-  __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return CpuIsa::kAvx512;
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return CpuIsa::kAvx2;
+  switch (nn::best_sgemm_isa()) {  // one CPUID check for both
+    case nn::SgemmIsa::kAvx512:
+      return CpuIsa::kAvx512;
+    case nn::SgemmIsa::kAvx2:
+      return CpuIsa::kAvx2;
+    case nn::SgemmIsa::kPortable:
+      return CpuIsa::kPortable;
+  }
   return CpuIsa::kPortable;
 }
 
