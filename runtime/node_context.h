@@ -15,8 +15,7 @@ class NodeContext {
  public:
   /// `threads`: the CPU threads the kernel will run on (sizes per-thread scratch; 1 elsewhere).
   /// `cpu_isa`: the widest instruction set the CPU kernel may use (checked against the CPU).
-  NodeContext(const Graph& graph, const Node& node, int threads = 1,
-              CpuIsa cpu_isa = CpuIsa::kAuto)
+  NodeContext(const Graph& graph, const Node& node, int threads = 1, CpuIsa cpu_isa = CpuIsa::kAuto)
       : graph_(graph), node_(node), threads_(threads < 1 ? 1 : threads), cpu_isa_(cpu_isa) {}
 
   const Node& node() const { return node_; }

@@ -104,8 +104,7 @@ const char* half_names(const Graph& graph, const Node& node) {
 }
 
 Expected<PreparedKernel> prepare_with_float32_compute(KernelFactory factory, const Graph& graph,
-                                                      const Node& node, int threads,
-                                                      CpuIsa isa) {
+                                                      const Node& node, int threads, CpuIsa isa) {
   auto shadow = std::make_unique<Float32Shadow>(graph, node);
   ONEPOOL_ASSIGN_OR_RETURN(PreparedKernel inner,
                            factory(NodeContext(shadow->graph(), shadow->node(), threads, isa)));
@@ -134,7 +133,8 @@ Expected<PreparedKernel> prepare_cpu_kernel(KernelFactory factory, const Graph& 
       !node_touches_half_types(graph, node)) {
     return native;
   }
-  Expected<PreparedKernel> widened = prepare_with_float32_compute(factory, graph, node, threads, isa);
+  Expected<PreparedKernel> widened =
+      prepare_with_float32_compute(factory, graph, node, threads, isa);
   // No float32 kernel either: the native error names the half dtype the user has.
   if (!widened && widened.status().code() == StatusCode::kUnsupported) return native;
   return widened;

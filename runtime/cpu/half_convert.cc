@@ -16,7 +16,7 @@ bool has_f16c() {
 
 // The whole blocks of eight; returns how many elements it converted.
 __attribute__((target("avx,f16c"))) size_t half_to_float_f16c(const uint16_t* source,
-                                                               float* destination, size_t count) {
+                                                              float* destination, size_t count) {
   size_t i = 0;
   for (; i + 8 <= count; i += 8) {
     const __m128i half = _mm_loadu_si128(reinterpret_cast<const __m128i*>(source + i));
@@ -26,8 +26,7 @@ __attribute__((target("avx,f16c"))) size_t half_to_float_f16c(const uint16_t* so
 }
 
 __attribute__((target("avx,f16c"))) size_t float_to_half_f16c(const float* source,
-                                                               uint16_t* destination,
-                                                               size_t count) {
+                                                              uint16_t* destination, size_t count) {
   size_t i = 0;
   for (; i + 8 <= count; i += 8) {
     const __m128i half =

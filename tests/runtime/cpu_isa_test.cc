@@ -1,6 +1,8 @@
 // SessionOptions::cpu_isa: a Session limited to AVX2 or to the portable kernels runs them on a
 // CPU that has more (so a machine with AVX-512 checks the paths an AVX2-only machine takes), the
 // GEMM micro-kernels give the same bits on every ISA, and a set the CPU lacks is refused.
+#include "runtime/cpu/cpu_isa.h"
+
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -11,7 +13,6 @@
 
 #include "common/generated_models.h"
 #include "onepool/onepool.h"
-#include "runtime/cpu/cpu_isa.h"
 
 namespace {
 
@@ -41,8 +42,7 @@ struct IsaRun {
 };
 
 // One run of `model` at `threads` threads with the kernels limited to `isa`.
-IsaRun run_with_isa(const std::shared_ptr<const onepool::Model>& shared, CpuIsa isa,
-                    int threads) {
+IsaRun run_with_isa(const std::shared_ptr<const onepool::Model>& shared, CpuIsa isa, int threads) {
   const onepool::Model& model = *shared;
   onepool::SessionOptions options;
   options.threads = threads;
@@ -53,7 +53,8 @@ IsaRun run_with_isa(const std::shared_ptr<const onepool::Model>& shared, CpuIsa 
   std::vector<std::vector<float>> inputs = fixed_inputs(model);
   std::vector<onepool::TensorView> input_views;
   for (size_t i = 0; i < inputs.size(); ++i) {
-    input_views.push_back({inputs[i].data(), onepool::DType::kFloat32, model.inputs()[i].shape, {}});
+    input_views.push_back(
+        {inputs[i].data(), onepool::DType::kFloat32, model.inputs()[i].shape, {}});
   }
   IsaRun result;
   std::vector<onepool::TensorView> output_views;
@@ -109,7 +110,8 @@ TEST_CASE("a Session limited to an instruction set the CPU lacks is refused at c
   MESSAGE("this CPU: ", onepool::cpu_isa_name(detected));
   auto model = load_generated_model("mlp.onnx", true);
   for (CpuIsa wider : {CpuIsa::kAvx512, CpuIsa::kAvx2}) {
-    const bool has = detected == CpuIsa::kAvx512 || (detected == CpuIsa::kAvx2 && wider == CpuIsa::kAvx2);
+    const bool has =
+        detected == CpuIsa::kAvx512 || (detected == CpuIsa::kAvx2 && wider == CpuIsa::kAvx2);
     onepool::SessionOptions options;
     options.cpu_isa = wider;
     auto session = onepool::Session::create(model, options);

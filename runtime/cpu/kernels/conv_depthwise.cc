@@ -1,7 +1,8 @@
-#include "runtime/cpu/kernels/isa_clones.h"
 #include "runtime/cpu/kernels/conv_depthwise.h"
 
 #include <algorithm>
+
+#include "runtime/cpu/kernels/isa_clones.h"
 
 namespace onepool::cpu::nn {
 namespace {
@@ -61,8 +62,8 @@ void interior_kxk(const float* const rows[K], const float* w, float bias, int64_
 // exist (MobileNet's 3x3, BlazeFace's 5x5, PaddleOCR's (2, 1) strides): one pass over the output
 // row instead of K * K. Returns false otherwise.
 template <int K, int S>
-ONEPOOL_ISA_CLONES bool row_kxk(const WindowGeometry& g, const float* x, const float* w, float bias, int64_t oh,
-             float* y_row) {
+ONEPOOL_ISA_CLONES bool row_kxk(const WindowGeometry& g, const float* x, const float* w, float bias,
+                                int64_t oh, float* y_row) {
   const int64_t ih = oh * g.stride[1] - g.pad_begin[1];
   if (ih < 0 || ih + K - 1 >= g.input[1]) return false;
   const float* rows[K];
@@ -79,8 +80,8 @@ ONEPOOL_ISA_CLONES bool row_kxk(const WindowGeometry& g, const float* x, const f
 
 // One output row the generic way: bias, then every kernel row that lands inside the input,
 // tap by tap (the same per-output sum order as every other path).
-ONEPOOL_ISA_CLONES void generic_row(const WindowGeometry& g, const float* x, const float* w, float bias, int64_t od,
-                 int64_t oh, float* y_row) {
+ONEPOOL_ISA_CLONES void generic_row(const WindowGeometry& g, const float* x, const float* w,
+                                    float bias, int64_t od, int64_t oh, float* y_row) {
   std::fill(y_row, y_row + g.output[2], bias);
   for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
     const int64_t id = od * g.stride[0] - g.pad_begin[0] + kd * g.dilation[0];
@@ -102,8 +103,8 @@ ONEPOOL_ISA_CLONES void generic_row(const WindowGeometry& g, const float* x, con
 // the first and last rows go the generic way. Returns false (nothing written) when the plane does
 // not qualify.
 template <int K>
-ONEPOOL_ISA_CLONES bool flat_plane_kxk(const WindowGeometry& g, const float* x, const float* w, float bias,
-                    float* __restrict y) {
+ONEPOOL_ISA_CLONES bool flat_plane_kxk(const WindowGeometry& g, const float* x, const float* w,
+                                       float bias, float* __restrict y) {
   constexpr int64_t kPad = (K - 1) / 2;
   const int64_t width = g.input[2];
   const int64_t height = g.input[1];

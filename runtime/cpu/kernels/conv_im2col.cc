@@ -1,9 +1,9 @@
 #include "runtime/cpu/kernels/conv_im2col.h"
 
-#include "runtime/cpu/kernels/isa_clones.h"
-
 #include <algorithm>
 #include <cstring>
+
+#include "runtime/cpu/kernels/isa_clones.h"
 
 namespace onepool::cpu::nn {
 namespace {
@@ -54,8 +54,9 @@ void im2col_rows(const WindowGeometry& g, const float* image, int64_t channels, 
   });
 }
 
-ONEPOOL_ISA_CLONES void im2col_matrix_rows(const WindowGeometry& g, const float* image, int64_t first_row,
-                        int64_t row_count, int64_t begin, int64_t end, float* col) {
+ONEPOOL_ISA_CLONES void im2col_matrix_rows(const WindowGeometry& g, const float* image,
+                                           int64_t first_row, int64_t row_count, int64_t begin,
+                                           int64_t end, float* col) {
   const int64_t kernel_size = g.kernel_size();
   const int64_t tile_size = row_count * g.output[2];
   for (int64_t row = begin; row < end; ++row) {

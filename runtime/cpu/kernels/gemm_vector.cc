@@ -1,9 +1,9 @@
 // One-row products, see gemm_vector.h.
-#include "runtime/cpu/kernels/isa_clones.h"
 #include "runtime/cpu/kernels/gemm_vector.h"
 
 #include <algorithm>
 
+#include "runtime/cpu/kernels/isa_clones.h"
 #include "runtime/cpu/thread_pool.h"
 
 namespace onepool::cpu {
@@ -31,15 +31,16 @@ float finish(float alpha, float sum, float beta, float y) {
 }
 
 // Columns [begin, end) of op(B) = B^T: one dot product per column.
-ONEPOOL_ISA_CLONES void dot_columns(const GemmShape& s, float alpha, const float* a, const float* b, float beta,
-                 float* y, int64_t begin, int64_t end) {
+ONEPOOL_ISA_CLONES void dot_columns(const GemmShape& s, float alpha, const float* a, const float* b,
+                                    float beta, float* y, int64_t begin, int64_t end) {
   for (int64_t j = begin; j < end; ++j)
     y[j] = finish(alpha, dot(a, b + j * s.ldb, s.k), beta, y[j]);
 }
 
 // Columns [begin, end) of op(B) = B: rows of B swept into a block of sums, p in order.
-ONEPOOL_ISA_CLONES void sweep_columns(const GemmShape& s, float alpha, const float* a, const float* b, float beta,
-                   float* y, int64_t begin, int64_t end) {
+ONEPOOL_ISA_CLONES void sweep_columns(const GemmShape& s, float alpha, const float* a,
+                                      const float* b, float beta, float* y, int64_t begin,
+                                      int64_t end) {
   float sums[kSweepColumns];
   for (int64_t first = begin; first < end; first += kSweepColumns) {
     const int64_t width = std::min(kSweepColumns, end - first);

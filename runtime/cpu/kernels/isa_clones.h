@@ -2,8 +2,9 @@
 // times (AVX-512, AVX2 + FMA, baseline x86-64) and the loader picks the variant this CPU runs
 // (target_clones, resolved once through an ifunc), so a binary built for any x86-64 keeps wide
 // vectors where the CPU has them. `flatten` inlines every call the function makes, so its
-// helpers are compiled for each variant too (a helper left out of line would run baseline code). The hand-written GEMM micro-kernels choose their own variant
-// (SessionOptions::cpu_isa); these follow CPUID alone.
+// helpers are compiled for each variant too (a helper left out of line would run baseline code).
+// The hand-written GEMM micro-kernels choose their own variant (SessionOptions::cpu_isa); these
+// follow CPUID alone.
 //
 // Numerics: the project compiles with -ffp-contract=off and without reassociation, so every
 // variant performs the same operations in the same order (only more lanes at once): the same
@@ -15,7 +16,7 @@
 #pragma once
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(__AVX2__) && \
-    !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__) &&                        \
+    !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__) &&                       \
     !defined(ONEPOOL_NO_ISA_CLONES)
 #define ONEPOOL_ISA_CLONES \
   __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"), flatten))

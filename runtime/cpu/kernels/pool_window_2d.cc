@@ -1,10 +1,10 @@
 // MaxPool / AveragePool over 1-D and 2-D windows, see pool_window_2d.h.
-#include "runtime/cpu/kernels/isa_clones.h"
 #include "runtime/cpu/kernels/pool_window_2d.h"
 
 #include <algorithm>
 #include <limits>
 
+#include "runtime/cpu/kernels/isa_clones.h"
 #include "runtime/cpu/kernels/nan_order.h"
 
 namespace onepool::cpu::nn {
@@ -217,7 +217,8 @@ void average_row(const WindowGeometry& g, const PoolColumns& columns, bool count
 
 }  // namespace
 
-ONEPOOL_ISA_CLONES void max_plane_2d(const WindowGeometry& g, const PoolColumns& columns, const float* x, float* y) {
+ONEPOOL_ISA_CLONES void max_plane_2d(const WindowGeometry& g, const PoolColumns& columns,
+                                     const float* x, float* y) {
   const int64_t width = g.output[kColumnAxis];
   if (columns.flat_rows_begin < columns.flat_rows_end) {
     flat_sweep(
@@ -229,8 +230,8 @@ ONEPOOL_ISA_CLONES void max_plane_2d(const WindowGeometry& g, const PoolColumns&
   }
 }
 
-ONEPOOL_ISA_CLONES void average_plane_2d(const WindowGeometry& g, const PoolColumns& columns, bool count_include_pad,
-                      const float* x, float* y) {
+ONEPOOL_ISA_CLONES void average_plane_2d(const WindowGeometry& g, const PoolColumns& columns,
+                                         bool count_include_pad, const float* x, float* y) {
   const int64_t width = g.output[kColumnAxis];
   if (columns.flat_rows_begin < columns.flat_rows_end) {
     flat_sweep(

@@ -14,9 +14,9 @@
 #include <string>
 #include <type_traits>
 
-#include "runtime/cpu/kernels/isa_clones.h"
 #include "runtime/cpu/kernel.h"
 #include "runtime/cpu/kernels/conv_geometry.h"
+#include "runtime/cpu/kernels/isa_clones.h"
 
 namespace onepool::cpu::quant {
 
@@ -102,8 +102,9 @@ inline float scale_at(const QuantParam& param, const RunContext& context, int64_
 /// acc[j] = sum_k (a[k] - a_zero) * (b[k * n + j] - b_zero[j]) for j in [0, n), wrapping in
 /// int32. `b_zero` is one value (b_zero_stride 0) or one per column (stride 1).
 template <class A, class B>
-ONEPOOL_ISA_CLONES void integer_dot_row(int64_t n, int64_t k, const A* a, int32_t a_zero, const B* b, const B* b_zero,
-                     int64_t b_zero_stride, int32_t* acc) {
+ONEPOOL_ISA_CLONES void integer_dot_row(int64_t n, int64_t k, const A* a, int32_t a_zero,
+                                        const B* b, const B* b_zero, int64_t b_zero_stride,
+                                        int32_t* acc) {
   std::fill(acc, acc + n, 0);
   for (int64_t kk = 0; kk < k; ++kk) {
     const int32_t av = static_cast<int32_t>(a[kk]) - a_zero;

@@ -7,9 +7,9 @@
 #include <memory>
 #include <vector>
 
-#include "runtime/cpu/kernels/isa_clones.h"
 #include "runtime/cpu/kernel_registry.h"
 #include "runtime/cpu/kernels/elementwise_dtype.h"
+#include "runtime/cpu/kernels/isa_clones.h"
 #include "runtime/cpu/kernels/quant_common.h"
 
 namespace onepool::cpu::quant {
@@ -31,8 +31,8 @@ struct ConvShape {
 // k over (channel, kernel taps) in w's element order and p over the P output positions; 0 where
 // the tap falls in the padding (the spec pads with x_zero). |x - x_zero| <= 255 fits int16.
 template <class X>
-ONEPOOL_ISA_CLONES void fill_columns(const WindowGeometry& g, const X* x, int64_t channels, int32_t x_zero,
-                  int16_t* col) {
+ONEPOOL_ISA_CLONES void fill_columns(const WindowGeometry& g, const X* x, int64_t channels,
+                                     int32_t x_zero, int16_t* col) {
   const int64_t outputs = g.output_size();
   std::fill(col, col + channels * g.kernel_size() * outputs, int16_t{0});
   for (int64_t c = 0; c < channels; ++c) {
@@ -69,8 +69,8 @@ ONEPOOL_ISA_CLONES void fill_columns(const WindowGeometry& g, const X* x, int64_
 // acc[p] = sum_k (w[k] - w_zero) * col[k * P + p], wrapping in int32. The inner loop runs over
 // contiguous output positions, so it vectorizes.
 template <class W>
-ONEPOOL_ISA_CLONES void multiply_columns(int64_t rows, int64_t outputs, const W* w, int32_t w_zero, const int16_t* col,
-                      int32_t* acc) {
+ONEPOOL_ISA_CLONES void multiply_columns(int64_t rows, int64_t outputs, const W* w, int32_t w_zero,
+                                         const int16_t* col, int32_t* acc) {
   std::fill(acc, acc + outputs, 0);
   for (int64_t k = 0; k < rows; ++k) {
     const int32_t wv = static_cast<int32_t>(w[k]) - w_zero;

@@ -213,8 +213,8 @@ struct StripSource {
   const float* row(int64_t p) const { return offsets != nullptr ? b + offsets[p] : b + p * ldb; }
 };
 
-__attribute__((target("avx512f"))) void copy_strip_avx512(const StripSource& source,
-                                                           int64_t depth, float* strip) {
+__attribute__((target("avx512f"))) void copy_strip_avx512(const StripSource& source, int64_t depth,
+                                                          float* strip) {
   for (int64_t p = 0; p < depth; ++p, strip += kAvx512Cols) {
     const float* row = source.row(p);
     _mm512_storeu_ps(strip, _mm512_loadu_ps(row));

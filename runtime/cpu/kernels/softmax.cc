@@ -10,8 +10,8 @@
 #include <memory>
 #include <type_traits>
 
-#include "runtime/cpu/kernels/isa_clones.h"
 #include "runtime/cpu/kernels/fast_math.h"
+#include "runtime/cpu/kernels/isa_clones.h"
 #include "runtime/cpu/kernels/reduce_family.h"
 #include "runtime/cpu/kernels/reduce_layout.h"
 
