@@ -202,10 +202,9 @@ void run_tile(SgemmIsa isa, const Tile& tile) {
 }
 
 // A strip of B: `depth` rows of `width` columns, row p at b + offsets[p] (or b + p * ldb),
-// copied into `strip`. Full-width rows of the
-// micro-kernel's ISA move as two vectors of it (through std::copy's run-time length every row
-// was a library call, which cost a 72-row product a fifth of its speed; a baseline build's
-// fixed-size copy is eight 16-byte moves).
+// copied into `strip`. A full-width row moves as two vectors of the micro-kernel's ISA (through
+// std::copy's run-time length every row was a library call, which cost a 72-row product a fifth
+// of its speed; a baseline build's fixed-size copy is eight 16-byte moves).
 struct StripSource {
   const float* b;
   const int64_t* offsets;  // or nullptr: rows ldb apart
