@@ -4,14 +4,22 @@
 // (nearest even): values never depend on the CPU (only the payload bits of a NaN may).
 #include "runtime/cpu/half_convert.h"
 
+#include <cpuid.h>
 #include <immintrin.h>
 
 namespace onepool::cpu {
 namespace {
 
+// CPUID leaf 1 says F16C and AVX, and the OS saves the AVX registers (XCR0 bits 1 and 2).
+// Read directly: clang's __builtin_cpu_supports knows no "f16c".
 bool has_f16c() {
-  __builtin_cpu_init();
-  return __builtin_cpu_supports("avx") && __builtin_cpu_supports("f16c");
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (__get_cpuid(1, &eax, &ebx, &ecx, &edx) == 0) return false;
+  const unsigned needed = bit_F16C | bit_AVX | bit_OSXSAVE;
+  if ((ecx & needed) != needed) return false;
+  unsigned xcr0_low = 0, xcr0_high = 0;
+  __asm__("xgetbv" : "=a"(xcr0_low), "=d"(xcr0_high) : "c"(0));
+  return (xcr0_low & 0x6u) == 0x6u;
 }
 
 // The whole blocks of eight; returns how many elements it converted.
