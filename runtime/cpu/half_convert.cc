@@ -12,7 +12,7 @@ namespace {
 
 // CPUID leaf 1 says F16C and AVX, and the OS saves the AVX registers (XCR0 bits 1 and 2).
 // Read directly: clang's __builtin_cpu_supports knows no "f16c".
-bool has_f16c() {
+bool detect_f16c() {
   unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
   if (__get_cpuid(1, &eax, &ebx, &ecx, &edx) == 0) return false;
   const unsigned needed = bit_F16C | bit_AVX | bit_OSXSAVE;
@@ -20,6 +20,13 @@ bool has_f16c() {
   unsigned xcr0_low = 0, xcr0_high = 0;
   __asm__("xgetbv" : "=a"(xcr0_low), "=d"(xcr0_high) : "c"(0));
   return (xcr0_low & 0x6u) == 0x6u;
+}
+
+// A fact of the hardware, read once: CPUID leaves a virtual machine on every call, and the
+// conversions run for every half node of every run.
+bool has_f16c() {
+  static const bool kHasF16c = detect_f16c();
+  return kHasF16c;
 }
 
 // The whole blocks of eight; returns how many elements it converted.
