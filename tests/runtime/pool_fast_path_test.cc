@@ -1,5 +1,5 @@
-// The row-sweep path of 1-D / 2-D MaxPool and AveragePool (pool_window_2d) gives the same bits
-// as the generic window-by-window path. The same data pooled as [1, 2C, H, W] (fast path) and as
+// The fast paths of 1-D / 2-D MaxPool (pool_max_padded's separable passes) and AveragePool
+// (pool_window_2d's row sweeps) give the same bits as the generic window-by-window path. The same data pooled as [1, 2C, H, W] (fast path) and as
 // [1, C, 2, H, W] with a depth-1 window (generic path) must agree exactly, with NaN, signed
 // zeros and ties in the input, over strides, dilations, asymmetric pads and widths that leave
 // vector remainders.
@@ -33,13 +33,28 @@ int64_t pooled(int64_t in, int64_t pad_begin, int64_t pad_end, int64_t kernel, i
   return (in + pad_begin + pad_end - ((kernel - 1) * dilation + 1)) / stride + 1;
 }
 
-// Random values with NaN, +0 / -0 and repeated values sprinkled in.
+// Random values with NaN, +0 / -0, infinities and repeated values sprinkled in.
 std::vector<float> awkward_values(int64_t count, uint32_t seed) {
   std::vector<float> values = random_values(count, seed);
   for (size_t i = 0; i < values.size(); ++i) {
     if (i % 37 == 5) values[i] = std::numeric_limits<float>::quiet_NaN();
     if (i % 11 == 3) values[i] = (i % 2 == 0) ? 0.0f : -0.0f;
     if (i % 13 == 7) values[i] = 0.5f;
+    if (i % 29 == 11) values[i] = -std::numeric_limits<float>::infinity();
+    if (i % 43 == 17) values[i] = std::numeric_limits<float>::infinity();
+  }
+  return values;
+}
+
+// Mostly +0 and -0 among negatives: nearly every window's maximum is a tie between zeros, so
+// a path that keeps the wrong one of equal maxima (the sign of a zero) shows.
+std::vector<float> zero_ties(int64_t count, uint32_t seed) {
+  std::vector<float> values(static_cast<size_t>(count));
+  uint32_t state = seed;
+  for (float& v : values) {
+    state = state * 1664525u + 1013904223u;
+    const uint32_t pick = (state >> 24) % 8;
+    v = pick < 3 ? 0.0f : pick < 6 ? -0.0f : pick < 7 ? -1.0f : -2.5f;
   }
   return values;
 }
@@ -99,6 +114,11 @@ TEST_CASE("2-D pools on the row-sweep path give the generic path's bits") {
       {11, 21, 3, 2, 3, 1, 1, 0, 0, 1},  // stride 3
       {12, 12, 2, 2, 2, 1, 0, 0, 0, 0},  // 2x2 / 2, no padding
       {6, 40, 1, 7, 1, 1, 0, 3, 0, 3},   // a 1 x 7 window
+      {13, 17, 3, 3, 2, 2, 2, 2, 1, 2},  // stride 2 and dilated
+      {10, 11, 4, 4, 3, 2, 3, 0, 2, 3},  // 4 x 4 window (no unrolled pass), stride 3, dilated
+      {8, 9, 1, 1, 2, 1, 0, 0, 0, 0},    // 1 x 1 window, stride 2
+      {5, 6, 2, 2, 1, 1, 2, 2, 2, 2},    // pads as wide as the window: windows with no input
+      {3, 3, 3, 3, 1, 1, 1, 1, 1, 1},    // plane smaller than a vector
   };
   uint32_t seed = 7;
   for (const Geometry& g : cases) {
@@ -111,6 +131,9 @@ TEST_CASE("2-D pools on the row-sweep path give the generic path's bits") {
     const auto x = awkward_values(2 * channels * g.height * g.width, seed++);
     check_same_bits(pool("MaxPool", g, false, channels, false, x),
                     pool("MaxPool", g, false, channels, true, x));
+    const auto ties = zero_ties(2 * channels * g.height * g.width, seed++);
+    check_same_bits(pool("MaxPool", g, false, channels, false, ties),
+                    pool("MaxPool", g, false, channels, true, ties));
     if (g.dilation != 1) continue;
     for (bool include_pad : {false, true}) {
       CAPTURE(include_pad);

@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <optional>
 #include <vector>
 
 #include "runtime/cpu/kernels/conv_geometry.h"
 #include "runtime/cpu/kernels/nan_order.h"
 #include "runtime/cpu/kernels/pool_kernels.h"
+#include "runtime/cpu/kernels/pool_max_padded.h"
 #include "runtime/cpu/kernels/pool_window_2d.h"
 
 namespace onepool::cpu::nn {
@@ -26,6 +28,10 @@ struct PoolPlan {
   bool windows_inside = false;        // no window reaches into padding or past the input
   bool fast_2d = false;               // 1-D / 2-D windows: pool_window_2d's row sweeps
   PoolColumns columns;                // fast_2d: each output column's window
+  // MaxPool without Indices over 1-D / 2-D windows: the separable passes through a padded
+  // plane, `parts` threads each with its own scratch in the workspace.
+  std::optional<PaddedMaxPlan> padded;
+  int64_t parts = 1;
 };
 
 // True when every window of every axis lies inside the input (no padding taps to skip).
@@ -48,6 +54,11 @@ bool is_2x2_stride_2(const WindowGeometry& g) {
          g.stride[1] == 2 && g.stride[2] == 2 && g.dilation[1] == 1 && g.dilation[2] == 1;
 }
 
+// The 2x2 / stride 2 pool with no padding, which max_plane_2x2 runs without scratch.
+bool is_2x2_inside(const PoolPlan& plan) {
+  return plan.windows_inside && is_2x2_stride_2(plan.geometry);
+}
+
 class PoolKernel final : public Kernel {
  public:
   /// Windows up to this many input rows (kD * kH) take the row-pointer loop of max_plane_inside.
@@ -60,6 +71,10 @@ class PoolKernel final : public Kernel {
     float* y = context.outputs[0].as<float>();
     int64_t* indices = context.outputs.size() > 1 ? context.outputs[1].as<int64_t>() : nullptr;
     const WindowGeometry& g = plan_.geometry;
+    if (plan_.padded && indices == nullptr) {
+      run_padded_max(x, y, reinterpret_cast<float*>(context.workspace), *context.threads);
+      return Status::ok();
+    }
     context.threads->parallel_for(plan_.planes, 1, [&](int64_t begin, int64_t end) {
       for (int64_t plane = begin; plane < end; ++plane) {
         const float* x_plane = x + plane * g.input_size();
@@ -80,6 +95,24 @@ class PoolKernel final : public Kernel {
   }
 
  private:
+  // Each part takes a contiguous run of planes through its own scratch.
+  void run_padded_max(const float* x, float* y, float* workspace, ThreadPool& threads) const {
+    const PaddedMaxPlan& padded = *plan_.padded;
+    const int64_t in_size = plan_.geometry.input_size();
+    const int64_t out_size = plan_.geometry.output_size();
+    threads.parallel_for(plan_.parts, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t part = begin; part < end; ++part) {
+        float* scratch = workspace + part * padded.scratch_floats();
+        prepare_padded_max_scratch(padded, scratch);
+        const int64_t first = part * plan_.planes / plan_.parts;
+        const int64_t last = (part + 1) * plan_.planes / plan_.parts;
+        for (int64_t plane = first; plane < last; ++plane) {
+          max_plane_padded(padded, x + plane * in_size, y + plane * out_size, scratch);
+        }
+      }
+    });
+  }
+
   // Index of input (d, h, w) in Indices' convention (flattened, storage_order aware).
   int64_t index_of(int64_t d, int64_t h, int64_t w) const {
     const SpatialDims& in = plan_.geometry.input;
@@ -281,6 +314,11 @@ Expected<PreparedKernel> make_pool_kernel(const NodeContext& node, PoolKind kind
   plan.windows_inside = all_windows_inside(plan.geometry);
   plan.fast_2d = is_pool_2d(plan.geometry);
   if (plan.fast_2d) plan.columns = make_pool_columns(plan.geometry);
+  const bool with_indices = node.has_output(1);
+  if (kind == PoolKind::kMax && !with_indices && !is_2x2_inside(plan)) {
+    plan.padded = make_padded_max_plan(plan.geometry);
+    plan.parts = std::clamp<int64_t>(node.threads(), 1, plan.planes);
+  }
   plan.count_include_pad = attributes.get_int("count_include_pad", 0) != 0;
   plan.column_major_indices = attributes.get_int("storage_order", 0) != 0;
   // Step 2. The optional Indices output must match Y's shape and be int64.
@@ -293,6 +331,11 @@ Expected<PreparedKernel> make_pool_kernel(const NodeContext& node, PoolKind kind
     ONEPOOL_RETURN_IF_ERROR(check_output_shape(node, 1, node.output(0).shape));
   }
   PreparedKernel prepared;
+  if (plan.padded) {
+    prepared.workspace_bytes =
+        static_cast<size_t>(plan.parts * plan.padded->scratch_floats()) * sizeof(float);
+    prepared.implementation = "separable padded max";
+  }
   prepared.kernel = std::make_unique<PoolKernel>(plan);
   return prepared;
 }
