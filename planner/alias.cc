@@ -223,8 +223,7 @@ Expected<AliasedLiveness> find_aliases(const Graph& graph, const Liveness& plain
   return builder.finish(plain, alignment);
 }
 
-Expected<SharingExclusions> exclude_costly_concat_inputs(const Graph& graph,
-                                                         const Liveness& plain,
+Expected<SharingExclusions> exclude_costly_concat_inputs(const Graph& graph, const Liveness& plain,
                                                          const NodeMemoryNeeds& needs,
                                                          const AliasKinds& kinds,
                                                          size_t alignment) {

@@ -81,10 +81,8 @@ Expected<AliasedLiveness> find_aliases(const Graph& graph, const Liveness& plain
 /// Concat's inputs are let in one at a time, the latest input first, when the lower bound does
 /// not rise. Returns the exclusions for find_aliases.
 /// O(Concat inputs x (values + records log records)).
-Expected<SharingExclusions> exclude_costly_concat_inputs(const Graph& graph,
-                                                         const Liveness& plain,
+Expected<SharingExclusions> exclude_costly_concat_inputs(const Graph& graph, const Liveness& plain,
                                                          const NodeMemoryNeeds& needs,
-                                                         const AliasKinds& kinds,
-                                                         size_t alignment);
+                                                         const AliasKinds& kinds, size_t alignment);
 
 }  // namespace onepool

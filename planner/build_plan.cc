@@ -69,8 +69,8 @@ Status consider(Candidate candidate, const PlanOptions& options, Plan& plan, Can
 }
 
 // Step 2 of build_plan: the plain records first, then each selection of sharing from the least
-// to the most, last the Concat inputs that do not raise the bound; a later one wins when its pool is
-// no larger (more sharing: fewer buffers). Selections are placed, not judged by their bound,
+// to the most, last the Concat inputs that do not raise the bound; a later one wins when its pool
+// is no larger (more sharing: fewer buffers). Selections are placed, not judged by their bound,
 // because a lower bound can still fragment worse: long-lived merged buffers leave gaps that best
 // fit cannot fill.
 Expected<Candidate> choose_candidate(const Graph& graph, const Liveness& plain,
@@ -134,7 +134,8 @@ NodeMemoryNeeds with_preferred_workspaces(const NodeMemoryNeeds& declared) {
   NodeMemoryNeeds needs = declared;
   for (size_t n = 0; n < needs.workspace_bytes.size() && n < needs.workspace_preferred_bytes.size();
        ++n) {
-    needs.workspace_bytes[n] = std::max(needs.workspace_bytes[n], needs.workspace_preferred_bytes[n]);
+    needs.workspace_bytes[n] =
+        std::max(needs.workspace_bytes[n], needs.workspace_preferred_bytes[n]);
   }
   return needs;
 }
@@ -151,8 +152,8 @@ void place_tensor(const UsageRecord& record, size_t offset, PlannedTensor& tenso
 Expected<Plan> build_plan(const Graph& graph, const PlanOptions& options,
                           const NodeMemoryNeeds& declared) {
   // Step 1. Liveness: one record per planned value and workspace.
-  const NodeMemoryNeeds needs = options.fast_workspaces ? with_preferred_workspaces(declared)
-                                                        : declared;
+  const NodeMemoryNeeds needs =
+      options.fast_workspaces ? with_preferred_workspaces(declared) : declared;
   ONEPOOL_ASSIGN_OR_RETURN(Liveness plain, compute_liveness(graph, needs, options.alignment));
   // Step 2. Sharing and placement: the smallest pool among the selections.
   Plan plan;

@@ -34,7 +34,7 @@ struct NodeMemoryNeeds {
   /// workspace_bytes; each workspace then grows towards this size into the free bytes of its
   /// step (planner/workspace_growth.h).
   std::vector<size_t> workspace_preferred_bytes;
-  std::vector<NodeAliasing> aliasing;   // per node (empty: no sharing, the plan stays plain)
+  std::vector<NodeAliasing> aliasing;  // per node (empty: no sharing, the plan stays plain)
   /// The plans of graphs nested in nodes (If branches, Loop and Scan bodies), copied into the
   /// Plan: each lies in its node's workspace.
   std::vector<NestedPlan> nested;

@@ -14,9 +14,7 @@ namespace onepool {
 
 namespace {
 
-bool is_default_domain(const std::string& domain) {
-  return domain.empty() || domain == "ai.onnx";
-}
+bool is_default_domain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
 
 int64_t default_opset(const onnx::ModelProto& model) {
   for (const auto& opset : model.opset_import()) {
@@ -176,9 +174,8 @@ FoldResult FoldPass::evaluate(const onnx::NodeProto& node,
                               const std::vector<const HostTensor*>& inputs) {
   const FoldContext context{&node, opset_, inputs, max_elements_};
   const std::string& op = node.op_type();
-  if (op == "Gather" || op == "Unsqueeze" || op == "Squeeze" || op == "Concat" ||
-      op == "Reshape" || op == "Expand" || op == "Identity" || op == "Split" ||
-      op == "Transpose") {
+  if (op == "Gather" || op == "Unsqueeze" || op == "Squeeze" || op == "Concat" || op == "Reshape" ||
+      op == "Expand" || op == "Identity" || op == "Split" || op == "Transpose") {
     return fold_layout_op(context);
   }
   if (op == "Slice" || op == "ConstantOfShape" || op == "Range" || op == "ReduceProd") {

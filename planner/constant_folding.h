@@ -12,11 +12,11 @@
 // shape computations that depend on inferred shapes (usually 1-3).
 #pragma once
 
+#include <onnx/onnx_pb.h>
+
 #include <cstdint>
 #include <string>
 #include <unordered_set>
-
-#include <onnx/onnx_pb.h>
 
 #include "onepool/status.h"
 

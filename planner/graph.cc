@@ -16,18 +16,30 @@ T read_element(const HostTensor& tensor, int64_t i) {
 template <class R>
 R read_as(const HostTensor& tensor, int64_t i) {
   switch (tensor.dtype) {
-    case DType::kFloat32: return static_cast<R>(read_element<float>(tensor, i));
-    case DType::kFloat64: return static_cast<R>(read_element<double>(tensor, i));
-    case DType::kInt64: return static_cast<R>(read_element<int64_t>(tensor, i));
-    case DType::kInt32: return static_cast<R>(read_element<int32_t>(tensor, i));
-    case DType::kInt16: return static_cast<R>(read_element<int16_t>(tensor, i));
-    case DType::kInt8: return static_cast<R>(read_element<int8_t>(tensor, i));
-    case DType::kUInt8: return static_cast<R>(read_element<uint8_t>(tensor, i));
-    case DType::kUInt16: return static_cast<R>(read_element<uint16_t>(tensor, i));
-    case DType::kUInt32: return static_cast<R>(read_element<uint32_t>(tensor, i));
-    case DType::kUInt64: return static_cast<R>(read_element<uint64_t>(tensor, i));
-    case DType::kBool: return static_cast<R>(read_element<uint8_t>(tensor, i) != 0);
-    default: return R{};
+    case DType::kFloat32:
+      return static_cast<R>(read_element<float>(tensor, i));
+    case DType::kFloat64:
+      return static_cast<R>(read_element<double>(tensor, i));
+    case DType::kInt64:
+      return static_cast<R>(read_element<int64_t>(tensor, i));
+    case DType::kInt32:
+      return static_cast<R>(read_element<int32_t>(tensor, i));
+    case DType::kInt16:
+      return static_cast<R>(read_element<int16_t>(tensor, i));
+    case DType::kInt8:
+      return static_cast<R>(read_element<int8_t>(tensor, i));
+    case DType::kUInt8:
+      return static_cast<R>(read_element<uint8_t>(tensor, i));
+    case DType::kUInt16:
+      return static_cast<R>(read_element<uint16_t>(tensor, i));
+    case DType::kUInt32:
+      return static_cast<R>(read_element<uint32_t>(tensor, i));
+    case DType::kUInt64:
+      return static_cast<R>(read_element<uint64_t>(tensor, i));
+    case DType::kBool:
+      return static_cast<R>(read_element<uint8_t>(tensor, i) != 0);
+    default:
+      return R{};
   }
 }
 }  // namespace

@@ -68,8 +68,7 @@ class AttributeMap {
   int64_t get_int(const std::string& name, int64_t fallback) const;
   float get_float(const std::string& name, float fallback) const;
   std::string get_string(const std::string& name, const std::string& fallback) const;
-  std::vector<int64_t> get_ints(const std::string& name,
-                                std::vector<int64_t> fallback = {}) const;
+  std::vector<int64_t> get_ints(const std::string& name, std::vector<int64_t> fallback = {}) const;
   std::vector<float> get_floats(const std::string& name, std::vector<float> fallback = {}) const;
   const std::vector<std::pair<std::string, Attribute>>& entries() const { return entries_; }
 
@@ -89,9 +88,9 @@ struct Value {
   Shape shape;
   ValueKind kind = ValueKind::kActivation;
   bool is_graph_output = false;
-  NodeId producer = kNoNode;       // kNoNode for graph inputs and weights
-  std::vector<NodeId> consumers;   // nodes reading it, in execution order, one entry per node
-  int32_t weight_index = -1;       // index into Graph::weights when kind == kWeight
+  NodeId producer = kNoNode;      // kNoNode for graph inputs and weights
+  std::vector<NodeId> consumers;  // nodes reading it, in execution order, one entry per node
+  int32_t weight_index = -1;      // index into Graph::weights when kind == kWeight
   /// For graph inputs: the dims as the model declares them ("batch", "" or a number), for
   /// messages and `inspect`. Empty for other values.
   std::vector<std::string> declared_dims;
@@ -108,9 +107,9 @@ struct Value {
 struct Graph;
 
 struct Node {
-  std::string name;     // never empty: import names unnamed nodes "<op>_<index>"
-  std::string op_type;  // "Conv"
-  std::string domain;   // "" for the default ONNX domain
+  std::string name;              // never empty: import names unnamed nodes "<op>_<index>"
+  std::string op_type;           // "Conv"
+  std::string domain;            // "" for the default ONNX domain
   std::vector<ValueId> inputs;   // kNoValue for an omitted optional input
   std::vector<ValueId> outputs;  // kNoValue for an omitted optional output
   AttributeMap attributes;
@@ -138,9 +137,9 @@ struct Graph {
   std::string name;
   int64_t opset = 0;  // default-domain opset version
   std::vector<Value> values;
-  std::vector<Node> nodes;        // execution order
-  std::vector<ValueId> inputs;    // graph inputs fed by the caller (not initializers)
-  std::vector<ValueId> outputs;   // graph outputs, in model order
+  std::vector<Node> nodes;       // execution order
+  std::vector<ValueId> inputs;   // graph inputs fed by the caller (not initializers)
+  std::vector<ValueId> outputs;  // graph outputs, in model order
   std::vector<HostTensor> weights;
   /// Shape inputs bound at import, in model order (not in `inputs`).
   std::vector<BoundShapeInput> shape_inputs;

@@ -2,10 +2,10 @@
 // ModelProto before shape inference. Internal to import.
 #pragma once
 
+#include <onnx/onnx_pb.h>
+
 #include <string>
 #include <vector>
-
-#include <onnx/onnx_pb.h>
 
 #include "onepool/status.h"
 #include "planner/onnx_import.h"

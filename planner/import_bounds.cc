@@ -22,8 +22,8 @@ struct TensorType {
 std::optional<TensorType> static_type(const onnx::GraphProto& graph, const std::string& name) {
   for (const auto& initializer : graph.initializer()) {
     if (initializer.name() != name) continue;
-    return TensorType{initializer.data_type(), Dims(initializer.dims().begin(),
-                                                    initializer.dims().end())};
+    return TensorType{initializer.data_type(),
+                      Dims(initializer.dims().begin(), initializer.dims().end())};
   }
   const auto from_info = [&](const onnx::ValueInfoProto& info) -> std::optional<TensorType> {
     const auto& tensor = info.type().tensor_type();
@@ -177,22 +177,24 @@ std::optional<int64_t> constant_max_boxes(const onnx::GraphProto& graph,
 Expected<NodeBounds> nms_bounds(const onnx::GraphProto& graph, const onnx::NodeProto& node,
                                 const TensorType& boxes, const TensorType& scores) {
   if (boxes.dims.size() != 3 || scores.dims.size() != 3) {
-    return make_status(StatusCode::kInvalidModel, describe(node), ": expected boxes [batch, boxes, 4]"
-                       " and scores [batch, classes, boxes], got ", dims_text(boxes.dims), " and ",
-                       dims_text(scores.dims));
+    return make_status(StatusCode::kInvalidModel, describe(node),
+                       ": expected boxes [batch, boxes, 4]"
+                       " and scores [batch, classes, boxes], got ",
+                       dims_text(boxes.dims), " and ", dims_text(scores.dims));
   }
   const std::optional<int64_t> max_boxes = constant_max_boxes(graph, node);
   const int64_t per_class = max_boxes ? std::min(*max_boxes, boxes.dims[1]) : boxes.dims[1];
-  ONEPOOL_ASSIGN_OR_RETURN(const int64_t count,
-                           element_count({scores.dims[0], scores.dims[1], per_class},
-                                         describe(node)));
+  ONEPOOL_ASSIGN_OR_RETURN(
+      const int64_t count,
+      element_count({scores.dims[0], scores.dims[1], per_class}, describe(node)));
   NodeBounds bounds;
   bounds.outputs.push_back(TensorType{onnx::TensorProto::INT64, {count, 3}});
-  bounds.reason = str_cat("NonMaxSuppression: at most batch ", scores.dims[0], " x classes ",
-                          scores.dims[1], " x ", per_class,
-                          max_boxes ? " (max_output_boxes_per_class, at most the boxes)"
-                                    : " boxes (max_output_boxes_per_class is known only at run time)",
-                          " = ", count, " selected boxes");
+  bounds.reason =
+      str_cat("NonMaxSuppression: at most batch ", scores.dims[0], " x classes ", scores.dims[1],
+              " x ", per_class,
+              max_boxes ? " (max_output_boxes_per_class, at most the boxes)"
+                        : " boxes (max_output_boxes_per_class is known only at run time)",
+              " = ", count, " selected boxes");
   return bounds;
 }
 
@@ -205,7 +207,8 @@ bool is_data_dependent(const onnx::NodeProto& node) {
 // The node's bounds, or nullopt while an input's shape is not static yet.
 Expected<std::optional<NodeBounds>> bounds_of(const onnx::GraphProto& graph,
                                               const onnx::NodeProto& node) {
-  const size_t needed = node.op_type() == "Compress" || node.op_type() == "NonMaxSuppression" ? 2 : 1;
+  const size_t needed =
+      node.op_type() == "Compress" || node.op_type() == "NonMaxSuppression" ? 2 : 1;
   std::vector<TensorType> inputs;
   for (size_t i = 0; i < needed; ++i) {
     if (static_cast<int>(i) >= node.input_size() || node.input(static_cast<int>(i)).empty()) {
@@ -216,11 +219,10 @@ Expected<std::optional<NodeBounds>> bounds_of(const onnx::GraphProto& graph,
     inputs.push_back(*type);
   }
   const std::string& op = node.op_type();
-  Expected<NodeBounds> bounds =
-      op == "NonZero"    ? nonzero_bounds(node, inputs[0])
-      : op == "Compress" ? compress_bounds(node, inputs[0], inputs[1])
-      : op == "Unique"   ? unique_bounds(node, inputs[0])
-                         : nms_bounds(graph, node, inputs[0], inputs[1]);
+  Expected<NodeBounds> bounds = op == "NonZero"    ? nonzero_bounds(node, inputs[0])
+                                : op == "Compress" ? compress_bounds(node, inputs[0], inputs[1])
+                                : op == "Unique"   ? unique_bounds(node, inputs[0])
+                                                   : nms_bounds(graph, node, inputs[0], inputs[1]);
   if (!bounds) return bounds.status();
   return std::optional<NodeBounds>(std::move(bounds).value());
 }

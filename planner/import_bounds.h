@@ -13,11 +13,11 @@
 // its bound holds; values computed from one are bounded too (mark_bounded_values).
 #pragma once
 
+#include <onnx/onnx_pb.h>
+
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
-
-#include <onnx/onnx_pb.h>
 
 #include "onepool/status.h"
 #include "planner/graph.h"

@@ -1,13 +1,13 @@
 // Structural checks, the ONNX checker, and ONNX shape inference behind Status.
 #include "planner/import_checks.h"
 
-#include <exception>
-#include <unordered_map>
-#include <unordered_set>
-
 #include <onnx/checker.h>
 #include <onnx/defs/schema.h>
 #include <onnx/shape_inference/implementation.h>
+
+#include <exception>
+#include <unordered_map>
+#include <unordered_set>
 
 namespace onepool {
 
@@ -27,11 +27,10 @@ Status collect_producers(const onnx::GraphProto& graph,
       if (output.empty()) continue;
       const auto [it, inserted] = producers->emplace(output, n);
       if (!inserted || sources.count(output) != 0) {
-        return make_status(StatusCode::kInvalidModel, node_label(graph.node(n), n),
-                           ": output tensor '", output,
-                           "' is already a graph input, an initializer, or produced by ",
-                           inserted ? "nothing else" : node_label(graph.node(it->second),
-                                                                  it->second));
+        return make_status(
+            StatusCode::kInvalidModel, node_label(graph.node(n), n), ": output tensor '", output,
+            "' is already a graph input, an initializer, or produced by ",
+            inserted ? "nothing else" : node_label(graph.node(it->second), it->second));
       }
     }
   }
@@ -136,8 +135,8 @@ Status run_onnx_checker(const onnx::ModelProto& model) {
   try {
     onnx::checker::check_model(model);
   } catch (const std::exception& error) {
-    return make_status(StatusCode::kInvalidModel, "the ONNX checker rejects the model: ",
-                       error.what());
+    return make_status(StatusCode::kInvalidModel,
+                       "the ONNX checker rejects the model: ", error.what());
   }
   return Status::ok();
 }

@@ -9,8 +9,9 @@
 namespace onepool {
 
 /// Checks the main graph's structure in O(nodes + edges): every node input is a graph input, an
-/// initializer or the output of an EARLIER node (import sorts the nodes first; else "cycle or dangling input", naming node and
-/// tensor), no tensor is produced twice, and every graph output exists. kInvalidModel.
+/// initializer or the output of an EARLIER node (import sorts the nodes first; else "cycle or
+/// dangling input", naming node and tensor), no tensor is produced twice, and every graph output
+/// exists. kInvalidModel.
 Status check_graph_structure(const onnx::GraphProto& graph);
 /// Every opset_import version is at least 1 (kInvalidModel naming the domain).
 Status check_opset_versions(const onnx::ModelProto& model);

@@ -231,9 +231,9 @@ Status GraphBuilder::check_shapes(const std::string& strict_error) const {
   std::string list;
   for (const auto& problem : problems_) list += str_cat("\n  ", problem);
   if (strict_error_says_invalid(strict_error)) {
-    return make_status(StatusCode::kInvalidModel, "the model is invalid: ONNX shape inference: ",
-                       strict_error, "\nso ", problems_.size(),
-                       " tensor(s) have no known dtype and static shape:", list);
+    return make_status(StatusCode::kInvalidModel,
+                       "the model is invalid: ONNX shape inference: ", strict_error, "\nso ",
+                       problems_.size(), " tensor(s) have no known dtype and static shape:", list);
   }
   return make_status(StatusCode::kUnsupported, problems_.size(),
                      " tensor(s) have no known dtype and static shape after shape inference and "

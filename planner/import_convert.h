@@ -1,11 +1,11 @@
 // ModelProto (bound, inferred, folded) → Graph. Internal to import.
 #pragma once
 
+#include <onnx/onnx_pb.h>
+
 #include <string>
 #include <unordered_map>
 #include <vector>
-
-#include <onnx/onnx_pb.h>
 
 #include "onepool/status.h"
 #include "planner/graph.h"

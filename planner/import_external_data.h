@@ -1,9 +1,9 @@
 // Resolving TensorProto external data (data_location EXTERNAL) into raw_data. Internal to import.
 #pragma once
 
-#include <string>
-
 #include <onnx/onnx_pb.h>
+
+#include <string>
 
 #include "onepool/status.h"
 

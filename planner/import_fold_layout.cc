@@ -14,8 +14,8 @@ FoldResult single(HostTensor tensor) { return std::vector<HostTensor>{std::move(
 FoldResult reshaped(const FoldContext& context, const HostTensor& in, const Shape& shape) {
   ONEPOOL_ASSIGN_OR_RETURN(HostTensor out, new_tensor(in.dtype, shape, context.max_elements));
   if (out.data.size() != in.data.size()) {
-    return fold_invalid(context, str_cat("cannot reshape ", in.shape.to_string(), " to ",
-                                         shape.to_string()));
+    return fold_invalid(
+        context, str_cat("cannot reshape ", in.shape.to_string(), " to ", shape.to_string()));
   }
   out.data = in.data;
   return single(std::move(out));
@@ -45,8 +45,8 @@ FoldResult fold_gather(const FoldContext& context) {
   for (int64_t k = 0; k < count; ++k) {
     int64_t index = indices->int_at(k);
     if (index < -extent || index >= extent) {
-      return fold_invalid(context, str_cat("index ", index, " is outside [", -extent, ", ",
-                                           extent, ")"));
+      return fold_invalid(context,
+                          str_cat("index ", index, " is outside [", -extent, ", ", extent, ")"));
     }
     if (index < 0) index += extent;
     for (int64_t o = 0; o < outer; ++o) {
@@ -95,8 +95,8 @@ FoldResult fold_squeeze(const FoldContext& context) {
   for (int64_t axis : axes) {
     const int normal = normalize_axis(axis, in.shape.rank());
     if (normal < 0 || in.shape[normal] != 1) {
-      return fold_invalid(context, str_cat("axis ", axis, " of ", in.shape.to_string(),
-                                           " is not a dim of size 1"));
+      return fold_invalid(
+          context, str_cat("axis ", axis, " of ", in.shape.to_string(), " is not a dim of size 1"));
     }
     removed[static_cast<size_t>(normal)] = true;
   }
@@ -152,7 +152,8 @@ FoldResult fold_split(const FoldContext& context) {
     }
   } else {
     for (const auto& attribute : context.node->attribute()) {
-      if (attribute.name() == "split") sizes.assign(attribute.ints().begin(), attribute.ints().end());
+      if (attribute.name() == "split")
+        sizes.assign(attribute.ints().begin(), attribute.ints().end());
     }
   }
   if (sizes.empty()) {
@@ -182,7 +183,8 @@ FoldResult fold_split(const FoldContext& context) {
     const size_t block = row * static_cast<size_t>(size);
     for (int64_t o = 0; o < outer && block > 0; ++o) {
       const size_t source = (static_cast<size_t>(o) * static_cast<size_t>(in.shape[axis]) +
-                             static_cast<size_t>(begin)) * row;
+                             static_cast<size_t>(begin)) *
+                            row;
       std::memcpy(out.data.data() + static_cast<size_t>(o) * block, in.data.data() + source, block);
     }
     begin += size;
@@ -254,7 +256,8 @@ FoldResult fold_transpose(const FoldContext& context) {
     for (int axis = rank - 1; axis >= 0; --axis) perm.push_back(axis);
   }
   std::vector<bool> seen(static_cast<size_t>(rank), false);
-  if (static_cast<int>(perm.size()) != rank) return fold_invalid(context, "perm has the wrong size");
+  if (static_cast<int>(perm.size()) != rank)
+    return fold_invalid(context, "perm has the wrong size");
   Shape shape;
   for (int64_t axis : perm) {
     if (axis < 0 || axis >= rank || seen[static_cast<size_t>(axis)]) {

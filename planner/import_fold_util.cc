@@ -44,18 +44,41 @@ void store(HostTensor& tensor, int64_t i, T value) {
 template <class V>
 void store_as(HostTensor& tensor, int64_t i, V value) {
   switch (tensor.dtype) {
-    case DType::kFloat32: store<float>(tensor, i, static_cast<float>(value)); return;
-    case DType::kFloat64: store<double>(tensor, i, static_cast<double>(value)); return;
-    case DType::kInt64: store<int64_t>(tensor, i, static_cast<int64_t>(value)); return;
-    case DType::kInt32: store<int32_t>(tensor, i, static_cast<int32_t>(value)); return;
-    case DType::kInt16: store<int16_t>(tensor, i, static_cast<int16_t>(value)); return;
-    case DType::kInt8: store<int8_t>(tensor, i, static_cast<int8_t>(value)); return;
-    case DType::kUInt8: store<uint8_t>(tensor, i, static_cast<uint8_t>(value)); return;
-    case DType::kUInt16: store<uint16_t>(tensor, i, static_cast<uint16_t>(value)); return;
-    case DType::kUInt32: store<uint32_t>(tensor, i, static_cast<uint32_t>(value)); return;
-    case DType::kUInt64: store<uint64_t>(tensor, i, static_cast<uint64_t>(value)); return;
-    case DType::kBool: store<uint8_t>(tensor, i, value != 0 ? 1 : 0); return;
-    default: return;
+    case DType::kFloat32:
+      store<float>(tensor, i, static_cast<float>(value));
+      return;
+    case DType::kFloat64:
+      store<double>(tensor, i, static_cast<double>(value));
+      return;
+    case DType::kInt64:
+      store<int64_t>(tensor, i, static_cast<int64_t>(value));
+      return;
+    case DType::kInt32:
+      store<int32_t>(tensor, i, static_cast<int32_t>(value));
+      return;
+    case DType::kInt16:
+      store<int16_t>(tensor, i, static_cast<int16_t>(value));
+      return;
+    case DType::kInt8:
+      store<int8_t>(tensor, i, static_cast<int8_t>(value));
+      return;
+    case DType::kUInt8:
+      store<uint8_t>(tensor, i, static_cast<uint8_t>(value));
+      return;
+    case DType::kUInt16:
+      store<uint16_t>(tensor, i, static_cast<uint16_t>(value));
+      return;
+    case DType::kUInt32:
+      store<uint32_t>(tensor, i, static_cast<uint32_t>(value));
+      return;
+    case DType::kUInt64:
+      store<uint64_t>(tensor, i, static_cast<uint64_t>(value));
+      return;
+    case DType::kBool:
+      store<uint8_t>(tensor, i, value != 0 ? 1 : 0);
+      return;
+    default:
+      return;
   }
 }
 }  // namespace

@@ -2,11 +2,11 @@
 // element stores, broadcasting, and NodeProto attribute access. Internal to import.
 #pragma once
 
+#include <onnx/onnx_pb.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
-
-#include <onnx/onnx_pb.h>
 
 #include "onepool/status.h"
 #include "planner/graph.h"

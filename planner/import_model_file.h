@@ -1,10 +1,10 @@
 // Reading and parsing a serialized ModelProto. Internal to import.
 #pragma once
 
+#include <onnx/onnx_pb.h>
+
 #include <string>
 #include <string_view>
-
-#include <onnx/onnx_pb.h>
 
 #include "onepool/status.h"
 

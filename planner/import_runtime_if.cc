@@ -171,8 +171,8 @@ Expected<bool> extract_one(onnx::ModelProto* model, onnx::NodeProto* node,
   for (int i = 0; i < node->output_size(); ++i) {
     if (node->output(i).empty()) continue;
     Value output = typed.values[static_cast<size_t>(typed.outputs[i])];
-    std::string reason = bound_of_branch_outputs(*node, imported.graphs, static_cast<size_t>(i),
-                                                 &output.shape);
+    std::string reason =
+        bound_of_branch_outputs(*node, imported.graphs, static_cast<size_t>(i), &output.shape);
     if (!reason.empty()) branches->bounds[node->output(i)] = std::move(reason);
     set_value_type(model->mutable_graph(), node->output(i), type_of(output));
   }

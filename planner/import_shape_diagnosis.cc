@@ -32,16 +32,15 @@ std::vector<int64_t> constant_ints(const Graph& graph, const Node& node, size_t 
 std::string first_negative(const std::vector<int64_t>& values, std::string_view what) {
   for (size_t i = 0; i < values.size(); ++i) {
     if (values[i] < 0) {
-      return str_cat(what, "[", i, "] = ", values[i], " is negative (", what,
-                     " must be >= 0)");
+      return str_cat(what, "[", i, "] = ", values[i], " is negative (", what, " must be >= 0)");
     }
   }
   return "";
 }
 
 bool is_window_op(std::string_view op) {
-  static constexpr std::string_view kOps[] = {"Conv",    "ConvInteger", "MaxPool",
-                                              "AveragePool", "LpPool"};
+  static constexpr std::string_view kOps[] = {"Conv", "ConvInteger", "MaxPool", "AveragePool",
+                                              "LpPool"};
   return std::find(std::begin(kOps), std::end(kOps), op) != std::end(kOps);
 }
 

@@ -10,9 +10,9 @@ namespace onepool {
 namespace {
 
 constexpr DType kSupportedOnnxDTypes[] = {
-    DType::kFloat32, DType::kUInt8,   DType::kInt8,    DType::kUInt16,  DType::kInt16,
-    DType::kInt32,   DType::kInt64,   DType::kBool,    DType::kFloat16, DType::kFloat64,
-    DType::kUInt32,  DType::kUInt64,  DType::kBFloat16,
+    DType::kFloat32, DType::kUInt8,  DType::kInt8,     DType::kUInt16,  DType::kInt16,
+    DType::kInt32,   DType::kInt64,  DType::kBool,     DType::kFloat16, DType::kFloat64,
+    DType::kUInt32,  DType::kUInt64, DType::kBFloat16,
 };
 
 // Copies `count` elements of a typed repeated field into `out`, narrowing each to T.
@@ -27,31 +27,58 @@ void copy_narrowed(const Field& field, std::byte* out) {
 // Returns the number of elements held in the typed field that ONNX uses for `dtype`.
 int typed_field_size(const onnx::TensorProto& proto, DType dtype) {
   switch (dtype) {
-    case DType::kFloat32: return proto.float_data_size();
-    case DType::kFloat64: return proto.double_data_size();
-    case DType::kInt64: return proto.int64_data_size();
-    case DType::kUInt32: case DType::kUInt64: return proto.uint64_data_size();
-    default: return proto.int32_data_size();
+    case DType::kFloat32:
+      return proto.float_data_size();
+    case DType::kFloat64:
+      return proto.double_data_size();
+    case DType::kInt64:
+      return proto.int64_data_size();
+    case DType::kUInt32:
+    case DType::kUInt64:
+      return proto.uint64_data_size();
+    default:
+      return proto.int32_data_size();
   }
 }
 
 void copy_typed_field(const onnx::TensorProto& proto, DType dtype, std::byte* out) {
   switch (dtype) {
-    case DType::kFloat32: copy_narrowed<float>(proto.float_data(), out); return;
-    case DType::kFloat64: copy_narrowed<double>(proto.double_data(), out); return;
-    case DType::kInt64: copy_narrowed<int64_t>(proto.int64_data(), out); return;
-    case DType::kUInt32: copy_narrowed<uint32_t>(proto.uint64_data(), out); return;
-    case DType::kUInt64: copy_narrowed<uint64_t>(proto.uint64_data(), out); return;
-    case DType::kInt32: copy_narrowed<int32_t>(proto.int32_data(), out); return;
-    case DType::kInt16: copy_narrowed<int16_t>(proto.int32_data(), out); return;
-    case DType::kInt8: copy_narrowed<int8_t>(proto.int32_data(), out); return;
+    case DType::kFloat32:
+      copy_narrowed<float>(proto.float_data(), out);
+      return;
+    case DType::kFloat64:
+      copy_narrowed<double>(proto.double_data(), out);
+      return;
+    case DType::kInt64:
+      copy_narrowed<int64_t>(proto.int64_data(), out);
+      return;
+    case DType::kUInt32:
+      copy_narrowed<uint32_t>(proto.uint64_data(), out);
+      return;
+    case DType::kUInt64:
+      copy_narrowed<uint64_t>(proto.uint64_data(), out);
+      return;
+    case DType::kInt32:
+      copy_narrowed<int32_t>(proto.int32_data(), out);
+      return;
+    case DType::kInt16:
+      copy_narrowed<int16_t>(proto.int32_data(), out);
+      return;
+    case DType::kInt8:
+      copy_narrowed<int8_t>(proto.int32_data(), out);
+      return;
     case DType::kBool:
-    case DType::kUInt8: copy_narrowed<uint8_t>(proto.int32_data(), out); return;
+    case DType::kUInt8:
+      copy_narrowed<uint8_t>(proto.int32_data(), out);
+      return;
     // float16 and bfloat16 are stored as their 16-bit patterns in int32_data.
     case DType::kUInt16:
     case DType::kFloat16:
-    case DType::kBFloat16: copy_narrowed<uint16_t>(proto.int32_data(), out); return;
-    default: return;
+    case DType::kBFloat16:
+      copy_narrowed<uint16_t>(proto.int32_data(), out);
+      return;
+    default:
+      return;
   }
 }
 

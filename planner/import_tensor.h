@@ -1,10 +1,10 @@
 // TensorProto ↔ HostTensor and ONNX dtype codes. Internal to import: it includes protobuf.
 #pragma once
 
+#include <onnx/onnx_pb.h>
+
 #include <cstdint>
 #include <string>
-
-#include <onnx/onnx_pb.h>
 
 #include "onepool/status.h"
 #include "onepool/tensor.h"

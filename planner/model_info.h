@@ -20,10 +20,10 @@ struct ModelIoInfo {
 struct ModelInfo {
   std::string path;
   std::string graph_name;
-  std::string producer;        // "pytorch 2.1"
+  std::string producer;  // "pytorch 2.1"
   int64_t ir_version = 0;
   std::vector<std::pair<std::string, int64_t>> opsets;  // domain ("" = ai.onnx) → version
-  std::vector<ModelIoInfo> inputs;   // graph inputs that are not initializers
+  std::vector<ModelIoInfo> inputs;                      // graph inputs that are not initializers
   std::vector<ModelIoInfo> outputs;
   std::map<std::string, int64_t> op_histogram;  // op type → node count
   int64_t node_count = 0;

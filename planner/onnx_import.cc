@@ -7,6 +7,7 @@
 #include "planner/constant_folding.h"
 #include "planner/import_attribute_checks.h"
 #include "planner/import_bind.h"
+#include "planner/import_bounds.h"
 #include "planner/import_checks.h"
 #include "planner/import_convert.h"
 #include "planner/import_external_data.h"
@@ -17,7 +18,6 @@
 #include "planner/import_runtime_scan.h"
 #include "planner/import_shape_inputs.h"
 #include "planner/import_topo_sort.h"
-#include "planner/import_bounds.h"
 
 namespace onepool {
 
@@ -66,9 +66,10 @@ Status bound_data_dependent_until_done(onnx::ModelProto* model, FoldOptions* fol
   return Status::ok();
 }
 
-// An If left with a runtime condition, a Loop or a Scan: its branches or body become Graphs of their own
-// (imported by this same pipeline), then shape inference and folding go on past it. One node per
-// round, until none is left that can be extracted (one fed by another waits for a later round).
+// An If left with a runtime condition, a Loop or a Scan: its branches or body become Graphs of
+// their own (imported by this same pipeline), then shape inference and folding go on past it. One
+// node per round, until none is left that can be extracted (one fed by another waits for a later
+// round).
 Status extract_runtime_ifs_until_done(onnx::ModelProto* model, const std::string& model_dir,
                                       const ImportOptions& options, FoldOptions* fold_options,
                                       std::string* strict_error, DataDependentBounds* bounds,

@@ -1,8 +1,9 @@
 // Plan::verify and Plan::find_tensor. The JSON form lives in plan_json.cc.
+#include "onepool/plan.h"
+
 #include <string>
 #include <vector>
 
-#include "onepool/plan.h"
 #include "planner/algo/algorithms.h"
 
 namespace onepool {

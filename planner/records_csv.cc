@@ -53,12 +53,12 @@ Expected<int64_t> parse_field(std::string_view field, size_t index, size_t line_
   return value;
 }
 
-Status parse_line(std::string_view line, size_t line_number,
-                  std::unordered_set<std::string>& seen, RecordsFile& file) {
+Status parse_line(std::string_view line, size_t line_number, std::unordered_set<std::string>& seen,
+                  RecordsFile& file) {
   const std::vector<std::string_view> fields = split_fields(line);
   if (fields.size() != kFieldCount) {
-    return line_error(line_number, str_cat("expected 4 fields (id,lower,upper,size), got ",
-                                           fields.size()));
+    return line_error(line_number,
+                      str_cat("expected 4 fields (id,lower,upper,size), got ", fields.size()));
   }
   if (fields[0].empty()) return line_error(line_number, "id is empty");
   int64_t values[kFieldCount] = {};
@@ -66,8 +66,8 @@ Status parse_line(std::string_view line, size_t line_number,
     ONEPOOL_ASSIGN_OR_RETURN(values[i], parse_field(fields[i], i, line_number));
   }
   if (values[2] <= values[1]) {
-    return line_error(line_number, str_cat("upper ", values[2], " must be greater than lower ",
-                                           values[1]));
+    return line_error(line_number,
+                      str_cat("upper ", values[2], " must be greater than lower ", values[1]));
   }
   std::string id(fields[0]);
   if (!seen.insert(id).second) return line_error(line_number, str_cat("duplicate id '", id, "'"));

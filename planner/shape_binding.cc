@@ -17,8 +17,7 @@ Expected<int64_t> parse_positive(const std::string& text, const std::string& con
                        "' is not an integer (dims are positive integers)");
   }
   if (value <= 0) {
-    return make_status(StatusCode::kInvalidArgument, context, ": dim ", value,
-                       " must be positive");
+    return make_status(StatusCode::kInvalidArgument, context, ": dim ", value, " must be positive");
   }
   return value;
 }
@@ -49,9 +48,9 @@ Expected<NamedShape> parse_entry(const std::string& entry) {
     return make_status(StatusCode::kInvalidArgument, "--shapes entry '", entry,
                        "' has an empty input name");
   }
-  ONEPOOL_ASSIGN_OR_RETURN(std::vector<int64_t> dims,
-                           parse_dims(entry.substr(colon + 1),
-                                      str_cat("--shapes entry '", entry, "'")));
+  ONEPOOL_ASSIGN_OR_RETURN(
+      std::vector<int64_t> dims,
+      parse_dims(entry.substr(colon + 1), str_cat("--shapes entry '", entry, "'")));
   return NamedShape{name, std::move(dims)};
 }
 

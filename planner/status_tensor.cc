@@ -9,26 +9,40 @@ namespace onepool {
 
 const char* status_code_name(StatusCode code) {
   switch (code) {
-    case StatusCode::kOk: return "ok";
-    case StatusCode::kInvalidArgument: return "invalid argument";
-    case StatusCode::kNotFound: return "not found";
-    case StatusCode::kUnsupported: return "unsupported";
-    case StatusCode::kInvalidModel: return "invalid model";
-    case StatusCode::kOutOfRange: return "out of range";
-    case StatusCode::kResourceExhausted: return "resource exhausted";
-    case StatusCode::kDeviceError: return "device error";
-    case StatusCode::kFailedPrecondition: return "failed precondition";
-    case StatusCode::kInternal: return "internal error";
-    case StatusCode::kCancelled: return "cancelled";
+    case StatusCode::kOk:
+      return "ok";
+    case StatusCode::kInvalidArgument:
+      return "invalid argument";
+    case StatusCode::kNotFound:
+      return "not found";
+    case StatusCode::kUnsupported:
+      return "unsupported";
+    case StatusCode::kInvalidModel:
+      return "invalid model";
+    case StatusCode::kOutOfRange:
+      return "out of range";
+    case StatusCode::kResourceExhausted:
+      return "resource exhausted";
+    case StatusCode::kDeviceError:
+      return "device error";
+    case StatusCode::kFailedPrecondition:
+      return "failed precondition";
+    case StatusCode::kInternal:
+      return "internal error";
+    case StatusCode::kCancelled:
+      return "cancelled";
   }
   return "unknown";
 }
 
 const char* log_level_name(LogLevel level) {
   switch (level) {
-    case LogLevel::kDebug: return "debug";
-    case LogLevel::kInfo: return "info";
-    case LogLevel::kWarning: return "warning";
+    case LogLevel::kDebug:
+      return "debug";
+    case LogLevel::kInfo:
+      return "info";
+    case LogLevel::kWarning:
+      return "warning";
   }
   return "unknown";
 }
@@ -45,11 +59,26 @@ Status Status::with_context(const std::string& context) const {
 
 size_t dtype_size(DType dtype) {
   switch (dtype) {
-    case DType::kFloat32: case DType::kInt32: case DType::kUInt32: return 4;
-    case DType::kUInt8: case DType::kInt8: case DType::kBool: return 1;
-    case DType::kUInt16: case DType::kInt16: case DType::kFloat16: case DType::kBFloat16: return 2;
-    case DType::kInt64: case DType::kFloat64: case DType::kUInt64: return 8;
-    case DType::kUndefined: case DType::kString: return 0;
+    case DType::kFloat32:
+    case DType::kInt32:
+    case DType::kUInt32:
+      return 4;
+    case DType::kUInt8:
+    case DType::kInt8:
+    case DType::kBool:
+      return 1;
+    case DType::kUInt16:
+    case DType::kInt16:
+    case DType::kFloat16:
+    case DType::kBFloat16:
+      return 2;
+    case DType::kInt64:
+    case DType::kFloat64:
+    case DType::kUInt64:
+      return 8;
+    case DType::kUndefined:
+    case DType::kString:
+      return 0;
   }
   return 0;
 }
@@ -60,10 +89,10 @@ struct DTypeName {
   const char* name;
 };
 constexpr DTypeName kDTypeNames[] = {
-    {DType::kFloat32, "float32"}, {DType::kUInt8, "uint8"},     {DType::kInt8, "int8"},
-    {DType::kUInt16, "uint16"},   {DType::kInt16, "int16"},     {DType::kInt32, "int32"},
-    {DType::kInt64, "int64"},     {DType::kString, "string"},   {DType::kBool, "bool"},
-    {DType::kFloat16, "float16"}, {DType::kFloat64, "float64"}, {DType::kUInt32, "uint32"},
+    {DType::kFloat32, "float32"}, {DType::kUInt8, "uint8"},       {DType::kInt8, "int8"},
+    {DType::kUInt16, "uint16"},   {DType::kInt16, "int16"},       {DType::kInt32, "int32"},
+    {DType::kInt64, "int64"},     {DType::kString, "string"},     {DType::kBool, "bool"},
+    {DType::kFloat16, "float16"}, {DType::kFloat64, "float64"},   {DType::kUInt32, "uint32"},
     {DType::kUInt64, "uint64"},   {DType::kBFloat16, "bfloat16"},
 };
 }  // namespace

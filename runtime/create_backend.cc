@@ -7,7 +7,7 @@ namespace onepool {
 
 Expected<std::unique_ptr<Backend>> create_backend(const SessionOptions& options) {
   if (options.device.kind == DeviceKind::kCpu) {
-    return cpu::create_cpu_backend(options.threads, options.cpu_isa);
+    return cpu::create_cpu_backend(options.threads, options.cpu_isa, options.thread_pool);
   }
 #ifdef ONEPOOL_HAVE_CUDA
   // The CUDA backend is a separate library, loaded only now: a CPU Session never maps CUDA.

@@ -70,7 +70,7 @@ class DynamicSessionImpl {
   std::vector<ShapeInputInfo> shape_inputs;
   /// Their values from options.load, used when a run feeds only `inputs`.
   std::vector<HostTensor> default_shape_values;
-  Plan top_plan;                   // static mode: the plan every shape reuses
+  Plan top_plan;  // static mode: the plan every shape reuses
   /// The first plan placed (static mode: the top plan), evaluated for every new shape.
   std::unique_ptr<SymbolicSource> symbolic;
   SharedPool pool;

@@ -1,6 +1,5 @@
 // The version the library was built as (see include/onepool/library.h).
 #include "onepool/library.h"
-
 #include "onepool/version.h"
 
 namespace onepool {

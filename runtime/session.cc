@@ -92,10 +92,9 @@ Status check_tensor_matches(const TensorInfo& info, const TensorView& view, cons
   }
   for (int axis = 0; axis < info.shape.rank(); ++axis) {
     if (view.shape[axis] != info.shape[axis]) {
-      return make_status(StatusCode::kInvalidArgument, role, " '", info.name,
-                         "': expected shape ", info.shape.to_string(), ", got ",
-                         view.shape.to_string(), "; axis ", axis, " differs (expected ",
-                         info.shape[axis], ", got ", view.shape[axis], ")");
+      return make_status(StatusCode::kInvalidArgument, role, " '", info.name, "': expected shape ",
+                         info.shape.to_string(), ", got ", view.shape.to_string(), "; axis ", axis,
+                         " differs (expected ", info.shape[axis], ", got ", view.shape[axis], ")");
     }
   }
   if (view.data == nullptr && view.bytes() > 0) {

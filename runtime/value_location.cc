@@ -1,6 +1,6 @@
 // Resolving plan offsets (and aliases) to per-value locations.
-#include "runtime/backend.h"
 #include "planner/graph.h"
+#include "runtime/backend.h"
 
 namespace onepool {
 

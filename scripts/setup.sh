@@ -11,7 +11,7 @@ PACKAGES=(build-essential cmake ninja-build pkg-config git
   libonnx-dev libprotobuf-dev protobuf-compiler doctest-dev libcli11-dev nlohmann-json3-dev
   libopenblas-dev libdnnl-dev libcpp-httplib-dev python3-onnx python3-numpy libonnx-testdata
   pybind11-dev python3-dev python3-pytest  # the Python module (build/python/onepool), its tests
-  clang libclang-rt-14-dev lld wrk
+  clang libclang-rt-14-dev lld clang-format wrk
   chromium)  # renders the HTML plan view in tests/tools/plan_html_test.cc
 
 # Step 1. Debian packages.

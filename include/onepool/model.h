@@ -100,8 +100,7 @@ class Model {
   static Expected<std::shared_ptr<const Model>> load_from_memory(std::span<const std::byte> bytes,
                                                                  const LoadOptions& options);
   /// Wraps an already imported graph (optimization level applied as in `options`).
-  static Expected<std::shared_ptr<const Model>> from_graph(Graph graph,
-                                                           const LoadOptions& options);
+  static Expected<std::shared_ptr<const Model>> from_graph(Graph graph, const LoadOptions& options);
   ~Model();
   Model(const Model&) = delete;
   Model& operator=(const Model&) = delete;

@@ -11,3 +11,4 @@
 #include "onepool/shape_profile.h"
 #include "onepool/status.h"
 #include "onepool/tensor.h"
+#include "onepool/thread_pool.h"

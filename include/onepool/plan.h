@@ -18,13 +18,13 @@ namespace onepool {
 
 /// One placed buffer: a graph tensor (id >= 0) or a node's workspace (workspace_node >= 0).
 struct PlannedTensor {
-  int32_t id = -1;              ///< value id in the model's graph; -1 for a workspace
-  std::string name;             ///< tensor name; "<node>:workspace" for a workspace
-  std::string producer_op;      ///< op that writes it; "input" for graph inputs
+  int32_t id = -1;          ///< value id in the model's graph; -1 for a workspace
+  std::string name;         ///< tensor name; "<node>:workspace" for a workspace
+  std::string producer_op;  ///< op that writes it; "input" for graph inputs
   DType dtype = DType::kUndefined;
   Shape shape;
-  size_t bytes = 0;             ///< aligned size the planner placed (0 for an alias)
-  size_t offset = 0;            ///< byte offset from the pool base (an alias's resolved one)
+  size_t bytes = 0;   ///< aligned size the planner placed (0 for an alias)
+  size_t offset = 0;  ///< byte offset from the pool base (an alias's resolved one)
   /// Steps it is live, inclusive; an owner that others alias holds its storage for all of them.
   int64_t first = 0;
   int64_t last = 0;
@@ -69,10 +69,10 @@ struct PlanProvenance {
   std::string device;        ///< "cpu", "cuda:0": whose kernels' workspaces the plan holds
   std::string algorithm;     ///< as requested ("auto"), not the one auto chose
   size_t alignment = 0;
-  std::string aliasing;      ///< "on" | "off"
-  std::string schedule;      ///< "model" | "memory"
-  std::string optimize;      ///< "none" | "basic" | "all"
-  std::string workspaces;    ///< "fit" | "fast"
+  std::string aliasing;    ///< "on" | "off"
+  std::string schedule;    ///< "model" | "memory"
+  std::string optimize;    ///< "none" | "basic" | "all"
+  std::string workspaces;  ///< "fit" | "fast"
   std::string onepool_version;
   bool known() const { return !model_hash.empty(); }
 };
@@ -91,14 +91,14 @@ struct NestedPlan {
 struct Plan {
   static constexpr int kSchemaVersion = 2;  ///< 2 adds "provenance"; version 1 files still load
 
-  size_t pool_bytes = 0;         ///< the pool size: max(offset + bytes)
+  size_t pool_bytes = 0;  ///< the pool size: max(offset + bytes)
   size_t alignment = 256;
   size_t lower_bound_bytes = 0;  ///< max over steps of bytes live at that step (with aliasing)
   size_t naive_bytes = 0;        ///< sum of all records: no reuse
   size_t plain_lower_bound_bytes = 0;  ///< lower bound without any aliasing
   size_t plain_pool_bytes = 0;         ///< pool the same algorithm gets without aliasing
   std::string algorithm;
-  bool optimal = false;          ///< pool_bytes == lower_bound_bytes
+  bool optimal = false;  ///< pool_bytes == lower_bound_bytes
   double planning_ms = 0.0;
   bool verified = false;
   std::vector<PlanStep> steps;

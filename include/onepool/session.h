@@ -19,6 +19,7 @@
 #include "onepool/plan.h"
 #include "onepool/status.h"
 #include "onepool/tensor.h"
+#include "onepool/thread_pool.h"
 
 namespace onepool {
 
@@ -35,16 +36,19 @@ const char* cpu_isa_name(CpuIsa isa);
 Expected<CpuIsa> parse_cpu_isa(std::string_view text);
 
 struct SessionOptions {
-  Device device;             ///< cpu (default) or cuda:N; never silently changed
-  int threads = 0;           ///< CPU threads; 0 = all hardware threads
-  CpuIsa cpu_isa = CpuIsa::kAuto;  ///< CPU: the widest instruction set kernels may use
-  PlanOptions plan;          ///< used when no plan is given
+  Device device;    ///< cpu (default) or cuda:N; never silently changed
+  int threads = 0;  ///< CPU threads; 0 = all hardware threads (or thread_pool's count)
+  /// CPU: run on these threads, shared with other Sessions, instead of starting `threads` of
+  /// this Session's own (see CpuThreadPool). `threads` must then be 0 or the pool's count.
+  std::shared_ptr<CpuThreadPool> thread_pool;
+  CpuIsa cpu_isa = CpuIsa::kAuto;       ///< CPU: the widest instruction set kernels may use
+  PlanOptions plan;                     ///< used when no plan is given
   const Plan* plan_override = nullptr;  ///< a saved plan to use instead of planning
-  void* pool = nullptr;      ///< caller-owned pool memory (on the device), or nullptr
-  size_t pool_capacity = 0;  ///< bytes at `pool`; must be >= plan.pool_bytes
-  bool cuda_graph = true;    ///< CUDA: capture the run once as a CUDA graph and replay it
-  bool tf32 = false;         ///< CUDA: allow TF32 tensor-core GEMMs (float32 is exact otherwise)
-  bool profile = false;      ///< CPU: time every node of every run (Session::profile())
+  void* pool = nullptr;                 ///< caller-owned pool memory (on the device), or nullptr
+  size_t pool_capacity = 0;             ///< bytes at `pool`; must be >= plan.pool_bytes
+  bool cuda_graph = true;  ///< CUDA: capture the run once as a CUDA graph and replay it
+  bool tf32 = false;       ///< CUDA: allow TF32 tensor-core GEMMs (float32 is exact otherwise)
+  bool profile = false;    ///< CPU: time every node of every run (Session::profile())
   /// Testing aid, a deliberately broken kernel (`onepool compare --debug-perturb`): after the
   /// node of this name runs, `debug_perturb_value` is added to the first element of its output
   /// 0 (a float32 or float64 tensor; a NaN value makes it NaN; storage that output shares with
@@ -77,7 +81,7 @@ struct CudaGraphStats {
 
 /// One node's share of the runs a profiling Session made (SessionOptions::profile).
 struct NodeProfile {
-  std::string node;                 ///< node name (import names unnamed nodes)
+  std::string node;  ///< node name (import names unnamed nodes)
   std::string op_type;
   std::string implementation;       ///< the kernel path chosen at prepare, e.g. "im2col+sgemm"
   std::vector<Shape> input_shapes;  ///< omitted optional inputs have rank 0

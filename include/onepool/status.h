@@ -57,7 +57,7 @@ class [[nodiscard]] Status {
 template <class T>
 class [[nodiscard]] Expected {
  public:
-  Expected(T value) : state_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+  Expected(T value) : state_(std::move(value)) {}        // NOLINT(google-explicit-constructor)
   Expected(Status status) : state_(std::move(status)) {  // NOLINT(google-explicit-constructor)
     if (std::get<Status>(state_).is_ok()) {
       state_ = Status(StatusCode::kInternal, "Expected constructed from an ok Status");
@@ -101,9 +101,9 @@ Status make_status(StatusCode code, const Args&... args) {
 #define ONEPOOL_CONCAT(a, b) ONEPOOL_CONCAT_INNER(a, b)
 
 /// Returns the Status from the enclosing function when `expr` is not ok.
-#define ONEPOOL_RETURN_IF_ERROR(expr)                   \
-  do {                                                  \
-    ::onepool::Status onepool_status_ = (expr);         \
+#define ONEPOOL_RETURN_IF_ERROR(expr)                     \
+  do {                                                    \
+    ::onepool::Status onepool_status_ = (expr);           \
     if (!onepool_status_.is_ok()) return onepool_status_; \
   } while (0)
 

@@ -38,8 +38,7 @@ struct Item {
 
 class ExactSearch {
  public:
-  ExactSearch(std::span<const UsageRecord> records, Clock::time_point deadline,
-              uint64_t max_nodes);
+  ExactSearch(std::span<const UsageRecord> records, Clock::time_point deadline, uint64_t max_nodes);
 
   // Searches for a pool below `best_pool` (the incumbent). Returns true when it found one;
   // `proven` says whether the search finished before the deadline.

@@ -69,9 +69,8 @@ Best greedy_by_size_first(std::span<const UsageRecord> records) {
   Best best;
   best.lower_bound = lower_bound_bytes(records);
   best.order = size_order(records);
-  const GapChoice choice = placed_count(records) > kAutoSecondOrderMaxRecords
-                               ? GapChoice::kFirstFit
-                               : GapChoice::kBestFit;
+  const GapChoice choice = placed_count(records) > kAutoSecondOrderMaxRecords ? GapChoice::kFirstFit
+                                                                              : GapChoice::kBestFit;
   best.placement = place_greedy_in_order(records, best.order, choice);
   return best;
 }

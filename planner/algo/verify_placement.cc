@@ -26,8 +26,8 @@ struct LiveInterval {
 
 std::string describe_interval(const RecordDescriber& describe, const UsageRecord& record,
                               size_t index, size_t offset) {
-  return str_cat(describe(index), " (steps ", record.first, "..", record.last, ", bytes [",
-                 offset, ", ", offset + record.bytes, "))");
+  return str_cat(describe(index), " (steps ", record.first, "..", record.last, ", bytes [", offset,
+                 ", ", offset + record.bytes, "))");
 }
 
 Status check_each_record(std::span<const UsageRecord> records, const Placement& placement,
@@ -37,8 +37,8 @@ Status check_each_record(std::span<const UsageRecord> records, const Placement& 
     const size_t offset = placement.offsets[i];
     if (record.bytes == 0) continue;
     if (record.first > record.last) {
-      return make_status(StatusCode::kInvalidArgument, describe(i), ": first step ",
-                         record.first, " is after last step ", record.last);
+      return make_status(StatusCode::kInvalidArgument, describe(i), ": first step ", record.first,
+                         " is after last step ", record.last);
     }
     if (offset % alignment != 0) {
       return make_status(StatusCode::kInternal, describe(i), ": offset ", offset,
@@ -74,11 +74,10 @@ Status check_no_overlap(std::span<const UsageRecord> records, const Placement& p
   });
   std::set<LiveInterval> live;
   auto collision = [&](size_t a, size_t b) {
-    return make_status(
-        StatusCode::kInternal, "overlap: ",
-        describe_interval(describe, records[a], a, placement.offsets[a]), " and ",
-        describe_interval(describe, records[b], b, placement.offsets[b]),
-        " are live at a common step and overlap in address");
+    return make_status(StatusCode::kInternal, "overlap: ",
+                       describe_interval(describe, records[a], a, placement.offsets[a]), " and ",
+                       describe_interval(describe, records[b], b, placement.offsets[b]),
+                       " are live at a common step and overlap in address");
   };
   for (const Event& event : events) {
     const size_t offset = placement.offsets[event.index];

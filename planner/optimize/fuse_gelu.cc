@@ -2,8 +2,8 @@
 // approximate = "none" | "tanh"; CPU kernel in runtime/cpu/kernels/elementwise_unary.cc).
 //
 //   erf form (BERT)   : a = 1 + Erf(x / √2)   (or Erf(x · 1/√2))
-//   tanh form (GPT-2) : a = 1 + Tanh(√(2/π) · (x + 0.044715 · x³))   (x³ = Pow(x, 3) or x · (x · x))
-//   then y = (x · a) · 0.5, (x · 0.5) · a or x · (a · 0.5).
+//   tanh form (GPT-2) : a = 1 + Tanh(√(2/π) · (x + 0.044715 · x³))   (x³ = Pow(x, 3) or x · (x ·
+//   x)) then y = (x · a) · 0.5, (x · 0.5) · a or x · (a · 0.5).
 //
 // Why: x stays live across the 5–8 nodes, so the planner cannot overwrite it and the chain peaks
 // at x plus an intermediate of the same size; one Gelu reads x once and runs in place.

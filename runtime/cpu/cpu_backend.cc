@@ -41,8 +41,8 @@ Status check_bounded_inputs(const Graph& graph, const Node& node, const Prepared
     if (value.bound.empty()) continue;
     return make_status(StatusCode::kUnsupported, describe_node(node), ": input '", value.name,
                        "' has a data-dependent shape (planned at its bound ",
-                       value.shape.to_string(), ": ", value.bound,
-                       "); the CPU kernel of ", node.op_type,
+                       value.shape.to_string(), ": ", value.bound, "); the CPU kernel of ",
+                       node.op_type,
                        " needs static shapes (Gather, GatherND, Transpose, Squeeze, Unsqueeze, "
                        "Flatten, Reshape and Identity take such inputs)");
   }
@@ -51,8 +51,7 @@ Status check_bounded_inputs(const Graph& graph, const Node& node, const Prepared
 
 // The node's kernel, or kUnsupported naming the node and op when the CPU has none.
 Expected<PreparedKernel> prepare_kernel(const KernelRegistry& registry, const Graph& graph,
-                                        const Node& node, int threads,
-                                        CpuIsa isa = CpuIsa::kAuto) {
+                                        const Node& node, int threads, CpuIsa isa = CpuIsa::kAuto) {
   const KernelFactory factory =
       node.domain.empty() || node.domain == "ai.onnx" ? registry.find(node.op_type) : nullptr;
   if (factory == nullptr) {
@@ -78,9 +77,8 @@ void add_memory_needs(const PreparedKernel& kernel, NodeMemoryNeeds& needs) {
   needs.workspace_bytes.push_back(kernel.workspace_bytes);
   needs.workspace_preferred_bytes.push_back(
       std::max(kernel.workspace_bytes, kernel.workspace_preferred_bytes));
-  needs.aliasing.push_back(
-      NodeAliasing{kernel.in_place_inputs, kernel.in_place_grows, kernel.output_is_view,
-                   kernel.concat_in_place});
+  needs.aliasing.push_back(NodeAliasing{kernel.in_place_inputs, kernel.in_place_grows,
+                                        kernel.output_is_view, kernel.concat_in_place});
   needs.nested.insert(needs.nested.end(), kernel.nested_plans.begin(), kernel.nested_plans.end());
 }
 
@@ -106,6 +104,12 @@ class CpuBackend final : public Backend {
         isa_(isa),
         thread_pool_(shared_threads != nullptr ? 1 : threads_),
         shared_threads_(shared_threads) {}
+  /// A Session on the threads of `process_pool` (SessionOptions::thread_pool): starts none.
+  CpuBackend(CpuIsa isa, std::shared_ptr<CpuThreadPool> process_pool)
+      : threads_(process_pool->threads()),
+        isa_(isa),
+        thread_pool_(1),
+        process_pool_(std::move(process_pool)) {}
 
   Device device() const override { return Device{DeviceKind::kCpu, 0}; }
 
@@ -121,9 +125,7 @@ class CpuBackend final : public Backend {
   SessionProfile profile() const override;
   void reset_profile() override;
   bool set_debug_perturbation(size_t node, double value) override;
-  std::string node_implementation(size_t n) const override {
-    return kernels_[n].implementation;
-  }
+  std::string node_implementation(size_t n) const override { return kernels_[n].implementation; }
   void set_cancel_flag(const std::atomic<bool>* cancel) override {
     cancel_ = cancel != nullptr ? cancel : &never_cancelled_;
   }
@@ -138,14 +140,15 @@ class CpuBackend final : public Backend {
   Status execute_perturbed();
 
   ThreadPool* run_threads() {
-    return shared_threads_ != nullptr && *shared_threads_ != nullptr ? *shared_threads_
-                                                                      : &thread_pool_;
+    if (shared_threads_ != nullptr && *shared_threads_ != nullptr) return *shared_threads_;
+    return process_pool_ != nullptr ? &process_pool_->workers() : &thread_pool_;
   }
 
   int threads_;
   CpuIsa isa_;  // resolved: never kAuto
   ThreadPool thread_pool_;
   ThreadPool* const* shared_threads_ = nullptr;
+  std::shared_ptr<CpuThreadPool> process_pool_;  // shared by Sessions; null: thread_pool_
   const Graph* graph_ = nullptr;
   std::vector<PreparedKernel> kernels_;
   std::unique_ptr<std::byte[], FreeDeleter> owned_pool_;
@@ -212,8 +215,10 @@ Status CpuBackend::prepare(const Model& model, NodeMemoryNeeds& needs) {
       const Value& value = graph_->values[static_cast<size_t>(id)];
       if (value.bound.empty()) continue;
       ++problem_count;
-      problems += str_cat("\n  output '", value.name, "' of a nested graph (If branch, Loop or "
-                          "Scan body) has a data-dependent shape (", value.bound, ")");
+      problems += str_cat("\n  output '", value.name,
+                          "' of a nested graph (If branch, Loop or "
+                          "Scan body) has a data-dependent shape (",
+                          value.bound, ")");
     }
   }
   // A malformed node (a Reshape whose output cannot hold its input, a constant Gather index out
@@ -245,8 +250,8 @@ Status CpuBackend::allocate_pool(size_t bytes, void* caller_pool, size_t caller_
     pool_ = static_cast<std::byte*>(caller_pool);
     return Status::ok();
   }
-  const size_t allocation = std::max<size_t>(kPoolAlignment, (bytes + kPoolAlignment - 1) /
-                                                                 kPoolAlignment * kPoolAlignment);
+  const size_t allocation = std::max<size_t>(
+      kPoolAlignment, (bytes + kPoolAlignment - 1) / kPoolAlignment * kPoolAlignment);
   owned_pool_.reset(static_cast<std::byte*>(std::aligned_alloc(kPoolAlignment, allocation)));
   if (!owned_pool_) {
     return make_status(StatusCode::kResourceExhausted, "cannot allocate a pool of ", allocation,
@@ -279,8 +284,8 @@ Status CpuBackend::bind(const Model& model, const Plan& plan, void* caller_pool,
 Status CpuBackend::bind_node_views(const Plan& plan) {
   std::vector<size_t> needed(kernels_.size());
   for (size_t n = 0; n < kernels_.size(); ++n) needed[n] = kernels_[n].workspace_bytes;
-  ONEPOOL_ASSIGN_OR_RETURN(NodeBindings bindings, bind_nodes(*graph_, value_views_, plan, pool_,
-                                                             needed, 1));
+  ONEPOOL_ASSIGN_OR_RETURN(NodeBindings bindings,
+                           bind_nodes(*graph_, value_views_, plan, pool_, needed, 1));
   views_ = std::move(bindings.views);
   bound_nodes_ = std::move(bindings.nodes);
   index_actual_shapes();
@@ -329,12 +334,13 @@ Status CpuBackend::run_data_dependent_node(size_t n, RunContext& context) {
       within = shapes[i][axis] >= 0 && shapes[i][axis] <= bound[axis];
     }
     if (!within) {
-      return make_status(StatusCode::kInternal, "output '", graph_->values[static_cast<size_t>(id)].name,
-                         "': actual shape ", shapes[i].to_string(), " exceeds its bound ",
-                         bound.to_string());
+      return make_status(StatusCode::kInternal, "output '",
+                         graph_->values[static_cast<size_t>(id)].name, "': actual shape ",
+                         shapes[i].to_string(), " exceeds its bound ", bound.to_string());
     }
     value_views_[static_cast<size_t>(id)].shape = shapes[i];
-    for (size_t view : bounded_input_views_[static_cast<size_t>(id)]) views_[view].shape = shapes[i];
+    for (size_t view : bounded_input_views_[static_cast<size_t>(id)])
+      views_[view].shape = shapes[i];
   }
   return Status::ok();
 }
@@ -374,7 +380,7 @@ Status CpuBackend::run_node(size_t n) {
   context.workspace_bytes = bound.workspace_bytes;
   context.threads = run_threads();
   Status status = kernels_[n].data_dependent_outputs ? run_data_dependent_node(n, context)
-                                                      : kernels_[n].kernel->run(context);
+                                                     : kernels_[n].kernel->run(context);
   if (status.is_ok()) return status;
   // Kernels that name their node themselves (Gather's index errors) get no second prefix.
   const std::string node_label = describe_node(graph_->nodes[n]);
@@ -484,10 +490,20 @@ NodeMemoryNeeds memory_needs(const Graph& graph, int* unsupported, int threads) 
   return needs;
 }
 
-Expected<std::unique_ptr<Backend>> create_cpu_backend(int threads, CpuIsa isa) {
+Expected<std::unique_ptr<Backend>> create_cpu_backend(int threads, CpuIsa isa,
+                                                      std::shared_ptr<CpuThreadPool> shared_pool) {
   ONEPOOL_ASSIGN_OR_RETURN(const CpuIsa resolved, resolve_cpu_isa(isa));
-  return std::unique_ptr<Backend>(
-      std::make_unique<CpuBackend>(session_threads(threads), resolved, nullptr));
+  if (shared_pool == nullptr) {
+    return std::unique_ptr<Backend>(
+        std::make_unique<CpuBackend>(session_threads(threads), resolved, nullptr));
+  }
+  if (threads != 0 && threads != shared_pool->threads()) {
+    return make_status(StatusCode::kInvalidArgument, "SessionOptions::threads is ", threads,
+                       " but SessionOptions::thread_pool runs ", shared_pool->threads(),
+                       " threads: leave threads at 0 with a shared pool (or set it to ",
+                       shared_pool->threads(), ")");
+  }
+  return std::unique_ptr<Backend>(std::make_unique<CpuBackend>(resolved, std::move(shared_pool)));
 }
 
 std::unique_ptr<Backend> create_nested_cpu_backend(int threads, CpuIsa isa,

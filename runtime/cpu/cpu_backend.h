@@ -10,8 +10,10 @@
 namespace onepool::cpu {
 
 /// `threads` = 0 means all hardware threads. `isa`: SessionOptions::cpu_isa; one this CPU lacks
-/// is kUnsupported.
-Expected<std::unique_ptr<Backend>> create_cpu_backend(int threads, CpuIsa isa = CpuIsa::kAuto);
+/// is kUnsupported. `shared_pool` (SessionOptions::thread_pool): run on those threads instead of
+/// starting any; `threads` must then be 0 or the pool's count (kInvalidArgument otherwise).
+Expected<std::unique_ptr<Backend>> create_cpu_backend(
+    int threads, CpuIsa isa = CpuIsa::kAuto, std::shared_ptr<CpuThreadPool> shared_pool = nullptr);
 
 class ThreadPool;
 /// A backend for a nested graph (an If branch) that starts no threads: its kernels run on the

@@ -45,9 +45,10 @@ void register_grid_sample_kernel(KernelRegistry& registry);       // grid_sample
 void register_signal_window_kernels(KernelRegistry& registry);    // signal_window.cc
 void register_signal_dft_kernels(KernelRegistry& registry);       // signal_dft.cc
 void register_max_unpool_kernel(KernelRegistry& registry);
-void register_control_flow_kernels(KernelRegistry& registry);     // control_if.cc: If
-void register_loop_kernel(KernelRegistry& registry);              // control_loop.cc: Loop
-void register_scan_kernel(KernelRegistry& registry);              // control_scan.cc: Scan        // max_unpool.cc
+void register_control_flow_kernels(KernelRegistry& registry);  // control_if.cc: If
+void register_loop_kernel(KernelRegistry& registry);           // control_loop.cc: Loop
+void register_scan_kernel(
+    KernelRegistry& registry);  // control_scan.cc: Scan        // max_unpool.cc
 void register_roi_align_kernel(KernelRegistry& registry);         // roi_align.cc
 void register_tfidf_vectorizer_kernel(KernelRegistry& registry);  // tfidf_vectorizer.cc
 void register_quantized_kernels(KernelRegistry& registry);        // quantize.cc: Q/DQ, integer ops

@@ -68,7 +68,22 @@ void ThreadPool::wait_until_done(int parts) {
   work_done_.wait(lock, [&] { return done_parts_.load(std::memory_order_acquire) == parts; });
 }
 
+void ThreadPool::run_parts_inline(int parts, int64_t count, RangeFn range_fn, const void* fn) {
+  for (int part = 0; part < parts; ++part) {
+    const int64_t begin = count * part / parts;
+    const int64_t end = count * (part + 1) / parts;
+    if (begin < end) range_fn(fn, begin, end);
+  }
+}
+
 void ThreadPool::run_parts(int parts, int64_t count, RangeFn range_fn, const void* fn) {
+  // Another caller (a Session sharing this pool) has the workers: rather than wait for them,
+  // this caller does its own parts. No busy thread waits, and no core gets two of them.
+  std::unique_lock<std::mutex> turn(turn_, std::try_to_lock);
+  if (!turn.owns_lock()) {
+    run_parts_inline(parts, count, range_fn, fn);
+    return;
+  }
   count_ = count;
   range_fn_ = range_fn;
   fn_ = fn;

@@ -1,5 +1,8 @@
 // A fixed pool of worker threads for data-parallel kernels. parallel_for never allocates.
-// One ThreadPool per Session; run() is called by one thread at a time (the Session's user).
+// A Session owns one, or several Sessions share one (onepool::CpuThreadPool). Callers may call
+// parallel_for at the same time: the first takes the workers (a try-lock); one that finds them
+// taken runs its parts itself, in order, with the same part boundaries, so what each part
+// computes (and its bits) never depends on which thread ran it or whether the workers were free.
 //
 // Kernels call parallel_for once per node, so the hand-off latency matters as much as the work:
 // workers and the caller spin briefly (about 50 µs) on atomics before they block on a condition
@@ -52,6 +55,8 @@ class ThreadPool {
     (*static_cast<const Fn*>(fn))(begin, end);
   }
   void run_parts(int parts, int64_t count, RangeFn range_fn, const void* fn);
+  /// The parts of run_parts one after the other on the calling thread.
+  static void run_parts_inline(int parts, int64_t count, RangeFn range_fn, const void* fn);
   void worker_loop();
   /// Claims and runs parts of `generation` until none is left (or a newer generation started).
   void run_claimed_parts(uint64_t generation);
@@ -59,6 +64,7 @@ class ThreadPool {
   uint64_t wait_for_work(uint64_t seen);
 
   std::vector<std::thread> workers_;
+  std::mutex turn_;  // held by the caller whose parts the workers run (see run_parts)
   std::mutex mutex_;
   std::condition_variable work_ready_;
   std::condition_variable work_done_;
@@ -69,7 +75,8 @@ class ThreadPool {
   std::atomic<uint64_t> ticket_{0};
   std::atomic<int> done_parts_{0};
   std::atomic<bool> stopping_{false};
-  // Written by the caller before ticket_ is published; read by whoever claims a part.
+  // Written by the caller holding turn_ before ticket_ is published; read by whoever claims a
+  // part.
   int64_t count_ = 0;
   RangeFn range_fn_ = nullptr;
   const void* fn_ = nullptr;

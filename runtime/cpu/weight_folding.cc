@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "planner/optimize/optimize.h"
-#include "runtime/cpu/kernel.h"
 #include "runtime/cpu/half_compute.h"
+#include "runtime/cpu/kernel.h"
 #include "runtime/cpu/kernel_registry.h"
 #include "runtime/cpu/thread_pool.h"
 

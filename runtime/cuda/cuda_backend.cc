@@ -10,10 +10,10 @@
 
 #include "planner/graph.h"
 #include "runtime/cuda/cuda_check.h"
-#include "runtime/node_bindings.h"
 #include "runtime/cuda/cuda_device.h"
 #include "runtime/cuda/half_compute.h"
 #include "runtime/device_resource_cache.h"
+#include "runtime/node_bindings.h"
 
 namespace onepool::cuda {
 
@@ -98,8 +98,8 @@ Status CudaBackend::create_stream() {
   ONEPOOL_CUBLAS_RETURN_IF_ERROR(cublasCreate(&cublas_));
   ONEPOOL_CUBLAS_RETURN_IF_ERROR(cublasSetStream(cublas_, stream_));
   // Float32 stays exact (no TF32) unless asked: matches the CPU reference within 1e-4.
-  ONEPOOL_CUBLAS_RETURN_IF_ERROR(cublasSetMathMode(
-      cublas_, options_.tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
+  ONEPOOL_CUBLAS_RETURN_IF_ERROR(
+      cublasSetMathMode(cublas_, options_.tf32 ? CUBLAS_TF32_TENSOR_OP_MATH : CUBLAS_DEFAULT_MATH));
   return Status::ok();
 }
 
@@ -117,13 +117,13 @@ Status CudaBackend::prepare(const Model& model, NodeMemoryNeeds& needs) {
     const CudaKernelFactory factory = onnx_domain ? find_cuda_kernel(node.op_type) : nullptr;
     Status status;
     if (factory == nullptr) {
-      const std::string dtype = node.input(0) == kNoValue
-                                    ? "none"
-                                    : dtype_name(graph_ir_->values[static_cast<size_t>(
-                                                     node.input(0))].dtype);
+      const std::string dtype =
+          node.input(0) == kNoValue
+              ? "none"
+              : dtype_name(graph_ir_->values[static_cast<size_t>(node.input(0))].dtype);
       status = make_status(StatusCode::kUnsupported, describe_node(node), ": op '",
-                           node.domain.empty() ? "" : node.domain + ".", node.op_type,
-                           "' (dtype ", dtype, ") has no CUDA kernel");
+                           node.domain.empty() ? "" : node.domain + ".", node.op_type, "' (dtype ",
+                           dtype, ") has no CUDA kernel");
     } else {
       Expected<CudaPreparedKernel> prepared =
           prepare_cuda_kernel(factory, *graph_ir_, node, options_);
@@ -165,11 +165,11 @@ Status CudaBackend::adopt_pool(size_t bytes, void* caller_pool, size_t caller_ca
   }
   cudaPointerAttributes attributes{};
   ONEPOOL_CUDA_RETURN_IF_ERROR(cudaPointerGetAttributes(&attributes, caller_pool));
-  const bool on_device = attributes.type == cudaMemoryTypeDevice ||
-                         attributes.type == cudaMemoryTypeManaged;
+  const bool on_device =
+      attributes.type == cudaMemoryTypeDevice || attributes.type == cudaMemoryTypeManaged;
   if (!on_device || attributes.device != index_) {
-    return make_status(StatusCode::kInvalidArgument, "caller pool is not device memory of cuda:",
-                       index_);
+    return make_status(StatusCode::kInvalidArgument,
+                       "caller pool is not device memory of cuda:", index_);
   }
   pool_ = static_cast<std::byte*>(caller_pool);
   return Status::ok();
@@ -183,14 +183,14 @@ Status CudaBackend::bind(const Model& model, const Plan& plan, void* caller_pool
   ONEPOOL_RETURN_IF_ERROR(adopt_pool(plan.pool_bytes, caller_pool, caller_capacity));
   // Step 2. The weights: one upload per Model and device, shared by its Sessions, finished
   // before any kernel can read them.
-  ONEPOOL_ASSIGN_OR_RETURN(
-      std::shared_ptr<const void> shared,
-      model.device_resources().get_or_create(
-          index_, [&]() -> Expected<std::shared_ptr<const void>> {
-            ONEPOOL_ASSIGN_OR_RETURN(std::shared_ptr<const DeviceWeights> uploaded,
+  ONEPOOL_ASSIGN_OR_RETURN(std::shared_ptr<const void> shared,
+                           model.device_resources().get_or_create(
+                               index_, [&]() -> Expected<std::shared_ptr<const void>> {
+                                 ONEPOOL_ASSIGN_OR_RETURN(
+                                     std::shared_ptr<const DeviceWeights> uploaded,
                                      upload_weights(model, index_, stream_));
-            return std::shared_ptr<const void>(std::move(uploaded));
-          }));
+                                 return std::shared_ptr<const void>(std::move(uploaded));
+                               }));
   weights_ = std::static_pointer_cast<const DeviceWeights>(std::move(shared));
   // Step 3. Every value's view.
   ONEPOOL_ASSIGN_OR_RETURN(std::vector<ValueLocation> locations, locate_values(model, plan));
@@ -225,8 +225,8 @@ Status CudaBackend::bind_node_views(const Plan& plan) {
 Status CudaBackend::enqueue_copy_in(int32_t id, const TensorView& source) {
   const TensorView& target = value_views_[static_cast<size_t>(id)];
   if (target.data == source.data || target.bytes() == 0) return Status::ok();
-  return ONEPOOL_CUDA_STATUS(cudaMemcpyAsync(target.data, source.data, target.bytes(),
-                                             cudaMemcpyDefault, stream_));
+  return ONEPOOL_CUDA_STATUS(
+      cudaMemcpyAsync(target.data, source.data, target.bytes(), cudaMemcpyDefault, stream_));
 }
 
 Status CudaBackend::enqueue_copy_out(int32_t id, const TensorView& destination) {
@@ -236,8 +236,8 @@ Status CudaBackend::enqueue_copy_out(int32_t id, const TensorView& destination) 
     return make_status(StatusCode::kInternal, "output '",
                        graph_ir_->values[static_cast<size_t>(id)].name, "' has no storage");
   }
-  return ONEPOOL_CUDA_STATUS(cudaMemcpyAsync(destination.data, source.data, source.bytes(),
-                                             cudaMemcpyDefault, stream_));
+  return ONEPOOL_CUDA_STATUS(
+      cudaMemcpyAsync(destination.data, source.data, source.bytes(), cudaMemcpyDefault, stream_));
 }
 
 // The graph on every run after a successful capture; node by node otherwise. Counts which.
@@ -284,8 +284,7 @@ Status CudaBackend::execute() {
 
 // Copies in, the graph (or the nodes), copies out, then one wait for all of it.
 Status CudaBackend::run(std::span<const int32_t> input_ids, std::span<const TensorView> inputs,
-                        std::span<const int32_t> output_ids,
-                        std::span<const TensorView> outputs) {
+                        std::span<const int32_t> output_ids, std::span<const TensorView> outputs) {
   ScopedDevice scoped;
   ONEPOOL_RETURN_IF_ERROR(scoped.enter(index_));
   Status status;
@@ -307,10 +306,10 @@ Status CudaBackend::enqueue_all(bool check_cancel) {
     if (check_cancel && cancel_->load(std::memory_order_relaxed)) return cancelled_before(n);
     const BoundNode& bound = bound_nodes_[n];
     CudaRunContext context;
-    context.inputs = std::span<const TensorView>(views_.data() + bound.first_input,
-                                                 bound.input_count);
-    context.outputs = std::span<const TensorView>(views_.data() + bound.first_output,
-                                                  bound.output_count);
+    context.inputs =
+        std::span<const TensorView>(views_.data() + bound.first_input, bound.input_count);
+    context.outputs =
+        std::span<const TensorView>(views_.data() + bound.first_output, bound.output_count);
     context.workspace = bound.workspace;
     context.workspace_bytes = bound.workspace_bytes;
     context.stream = stream_;
@@ -325,8 +324,8 @@ Status CudaBackend::enqueue_all(bool check_cancel) {
 // (the only allocation outside Session creation, and it happens at most once).
 void CudaBackend::try_capture() {
   capture_tried_ = true;
-  Status status = ONEPOOL_CUDA_STATUS(
-      cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+  Status status =
+      ONEPOOL_CUDA_STATUS(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
   if (status.is_ok()) {
     Status enqueued = enqueue_all(false);
     Status ended = ONEPOOL_CUDA_STATUS(cudaStreamEndCapture(stream_, &graph_));
@@ -362,8 +361,8 @@ Expected<std::unique_ptr<Backend>> create_cuda_backend(const SessionOptions& opt
   CudaBackendOptions resolved = cuda_options;
   if (resolved.cublas_workspace_bytes == 0) {
     int major = 0;
-    ONEPOOL_CUDA_RETURN_IF_ERROR(cudaDeviceGetAttribute(
-        &major, cudaDevAttrComputeCapabilityMajor, options.device.index));
+    ONEPOOL_CUDA_RETURN_IF_ERROR(
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, options.device.index));
     resolved.cublas_workspace_bytes = major >= 9 ? kCublasWorkspaceHopper : kCublasWorkspaceDefault;
   }
   auto backend = std::make_unique<CudaBackend>(options.device.index, resolved);

@@ -21,8 +21,8 @@ inline Status cuda_status(cudaError_t error, const char* call, const char* file,
 /// Same for cuBLAS.
 inline Status cublas_status(cublasStatus_t error, const char* call, const char* file, int line) {
   if (error == CUBLAS_STATUS_SUCCESS) return Status::ok();
-  return make_status(StatusCode::kDeviceError, call, " failed: ", cublasGetStatusName(error),
-                     " (", cublasGetStatusString(error), ") at ", file, ":", line);
+  return make_status(StatusCode::kDeviceError, call, " failed: ", cublasGetStatusName(error), " (",
+                     cublasGetStatusString(error), ") at ", file, ":", line);
 }
 
 }  // namespace onepool::cuda

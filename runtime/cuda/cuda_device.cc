@@ -146,9 +146,9 @@ Expected<std::shared_ptr<const DeviceWeights>> upload_weights(const Model& model
                            DeviceBuffer::allocate(index, model.weights_bytes(), "the weights"));
   if (model.weights_bytes() > 0) {
     // Always wait, even after an error: the copy may still read the Model's memory.
-    const Status copied = ONEPOOL_CUDA_STATUS(
-        cudaMemcpyAsync(weights->buffer.data(), model.weights_base(), model.weights_bytes(),
-                        cudaMemcpyHostToDevice, stream));
+    const Status copied =
+        ONEPOOL_CUDA_STATUS(cudaMemcpyAsync(weights->buffer.data(), model.weights_base(),
+                                            model.weights_bytes(), cudaMemcpyHostToDevice, stream));
     const Status synced = ONEPOOL_CUDA_STATUS(cudaStreamSynchronize(stream));
     ONEPOOL_RETURN_IF_ERROR(copied);
     ONEPOOL_RETURN_IF_ERROR(synced);

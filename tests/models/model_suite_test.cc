@@ -9,9 +9,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <random>
-
 #include <nlohmann/json.hpp>
+#include <random>
 
 #include "onepool/onepool.h"
 
@@ -52,7 +51,8 @@ std::vector<ManifestModel> all_models() {
   for (const char* variable : {"ONEPOOL_MODELS_DIR", "ONEPOOL_CACHE_DIR"}) {
     const char* dir = std::getenv(variable);
     if (dir == nullptr) continue;
-    const std::string base = std::string(dir) + (std::string(variable) == "ONEPOOL_CACHE_DIR" ? "/models" : "");
+    const std::string base =
+        std::string(dir) + (std::string(variable) == "ONEPOOL_CACHE_DIR" ? "/models" : "");
     for (auto& model : read_manifest(base)) {
       model.fetched = std::string(variable) == "ONEPOOL_CACHE_DIR";
       models.push_back(std::move(model));

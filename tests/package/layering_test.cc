@@ -71,9 +71,8 @@ void check_includes(const std::string& dir, Allowed allowed) {
 
 // include/onepool/*.h: 0 includes outside include/onepool (no planner/, no runtime/).
 TEST_CASE("public headers include only public headers") {
-  check_includes("include/onepool", [](const std::string& target) {
-    return starts_with(target, "onepool/");
-  });
+  check_includes("include/onepool",
+                 [](const std::string& target) { return starts_with(target, "onepool/"); });
 }
 
 // planner/algo: 0 includes outside planner/algo except onepool/status.h.

@@ -54,7 +54,7 @@ struct Builder {
     kinds.push_back(kind);
     NodeAliasing can;
     // Binary nodes may overwrite either input, as the CPU's same-shape Add declares.
-    can.in_place_inputs = kind == Kind::kBinary                       ? 0b11u
+    can.in_place_inputs = kind == Kind::kBinary                         ? 0b11u
                           : kind == Kind::kUnary || kind == Kind::kView ? 0b01u
                                                                         : 0u;
     can.output_is_view = kind == Kind::kView;
@@ -203,17 +203,17 @@ TEST_CASE("concat in place refused: strided output, input already inside another
 TEST_CASE("growing in place: the larger output takes over a dying input from its start") {
   Builder g;
   const ValueId x = g.value(64, ValueKind::kGraphInput);
-  const ValueId a = g.node(Kind::kUnary, {x}, 64);            // 0
-  const ValueId padded = g.node(Kind::kPad, {a}, 128);        // 1: a dies here
-  const ValueId from_input = g.node(Kind::kPad, {x}, 128);    // 2: x is a graph input
-  const ValueId c = g.node(Kind::kUnary, {padded}, 128);      // 3: in place over padded
-  const ValueId read_later = g.node(Kind::kPad, {c}, 192);    // 4: c is read at 9
-  const ValueId b = g.node(Kind::kUnary, {read_later}, 64);   // 5
-  const ValueId e = g.node(Kind::kUnary, {x}, 64);            // 6
-  const ValueId joined = g.node(Kind::kConcat, {e, b}, 128);  // 7: b moves to byte 256
-  const ValueId b_padded = g.node(Kind::kPad, {b}, 128);      // 8
-  const ValueId sum = g.node(Kind::kBinary, {c, b_padded}, 128);          // 9
-  g.output(g.node(Kind::kBinary, {from_input, sum}, 128));                // 10
+  const ValueId a = g.node(Kind::kUnary, {x}, 64);                // 0
+  const ValueId padded = g.node(Kind::kPad, {a}, 128);            // 1: a dies here
+  const ValueId from_input = g.node(Kind::kPad, {x}, 128);        // 2: x is a graph input
+  const ValueId c = g.node(Kind::kUnary, {padded}, 128);          // 3: in place over padded
+  const ValueId read_later = g.node(Kind::kPad, {c}, 192);        // 4: c is read at 9
+  const ValueId b = g.node(Kind::kUnary, {read_later}, 64);       // 5
+  const ValueId e = g.node(Kind::kUnary, {x}, 64);                // 6
+  const ValueId joined = g.node(Kind::kConcat, {e, b}, 128);      // 7: b moves to byte 256
+  const ValueId b_padded = g.node(Kind::kPad, {b}, 128);          // 8
+  const ValueId sum = g.node(Kind::kBinary, {c, b_padded}, 128);  // 9
+  g.output(g.node(Kind::kBinary, {from_input, sum}, 128));        // 10
   g.output(joined);
   const AliasedLiveness all = g.aliases(kAll);
   CHECK(storage_of(all, padded).root == a);
@@ -224,8 +224,7 @@ TEST_CASE("growing in place: the larger output takes over a dying input from its
   CHECK(storage_of(all, b).root == joined);
   CHECK(storage_of(all, b).offset == 256);
   CHECK(storage_of(all, b_padded).root == b_padded);
-  const AliasedLiveness no_growing =
-      g.aliases({.views = true, .in_place = true, .concat = true});
+  const AliasedLiveness no_growing = g.aliases({.views = true, .in_place = true, .concat = true});
   CHECK(storage_of(no_growing, padded).root == padded);
 }
 

@@ -391,7 +391,8 @@ void add_shape_cases(std::vector<CorpusCase>& cases) {
     ProtoBuilder b;
     b.input("x", {2, 6}).int64s("repeats", {2}, {1, -2}).output("y", 2);
     b.node("Tile", {"x", "repeats"}, {"y"});
-    add("Tile negative repeats", b, {"model is invalid", "bad_node", "repeats[1] = -2 is negative"});
+    add("Tile negative repeats", b,
+        {"model is invalid", "bad_node", "repeats[1] = -2 is negative"});
   }
   {
     ProtoBuilder b;

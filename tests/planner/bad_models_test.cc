@@ -139,8 +139,9 @@ TEST_CASE("bad model: cycle") {
   add_node(model.mutable_graph(), "Relu", "a", "b");
   const Status status = import_status(model);
   CHECK(status.code() == StatusCode::kInvalidModel);
-  CHECK(contains(status, "the graph has a cycle of 2 node(s): node 'Relu_0' (Relu) -> node "
-                         "'Relu_1' (Relu) -> node 'Relu_0' (Relu)"));
+  CHECK(contains(status,
+                 "the graph has a cycle of 2 node(s): node 'Relu_0' (Relu) -> node "
+                 "'Relu_1' (Relu) -> node 'Relu_0' (Relu)"));
 }
 
 // x -> Relu_0 -> t -> Relu_1 -> u -> Relu_2 -> v, and Relu_3 reads v and writes the output; the
@@ -156,8 +157,9 @@ TEST_CASE("bad model: a cycle of three behind a valid node names only the three"
   add_node(model.mutable_graph(), "Relu", "v", "w");
   const Status status = import_status(model);
   CHECK(status.code() == StatusCode::kInvalidModel);
-  CHECK(contains(status, "cycle of 3 node(s): node 'Relu_1' (Relu) -> node 'Relu_2' (Relu) -> "
-                         "node 'Relu_3' (Relu) -> node 'Relu_1' (Relu)"));
+  CHECK(contains(status,
+                 "cycle of 3 node(s): node 'Relu_1' (Relu) -> node 'Relu_2' (Relu) -> "
+                 "node 'Relu_3' (Relu) -> node 'Relu_1' (Relu)"));
   CHECK_FALSE(contains(status, "Relu_0"));
 }
 
@@ -366,8 +368,13 @@ TEST_CASE("import: a model newer than the ONNX library imports with a warning") 
 // An input dim of -5 is a malformed model, not an unbound symbolic dim named '?'.
 TEST_CASE("bad model: a negative input dim") {
   onnx::ModelProto model = relu_model({"1", "4"});
-  model.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()
-      ->mutable_shape()->mutable_dim(1)->set_dim_value(-5);
+  model.mutable_graph()
+      ->mutable_input(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(1)
+      ->set_dim_value(-5);
   const Status status = import_status(model, {});
   CHECK(status.code() == StatusCode::kInvalidModel);
   CHECK(contains(status, "input 'x' declares dim -5 at axis 1"));

@@ -125,9 +125,9 @@ TEST_CASE("exact and portfolio respect the budget") {
   const std::vector<UsageRecord> records = random_records(rng, 2000, 400, 60, 4096, 256);
   const auto auto_start = std::chrono::steady_clock::now();
   run("auto", records, 256, 1.0);
-  const double auto_ms = std::chrono::duration<double, std::milli>(
-                             std::chrono::steady_clock::now() - auto_start)
-                             .count();
+  const double auto_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - auto_start)
+          .count();
   for (const char* name : {"exact", "portfolio"}) {
     const auto start = std::chrono::steady_clock::now();
     const Placement placement = run(name, records, 256, 1.0);

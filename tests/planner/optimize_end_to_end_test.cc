@@ -2,16 +2,15 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include <cstring>
-
+#include "planner/optimize_test_util.h"
 #include "runtime/cpu/kernel_registry.h"
 #include "runtime/cpu/thread_pool.h"
-#include "planner/optimize_test_util.h"
 
 namespace onepool::testing {
 namespace {

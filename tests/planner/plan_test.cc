@@ -1,10 +1,11 @@
 // build_plan on a hand-built graph, Plan JSON round trip, Plan::verify failure injection.
+#include "onepool/plan.h"
+
 #include <doctest/doctest.h>
 
 #include <string>
 #include <vector>
 
-#include "onepool/plan.h"
 #include "planner/build_plan.h"
 #include "planner/graph.h"
 

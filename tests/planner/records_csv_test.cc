@@ -1,9 +1,9 @@
 // MiniMalloc CSV records: valid files, the header line, every malformed case.
+#include "planner/records_csv.h"
+
 #include <doctest/doctest.h>
 
 #include <string>
-
-#include "planner/records_csv.h"
 
 namespace onepool {
 namespace {

@@ -1,7 +1,7 @@
 // Tests for the --shapes and --dim parsers (planner/shape_binding.h).
-#include <doctest/doctest.h>
-
 #include "planner/shape_binding.h"
+
+#include <doctest/doctest.h>
 
 namespace onepool {
 
@@ -39,8 +39,8 @@ TEST_CASE("shapes flag: names with ':' and scalars") {
 
 // Each bad value fails with kInvalidArgument and a message quoting the entry.
 TEST_CASE("shapes flag: bad values") {
-  const char* bad[] = {"x:0x3",   "x:-1x3", "x:1xAx3", "x1x3x224",   "x:[1,0]",
-                       ":1x3",    "x:1x",   "x:",      "x:1x2,x:1x2", "x:99999999999999999999"};
+  const char* bad[] = {"x:0x3", "x:-1x3", "x:1xAx3", "x1x3x224",    "x:[1,0]",
+                       ":1x3",  "x:1x",   "x:",      "x:1x2,x:1x2", "x:99999999999999999999"};
   for (const char* text : bad) {
     CAPTURE(text);
     auto shapes = parse_shapes_flag(text);

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "common/if_model_builder.h"
 #include "common/graph_builder.h"
+#include "common/if_model_builder.h"
 #include "planner/plan_dump.h"
 
 namespace onepool {
@@ -201,8 +201,7 @@ TEST_CASE("NonZero -> Squeeze -> Gather: the nonzero values, the length per run"
   set_type(graph->add_output(), "values", onnx::TensorProto::FLOAT, {6});
   auto session = Session::create(load(model), SessionOptions{});
   REQUIRE_MESSAGE(session.has_value(), session.status().to_string());
-  for (const auto& [x, expected] :
-       std::vector<std::pair<std::vector<float>, std::vector<float>>>{
+  for (const auto& [x, expected] : std::vector<std::pair<std::vector<float>, std::vector<float>>>{
            {{0, 2, 0, -3, 0, 5}, {2, -3, 5}},
            {{0, 0, 0, 0, 0, 0}, {}},
            {{1, 2, 3, 4, 5, 6}, {1, 2, 3, 4, 5, 6}}}) {

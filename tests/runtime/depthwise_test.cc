@@ -23,7 +23,6 @@ using testing::values_of;
 
 constexpr float kLeakyAlpha = 0.1f;
 
-
 struct DepthwiseCase {
   int64_t channels = 3, height = 1, width = 1, kernel = 3, stride = 1, stride_h = 0;  // 0: stride
   int64_t row_stride() const { return stride_h > 0 ? stride_h : stride; }

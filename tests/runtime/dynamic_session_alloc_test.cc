@@ -10,9 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "onepool/dynamic_session.h"
-
 #include "common/allocation_counter.h"
+#include "onepool/dynamic_session.h"
 
 namespace {
 

@@ -60,7 +60,7 @@ DynamicSessionOptions options_for(const char* range, PoolMode mode, size_t cache
 }
 
 std::unique_ptr<DynamicSession> create_at(const std::string& path,
-                                         const DynamicSessionOptions& options) {
+                                          const DynamicSessionOptions& options) {
   auto session = DynamicSession::create(path, options);
   REQUIRE_MESSAGE(session.has_value(), session.status().message());
   return std::move(session).value();

@@ -36,6 +36,8 @@ struct ReferenceCase {
 // Each entry: inputs and output_0 of test_data_set_0, values printed with 9 (float32) or 17
 // (float64) significant digits, so they round-trip exactly.
 std::vector<ReferenceCase> reference_cases() {
+  // One generated entry per ONNX node test, kept as printed.
+  // clang-format off
   return {
 // test_add_bcast (opset 14)
 {"test_add_bcast", "Add", {},
@@ -117,6 +119,7 @@ std::vector<ReferenceCase> reference_cases() {
   f32({3}, {2.0f, 6.0f, 6.0f})},
  f32({3}, {2.0f, 3.0f, 4.0f})},
   };
+  // clang-format on
 }
 
 template <class T>
@@ -147,8 +150,8 @@ TEST_CASE("elementwise kernels match the ONNX node-test reference outputs") {
       std::vector<std::optional<TestInput>> inputs(reference.inputs.begin(),
                                                    reference.inputs.end());
       const HostTensor& expected = reference.expected.tensor;
-      auto outputs = run_single_node(reference.op, inputs, {{expected.dtype, expected.shape}},
-                                     attributes);
+      auto outputs =
+          run_single_node(reference.op, inputs, {{expected.dtype, expected.shape}}, attributes);
       REQUIRE_MESSAGE(outputs.has_value(), outputs.status().to_string());
       const HostTensor& actual = (*outputs)[0];
       CHECK(actual.shape == expected.shape);

@@ -1,4 +1,5 @@
-// fast_exp, fast_sigmoid and fast_one_plus_erf (runtime/cpu/kernels/fast_math.h) against double-precision libm.
+// fast_exp, fast_sigmoid and fast_one_plus_erf (runtime/cpu/kernels/fast_math.h) against
+// double-precision libm.
 #include "runtime/cpu/kernels/fast_math.h"
 
 #include <doctest/doctest.h>

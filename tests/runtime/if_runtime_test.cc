@@ -192,8 +192,8 @@ TEST_CASE("runtime If: a runtime If nested in a branch") {
   graph->clear_node();
   add_if(graph, "outer", "cond", {"y"}, outer_then, outer_else);
   IfRunner runner(model);
-  CHECK(runner.run(true, kX)[0] == kThen);                   // max 3 > 2: Relu(-x)
-  CHECK(runner.run(true, {1, 0, -1, 2, 1, 0})[0] ==          // max 2: -x + x
+  CHECK(runner.run(true, kX)[0] == kThen);           // max 3 > 2: Relu(-x)
+  CHECK(runner.run(true, {1, 0, -1, 2, 1, 0})[0] ==  // max 2: -x + x
         std::vector<float>{0, 0, 0, 0, 0, 0});
   CHECK(runner.run(false, kX)[0] == std::vector<float>{2, 1, 0, 1, 2, 3});
 }
@@ -212,8 +212,9 @@ TEST_CASE("runtime If: branches that disagree on an output are clear errors") {
       onnx::TensorProto::INT64);
   const Status dtype_status = import_model(dtypes).status();
   CHECK(dtype_status.code() == StatusCode::kInvalidModel);
-  CHECK(contains(dtype_status, "node 'choose' (If): output 0 ('y'): then_branch yields float32 "
-                               "[6], else_branch int64 [6]"));
+  CHECK(contains(dtype_status,
+                 "node 'choose' (If): output 0 ('y'): then_branch yields float32 "
+                 "[6], else_branch int64 [6]"));
 
   onnx::ModelProto shapes = runtime_chain_model();
   auto* reshape_branch = shapes.mutable_graph()->mutable_node(0)->mutable_attribute(1)->mutable_g();
@@ -240,8 +241,9 @@ TEST_CASE("runtime If: a condition that is not one bool") {
   add_input(model.mutable_graph(), "cond", {2}, onnx::TensorProto::BOOL);
   const Status status = import_model(model).status();
   CHECK(status.code() == StatusCode::kInvalidModel);
-  CHECK(contains(status, "node 'choose' (If): condition 'cond' must be a bool tensor of one "
-                         "element, got bool [2]"));
+  CHECK(contains(status,
+                 "node 'choose' (If): condition 'cond' must be a bool tensor of one "
+                 "element, got bool [2]"));
 }
 
 }  // namespace onepool

@@ -43,11 +43,9 @@ struct OutputSpec {
 
 /// Builds the graph, prepares the kernel through the registry, runs it with `threads` threads,
 /// and returns the outputs. std::nullopt inputs are omitted optional inputs.
-Expected<std::vector<HostTensor>> run_single_node(const std::string& op_type,
-                                                  const std::vector<std::optional<TestInput>>& inputs,
-                                                  const std::vector<OutputSpec>& outputs,
-                                                  const AttributeMap& attributes = {},
-                                                  int threads = 2);
+Expected<std::vector<HostTensor>> run_single_node(
+    const std::string& op_type, const std::vector<std::optional<TestInput>>& inputs,
+    const std::vector<OutputSpec>& outputs, const AttributeMap& attributes = {}, int threads = 2);
 
 /// What run_single_node_in_place returns: output 0 and the sharing the kernel declared.
 struct InPlaceResult {
@@ -69,11 +67,36 @@ std::vector<T> values_of(const HostTensor& tensor) {
   return values;
 }
 
-inline Attribute int_attr(int64_t v) { Attribute a; a.kind = Attribute::Kind::kInt; a.i = v; return a; }
-inline Attribute float_attr(float v) { Attribute a; a.kind = Attribute::Kind::kFloat; a.f = v; return a; }
-inline Attribute string_attr(std::string v) { Attribute a; a.kind = Attribute::Kind::kString; a.s = std::move(v); return a; }
-inline Attribute ints_attr(std::vector<int64_t> v) { Attribute a; a.kind = Attribute::Kind::kInts; a.ints = std::move(v); return a; }
-inline Attribute floats_attr(std::vector<float> v) { Attribute a; a.kind = Attribute::Kind::kFloats; a.floats = std::move(v); return a; }
+inline Attribute int_attr(int64_t v) {
+  Attribute a;
+  a.kind = Attribute::Kind::kInt;
+  a.i = v;
+  return a;
+}
+inline Attribute float_attr(float v) {
+  Attribute a;
+  a.kind = Attribute::Kind::kFloat;
+  a.f = v;
+  return a;
+}
+inline Attribute string_attr(std::string v) {
+  Attribute a;
+  a.kind = Attribute::Kind::kString;
+  a.s = std::move(v);
+  return a;
+}
+inline Attribute ints_attr(std::vector<int64_t> v) {
+  Attribute a;
+  a.kind = Attribute::Kind::kInts;
+  a.ints = std::move(v);
+  return a;
+}
+inline Attribute floats_attr(std::vector<float> v) {
+  Attribute a;
+  a.kind = Attribute::Kind::kFloats;
+  a.floats = std::move(v);
+  return a;
+}
 
 // Deterministic values in [-1, 1) (an LCG seeded with `seed`).
 inline std::vector<float> random_values(int64_t count, uint32_t seed) {

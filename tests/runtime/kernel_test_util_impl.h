@@ -150,7 +150,8 @@ inline Expected<InPlaceResult> run_single_node_in_place(
   InPlaceResult result;
   result.output.dtype = output.dtype;
   result.output.shape = output.shape;
-  result.output.data.assign(shared.begin(), shared.begin() + static_cast<std::ptrdiff_t>(output_bytes));
+  result.output.data.assign(shared.begin(),
+                            shared.begin() + static_cast<std::ptrdiff_t>(output_bytes));
   result.in_place_inputs = prepared.in_place_inputs;
   result.in_place_grows = prepared.in_place_grows;
   return result;

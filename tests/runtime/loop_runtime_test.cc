@@ -189,8 +189,9 @@ TEST_CASE("Loop: stopping before the planned scan length is a clear error") {
   const auto result = run_loop_model(model, Feed{{1, 1}});
   REQUIRE_FALSE(result.has_value());
   CHECK(result.status().code() == StatusCode::kOutOfRange);
-  CHECK(contains(result.status(), "node 'loop' (Loop): scan output 0 is planned for 3 "
-                                  "iterations (M) but the loop ran 2"));
+  CHECK(contains(result.status(),
+                 "node 'loop' (Loop): scan output 0 is planned for 3 "
+                 "iterations (M) but the loop ran 2"));
 }
 
 TEST_CASE("Loop: a carried value that changes shape is not supported, said so") {
@@ -200,8 +201,9 @@ TEST_CASE("Loop: a carried value that changes shape is not supported, said so") 
   add_int_attribute(body->mutable_node(1), "axis", 0);
   const Status status = import_model(model).status();
   CHECK(status.code() == StatusCode::kUnsupported);
-  CHECK(contains(status, "carried value 0 ('acc') enters as float32 [2] and leaves an iteration "
-                         "as float32 [4]"));
+  CHECK(contains(status,
+                 "carried value 0 ('acc') enters as float32 [2] and leaves an iteration "
+                 "as float32 [4]"));
 }
 
 }  // namespace onepool

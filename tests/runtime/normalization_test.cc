@@ -19,7 +19,6 @@ using testing::random_values;
 using testing::run_single_node;
 using testing::values_of;
 
-
 void check_close(const std::vector<float>& actual, const std::vector<float>& expected,
                  float tolerance = 1e-5f) {
   REQUIRE(actual.size() == expected.size());

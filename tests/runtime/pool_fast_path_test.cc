@@ -1,8 +1,8 @@
 // The fast paths of 1-D / 2-D MaxPool (pool_max_padded's separable passes) and AveragePool
-// (pool_window_2d's row sweeps) give the same bits as the generic window-by-window path. The same data pooled as [1, 2C, H, W] (fast path) and as
-// [1, C, 2, H, W] with a depth-1 window (generic path) must agree exactly, with NaN, signed
-// zeros and ties in the input, over strides, dilations, asymmetric pads and widths that leave
-// vector remainders.
+// (pool_window_2d's row sweeps) give the same bits as the generic window-by-window path. The same
+// data pooled as [1, 2C, H, W] (fast path) and as [1, C, 2, H, W] with a depth-1 window (generic
+// path) must agree exactly, with NaN, signed zeros and ties in the input, over strides, dilations,
+// asymmetric pads and widths that leave vector remainders.
 #include <doctest/doctest.h>
 
 #include <cmath>

@@ -22,7 +22,6 @@ using testing::run_single_node;
 using testing::string_attr;
 using testing::values_of;
 
-
 void check_close(const std::vector<float>& actual, const std::vector<float>& expected,
                  float tolerance = 1e-5f) {
   REQUIRE(actual.size() == expected.size());

@@ -32,10 +32,9 @@ AttributeMap resize_attributes(const std::string& mode, const std::string& coord
 std::vector<float> resize_row(const std::vector<float>& row, float s, int64_t out_w,
                               const AttributeMap& attributes) {
   const auto w = static_cast<int64_t>(row.size());
-  auto result = run_single_node("Resize",
-                                {f32({1, 1, 1, w}, row), std::nullopt,
-                                 f32({4}, {1.0f, 1.0f, 1.0f, s}, true)},
-                                {{DType::kFloat32, {1, 1, 1, out_w}}}, attributes);
+  auto result = run_single_node(
+      "Resize", {f32({1, 1, 1, w}, row), std::nullopt, f32({4}, {1.0f, 1.0f, 1.0f, s}, true)},
+      {{DType::kFloat32, {1, 1, 1, out_w}}}, attributes);
   REQUIRE(result.has_value());
   return values_of<float>(result.value()[0]);
 }
@@ -48,9 +47,9 @@ std::vector<float> resize_row(const std::vector<float>& row, float s, int64_t ou
 //   floor -> 0,0,0,0,1,1,1,1;                 ceil -> 0,1,1,1,1,2,2,2 (clamped to 1).
 TEST_CASE("Resize nearest: each nearest_mode") {
   const std::vector<float> row = {10.0f, 20.0f};
-  CHECK(resize_row(row, 4.0f, 8,
-                   resize_attributes("nearest", "asymmetric", "round_prefer_floor")) ==
-        std::vector<float>{10, 10, 10, 20, 20, 20, 20, 20});
+  CHECK(
+      resize_row(row, 4.0f, 8, resize_attributes("nearest", "asymmetric", "round_prefer_floor")) ==
+      std::vector<float>{10, 10, 10, 20, 20, 20, 20, 20});
   CHECK(resize_row(row, 4.0f, 8, resize_attributes("nearest", "asymmetric", "round_prefer_ceil")) ==
         std::vector<float>{10, 10, 20, 20, 20, 20, 20, 20});
   CHECK(resize_row(row, 4.0f, 8, resize_attributes("nearest", "asymmetric", "floor")) ==
@@ -82,13 +81,13 @@ TEST_CASE("Resize linear: coordinate modes in 1-D") {
 // Downsampling [0, 4] to one element (sizes [1,1,1,1]): half_pixel reads x = .5 / .5 - .5 = .5
 // -> 2; pytorch_half_pixel uses x = -.5 for a length-1 output -> 0 (clamped to the edge).
 TEST_CASE("Resize linear: pytorch_half_pixel differs for a length-1 output") {
-  const std::pair<const char*, float> cases[] = {{"half_pixel", 2.0f}, {"pytorch_half_pixel", 0.0f}};
+  const std::pair<const char*, float> cases[] = {{"half_pixel", 2.0f},
+                                                 {"pytorch_half_pixel", 0.0f}};
   for (const auto& [mode, expected] : cases) {
-    auto result = run_single_node("Resize",
-                                  {f32({1, 1, 1, 2}, {0.0f, 4.0f}), std::nullopt, std::nullopt,
-                                   i64({4}, {1, 1, 1, 1}, true)},
-                                  {{DType::kFloat32, {1, 1, 1, 1}}},
-                                  resize_attributes("linear", mode));
+    auto result = run_single_node(
+        "Resize",
+        {f32({1, 1, 1, 2}, {0.0f, 4.0f}), std::nullopt, std::nullopt, i64({4}, {1, 1, 1, 1}, true)},
+        {{DType::kFloat32, {1, 1, 1, 1}}}, resize_attributes("linear", mode));
     REQUIRE(result.has_value());
     CHECK(values_of<float>(result.value()[0])[0] == doctest::Approx(expected));
   }
@@ -98,11 +97,11 @@ TEST_CASE("Resize linear: pytorch_half_pixel differs for a length-1 output") {
 // weights 1, .75/.25, .25/.75, 1: [[0,1,3,4],[2,3,5,6],[6,7,9,10],[8,9,11,12]], per channel
 // (the second channel is the first + 100).
 TEST_CASE("Resize linear: bilinear 2-D on two channels") {
-  auto result = run_single_node("Resize",
-                                {f32({1, 2, 2, 2}, {0, 4, 8, 12, 100, 104, 108, 112}),
-                                 std::nullopt, f32({4}, {1, 1, 2, 2}, true)},
-                                {{DType::kFloat32, {1, 2, 4, 4}}},
-                                resize_attributes("linear", "half_pixel"));
+  auto result =
+      run_single_node("Resize",
+                      {f32({1, 2, 2, 2}, {0, 4, 8, 12, 100, 104, 108, 112}), std::nullopt,
+                       f32({4}, {1, 1, 2, 2}, true)},
+                      {{DType::kFloat32, {1, 2, 4, 4}}}, resize_attributes("linear", "half_pixel"));
   REQUIRE(result.has_value());
   std::vector<float> expected = {0, 1, 3, 4, 2, 3, 5, 6, 6, 7, 9, 10, 8, 9, 11, 12};
   for (size_t i = 0; i < 16; ++i) expected.push_back(expected[i] + 100.0f);
@@ -112,11 +111,9 @@ TEST_CASE("Resize linear: bilinear 2-D on two channels") {
 // PaddleOCR-style nearest x4 (asymmetric, floor) on int64: every input element becomes a 4x4
 // block, e.g. output (row 5, col 2) = input (1, 0) = 3 and (row 7, col 7) = input (1, 1) = 4.
 TEST_CASE("Resize nearest: x4 upsampling of int64") {
-  auto result = run_single_node("Resize",
-                                {i64({1, 1, 2, 2}, {1, 2, 3, 4}), std::nullopt,
-                                 f32({4}, {1, 1, 4, 4}, true)},
-                                {{DType::kInt64, {1, 1, 8, 8}}},
-                                resize_attributes("nearest", "asymmetric", "floor"));
+  auto result = run_single_node(
+      "Resize", {i64({1, 1, 2, 2}, {1, 2, 3, 4}), std::nullopt, f32({4}, {1, 1, 4, 4}, true)},
+      {{DType::kInt64, {1, 1, 8, 8}}}, resize_attributes("nearest", "asymmetric", "floor"));
   REQUIRE(result.has_value());
   const auto out = values_of<int64_t>(result.value()[0]);
   REQUIRE(out.size() == 64);
@@ -128,22 +125,18 @@ TEST_CASE("Resize nearest: x4 upsampling of int64") {
 // Scales as a runtime (non-constant) input: the scale comes from the static output shape (x2),
 // so nearest half_pixel on [1, 2] still gives [1, 1, 2, 2].
 TEST_CASE("Resize: runtime scales use the static output shape") {
-  auto result = run_single_node("Resize",
-                                {f32({1, 1, 1, 2}, {1, 2}), std::nullopt,
-                                 f32({4}, {1, 1, 1, 2}, false)},
-                                {{DType::kFloat32, {1, 1, 1, 4}}},
-                                resize_attributes("nearest", "half_pixel"));
+  auto result = run_single_node(
+      "Resize", {f32({1, 1, 1, 2}, {1, 2}), std::nullopt, f32({4}, {1, 1, 1, 2}, false)},
+      {{DType::kFloat32, {1, 1, 1, 4}}}, resize_attributes("nearest", "half_pixel"));
   REQUIRE(result.has_value());
   CHECK(values_of<float>(result.value()[0]) == std::vector<float>{1, 1, 2, 2});
 }
 
 // Linear resize of the channel axis (2 -> 4) is not implemented: kUnsupported, naming the axis.
 TEST_CASE("Resize linear: resizing a leading axis is unsupported") {
-  auto result = run_single_node("Resize",
-                                {f32({1, 2, 1, 1}, {1, 2}), std::nullopt,
-                                 f32({4}, {1, 2, 1, 1}, true)},
-                                {{DType::kFloat32, {1, 4, 1, 1}}},
-                                resize_attributes("linear", "half_pixel"));
+  auto result = run_single_node(
+      "Resize", {f32({1, 2, 1, 1}, {1, 2}), std::nullopt, f32({4}, {1, 2, 1, 1}, true)},
+      {{DType::kFloat32, {1, 4, 1, 1}}}, resize_attributes("linear", "half_pixel"));
   REQUIRE_FALSE(result.has_value());
   CHECK(result.status().code() == StatusCode::kUnsupported);
   CHECK(result.status().message().find("axis 1") != std::string::npos);
@@ -166,14 +159,13 @@ TEST_CASE("official test_resize_upsample_scales_nearest") {
   AttributeMap attributes;
   attributes.set("mode", string_attr("nearest"));
   auto result = run_single_node("Resize",
-      {f32({1, 1, 2, 2}, {1.0f, 2.0f, 3.0f, 4.0f}),
-       std::nullopt,
-       f32({4}, {1.0f, 1.0f, 2.0f, 3.0f}, true)},
-      {{DType::kFloat32, {1, 1, 4, 6}}}, attributes);
+                                {f32({1, 1, 2, 2}, {1.0f, 2.0f, 3.0f, 4.0f}), std::nullopt,
+                                 f32({4}, {1.0f, 1.0f, 2.0f, 3.0f}, true)},
+                                {{DType::kFloat32, {1, 1, 4, 6}}}, attributes);
   REQUIRE(result.has_value());
-  const std::vector<float> expected = {
-      1.0f, 1.0f, 1.0f, 2.0f, 2.0f, 2.0f, 1.0f, 1.0f, 1.0f, 2.0f, 2.0f, 2.0f, 3.0f, 3.0f,
-      3.0f, 4.0f, 4.0f, 4.0f, 3.0f, 3.0f, 3.0f, 4.0f, 4.0f, 4.0f};
+  const std::vector<float> expected = {1.0f, 1.0f, 1.0f, 2.0f, 2.0f, 2.0f, 1.0f, 1.0f,
+                                       1.0f, 2.0f, 2.0f, 2.0f, 3.0f, 3.0f, 3.0f, 4.0f,
+                                       4.0f, 4.0f, 3.0f, 3.0f, 3.0f, 4.0f, 4.0f, 4.0f};
   check_close(values_of<float>(result.value()[0]), expected);
 }
 
@@ -181,14 +173,13 @@ TEST_CASE("official test_resize_upsample_scales_nearest") {
 TEST_CASE("official test_resize_downsample_scales_nearest") {
   AttributeMap attributes;
   attributes.set("mode", string_attr("nearest"));
-  auto result = run_single_node("Resize",
-      {f32({1, 1, 2, 4}, {1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f}),
-       std::nullopt,
-       f32({4}, {1.0f, 1.0f, 0.600000024f, 0.600000024f}, true)},
-      {{DType::kFloat32, {1, 1, 1, 2}}}, attributes);
+  auto result =
+      run_single_node("Resize",
+                      {f32({1, 1, 2, 4}, {1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f}),
+                       std::nullopt, f32({4}, {1.0f, 1.0f, 0.600000024f, 0.600000024f}, true)},
+                      {{DType::kFloat32, {1, 1, 1, 2}}}, attributes);
   REQUIRE(result.has_value());
-  const std::vector<float> expected = {
-      1.0f, 3.0f};
+  const std::vector<float> expected = {1.0f, 3.0f};
   check_close(values_of<float>(result.value()[0]), expected);
 }
 
@@ -198,20 +189,18 @@ TEST_CASE("official test_resize_upsample_sizes_nearest_ceil_half_pixel") {
   attributes.set("coordinate_transformation_mode", string_attr("half_pixel"));
   attributes.set("mode", string_attr("nearest"));
   attributes.set("nearest_mode", string_attr("ceil"));
-  auto result = run_single_node("Resize",
-      {f32({1, 1, 4, 4}, {
-          1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f, 10.0f, 11.0f, 12.0f, 13.0f,
-          14.0f, 15.0f, 16.0f}),
-       std::nullopt,
-       std::nullopt,
-       i64({4}, {1, 1, 8, 8}, true)},
-      {{DType::kFloat32, {1, 1, 8, 8}}}, attributes);
+  auto result =
+      run_single_node("Resize",
+                      {f32({1, 1, 4, 4}, {1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f,
+                                          10.0f, 11.0f, 12.0f, 13.0f, 14.0f, 15.0f, 16.0f}),
+                       std::nullopt, std::nullopt, i64({4}, {1, 1, 8, 8}, true)},
+                      {{DType::kFloat32, {1, 1, 8, 8}}}, attributes);
   REQUIRE(result.has_value());
   const std::vector<float> expected = {
-      1.0f, 2.0f, 2.0f, 3.0f, 3.0f, 4.0f, 4.0f, 4.0f, 5.0f, 6.0f, 6.0f, 7.0f, 7.0f, 8.0f,
-      8.0f, 8.0f, 5.0f, 6.0f, 6.0f, 7.0f, 7.0f, 8.0f, 8.0f, 8.0f, 9.0f, 10.0f, 10.0f, 11.0f,
-      11.0f, 12.0f, 12.0f, 12.0f, 9.0f, 10.0f, 10.0f, 11.0f, 11.0f, 12.0f, 12.0f, 12.0f,
-      13.0f, 14.0f, 14.0f, 15.0f, 15.0f, 16.0f, 16.0f, 16.0f, 13.0f, 14.0f, 14.0f, 15.0f,
+      1.0f,  2.0f,  2.0f,  3.0f,  3.0f,  4.0f,  4.0f,  4.0f,  5.0f,  6.0f,  6.0f,  7.0f,  7.0f,
+      8.0f,  8.0f,  8.0f,  5.0f,  6.0f,  6.0f,  7.0f,  7.0f,  8.0f,  8.0f,  8.0f,  9.0f,  10.0f,
+      10.0f, 11.0f, 11.0f, 12.0f, 12.0f, 12.0f, 9.0f,  10.0f, 10.0f, 11.0f, 11.0f, 12.0f, 12.0f,
+      12.0f, 13.0f, 14.0f, 14.0f, 15.0f, 15.0f, 16.0f, 16.0f, 16.0f, 13.0f, 14.0f, 14.0f, 15.0f,
       15.0f, 16.0f, 16.0f, 16.0f, 13.0f, 14.0f, 14.0f, 15.0f, 15.0f, 16.0f, 16.0f, 16.0f};
   check_close(values_of<float>(result.value()[0]), expected);
 }
@@ -222,21 +211,19 @@ TEST_CASE("official test_resize_upsample_sizes_nearest_floor_align_corners") {
   attributes.set("coordinate_transformation_mode", string_attr("align_corners"));
   attributes.set("mode", string_attr("nearest"));
   attributes.set("nearest_mode", string_attr("floor"));
-  auto result = run_single_node("Resize",
-      {f32({1, 1, 4, 4}, {
-          1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f, 10.0f, 11.0f, 12.0f, 13.0f,
-          14.0f, 15.0f, 16.0f}),
-       std::nullopt,
-       std::nullopt,
-       i64({4}, {1, 1, 8, 8}, true)},
-      {{DType::kFloat32, {1, 1, 8, 8}}}, attributes);
+  auto result =
+      run_single_node("Resize",
+                      {f32({1, 1, 4, 4}, {1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f,
+                                          10.0f, 11.0f, 12.0f, 13.0f, 14.0f, 15.0f, 16.0f}),
+                       std::nullopt, std::nullopt, i64({4}, {1, 1, 8, 8}, true)},
+                      {{DType::kFloat32, {1, 1, 8, 8}}}, attributes);
   REQUIRE(result.has_value());
   const std::vector<float> expected = {
-      1.0f, 1.0f, 1.0f, 2.0f, 2.0f, 3.0f, 3.0f, 4.0f, 1.0f, 1.0f, 1.0f, 2.0f, 2.0f, 3.0f,
-      3.0f, 4.0f, 1.0f, 1.0f, 1.0f, 2.0f, 2.0f, 3.0f, 3.0f, 4.0f, 5.0f, 5.0f, 5.0f, 6.0f,
-      6.0f, 7.0f, 7.0f, 8.0f, 5.0f, 5.0f, 5.0f, 6.0f, 6.0f, 7.0f, 7.0f, 8.0f, 9.0f, 9.0f,
-      9.0f, 10.0f, 10.0f, 11.0f, 11.0f, 12.0f, 9.0f, 9.0f, 9.0f, 10.0f, 10.0f, 11.0f, 11.0f,
-      12.0f, 13.0f, 13.0f, 13.0f, 14.0f, 14.0f, 15.0f, 15.0f, 16.0f};
+      1.0f,  1.0f,  1.0f,  2.0f,  2.0f,  3.0f,  3.0f,  4.0f,  1.0f,  1.0f,  1.0f,  2.0f, 2.0f,
+      3.0f,  3.0f,  4.0f,  1.0f,  1.0f,  1.0f,  2.0f,  2.0f,  3.0f,  3.0f,  4.0f,  5.0f, 5.0f,
+      5.0f,  6.0f,  6.0f,  7.0f,  7.0f,  8.0f,  5.0f,  5.0f,  5.0f,  6.0f,  6.0f,  7.0f, 7.0f,
+      8.0f,  9.0f,  9.0f,  9.0f,  10.0f, 10.0f, 11.0f, 11.0f, 12.0f, 9.0f,  9.0f,  9.0f, 10.0f,
+      10.0f, 11.0f, 11.0f, 12.0f, 13.0f, 13.0f, 13.0f, 14.0f, 14.0f, 15.0f, 15.0f, 16.0f};
   check_close(values_of<float>(result.value()[0]), expected);
 }
 
@@ -246,20 +233,18 @@ TEST_CASE("official test_resize_upsample_sizes_nearest_round_prefer_ceil_asymmet
   attributes.set("coordinate_transformation_mode", string_attr("asymmetric"));
   attributes.set("mode", string_attr("nearest"));
   attributes.set("nearest_mode", string_attr("round_prefer_ceil"));
-  auto result = run_single_node("Resize",
-      {f32({1, 1, 4, 4}, {
-          1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f, 10.0f, 11.0f, 12.0f, 13.0f,
-          14.0f, 15.0f, 16.0f}),
-       std::nullopt,
-       std::nullopt,
-       i64({4}, {1, 1, 8, 8}, true)},
-      {{DType::kFloat32, {1, 1, 8, 8}}}, attributes);
+  auto result =
+      run_single_node("Resize",
+                      {f32({1, 1, 4, 4}, {1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f,
+                                          10.0f, 11.0f, 12.0f, 13.0f, 14.0f, 15.0f, 16.0f}),
+                       std::nullopt, std::nullopt, i64({4}, {1, 1, 8, 8}, true)},
+                      {{DType::kFloat32, {1, 1, 8, 8}}}, attributes);
   REQUIRE(result.has_value());
   const std::vector<float> expected = {
-      1.0f, 2.0f, 2.0f, 3.0f, 3.0f, 4.0f, 4.0f, 4.0f, 5.0f, 6.0f, 6.0f, 7.0f, 7.0f, 8.0f,
-      8.0f, 8.0f, 5.0f, 6.0f, 6.0f, 7.0f, 7.0f, 8.0f, 8.0f, 8.0f, 9.0f, 10.0f, 10.0f, 11.0f,
-      11.0f, 12.0f, 12.0f, 12.0f, 9.0f, 10.0f, 10.0f, 11.0f, 11.0f, 12.0f, 12.0f, 12.0f,
-      13.0f, 14.0f, 14.0f, 15.0f, 15.0f, 16.0f, 16.0f, 16.0f, 13.0f, 14.0f, 14.0f, 15.0f,
+      1.0f,  2.0f,  2.0f,  3.0f,  3.0f,  4.0f,  4.0f,  4.0f,  5.0f,  6.0f,  6.0f,  7.0f,  7.0f,
+      8.0f,  8.0f,  8.0f,  5.0f,  6.0f,  6.0f,  7.0f,  7.0f,  8.0f,  8.0f,  8.0f,  9.0f,  10.0f,
+      10.0f, 11.0f, 11.0f, 12.0f, 12.0f, 12.0f, 9.0f,  10.0f, 10.0f, 11.0f, 11.0f, 12.0f, 12.0f,
+      12.0f, 13.0f, 14.0f, 14.0f, 15.0f, 15.0f, 16.0f, 16.0f, 16.0f, 13.0f, 14.0f, 14.0f, 15.0f,
       15.0f, 16.0f, 16.0f, 16.0f, 13.0f, 14.0f, 14.0f, 15.0f, 15.0f, 16.0f, 16.0f, 16.0f};
   check_close(values_of<float>(result.value()[0]), expected);
 }
@@ -269,14 +254,12 @@ TEST_CASE("official test_resize_upsample_scales_linear") {
   AttributeMap attributes;
   attributes.set("mode", string_attr("linear"));
   auto result = run_single_node("Resize",
-      {f32({1, 1, 2, 2}, {1.0f, 2.0f, 3.0f, 4.0f}),
-       std::nullopt,
-       f32({4}, {1.0f, 1.0f, 2.0f, 2.0f}, true)},
-      {{DType::kFloat32, {1, 1, 4, 4}}}, attributes);
+                                {f32({1, 1, 2, 2}, {1.0f, 2.0f, 3.0f, 4.0f}), std::nullopt,
+                                 f32({4}, {1.0f, 1.0f, 2.0f, 2.0f}, true)},
+                                {{DType::kFloat32, {1, 1, 4, 4}}}, attributes);
   REQUIRE(result.has_value());
-  const std::vector<float> expected = {
-      1.0f, 1.25f, 1.75f, 2.0f, 1.5f, 1.75f, 2.25f, 2.5f, 2.5f, 2.75f, 3.25f, 3.5f, 3.0f,
-      3.25f, 3.75f, 4.0f};
+  const std::vector<float> expected = {1.0f, 1.25f, 1.75f, 2.0f, 1.5f, 1.75f, 2.25f, 2.5f,
+                                       2.5f, 2.75f, 3.25f, 3.5f, 3.0f, 3.25f, 3.75f, 4.0f};
   check_close(values_of<float>(result.value()[0]), expected);
 }
 
@@ -284,14 +267,13 @@ TEST_CASE("official test_resize_upsample_scales_linear") {
 TEST_CASE("official test_resize_downsample_scales_linear") {
   AttributeMap attributes;
   attributes.set("mode", string_attr("linear"));
-  auto result = run_single_node("Resize",
-      {f32({1, 1, 2, 4}, {1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f}),
-       std::nullopt,
-       f32({4}, {1.0f, 1.0f, 0.600000024f, 0.600000024f}, true)},
-      {{DType::kFloat32, {1, 1, 1, 2}}}, attributes);
+  auto result =
+      run_single_node("Resize",
+                      {f32({1, 1, 2, 4}, {1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f}),
+                       std::nullopt, f32({4}, {1.0f, 1.0f, 0.600000024f, 0.600000024f}, true)},
+                      {{DType::kFloat32, {1, 1, 1, 2}}}, attributes);
   REQUIRE(result.has_value());
-  const std::vector<float> expected = {
-      2.66666651f, 4.33333302f};
+  const std::vector<float> expected = {2.66666651f, 4.33333302f};
   check_close(values_of<float>(result.value()[0]), expected);
 }
 
@@ -300,14 +282,13 @@ TEST_CASE("official test_resize_downsample_scales_linear_align_corners") {
   AttributeMap attributes;
   attributes.set("coordinate_transformation_mode", string_attr("align_corners"));
   attributes.set("mode", string_attr("linear"));
-  auto result = run_single_node("Resize",
-      {f32({1, 1, 2, 4}, {1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f}),
-       std::nullopt,
-       f32({4}, {1.0f, 1.0f, 0.600000024f, 0.600000024f}, true)},
-      {{DType::kFloat32, {1, 1, 1, 2}}}, attributes);
+  auto result =
+      run_single_node("Resize",
+                      {f32({1, 1, 2, 4}, {1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f}),
+                       std::nullopt, f32({4}, {1.0f, 1.0f, 0.600000024f, 0.600000024f}, true)},
+                      {{DType::kFloat32, {1, 1, 1, 2}}}, attributes);
   REQUIRE(result.has_value());
-  const std::vector<float> expected = {
-      1.0f, 3.14285707f};
+  const std::vector<float> expected = {1.0f, 3.14285707f};
   check_close(values_of<float>(result.value()[0]), expected);
 }
 
@@ -316,17 +297,14 @@ TEST_CASE("official test_resize_downsample_sizes_linear_pytorch_half_pixel") {
   AttributeMap attributes;
   attributes.set("coordinate_transformation_mode", string_attr("pytorch_half_pixel"));
   attributes.set("mode", string_attr("linear"));
-  auto result = run_single_node("Resize",
-      {f32({1, 1, 4, 4}, {
-          1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f, 10.0f, 11.0f, 12.0f, 13.0f,
-          14.0f, 15.0f, 16.0f}),
-       std::nullopt,
-       std::nullopt,
-       i64({4}, {1, 1, 3, 1}, true)},
-      {{DType::kFloat32, {1, 1, 3, 1}}}, attributes);
+  auto result =
+      run_single_node("Resize",
+                      {f32({1, 1, 4, 4}, {1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f,
+                                          10.0f, 11.0f, 12.0f, 13.0f, 14.0f, 15.0f, 16.0f}),
+                       std::nullopt, std::nullopt, i64({4}, {1, 1, 3, 1}, true)},
+                      {{DType::kFloat32, {1, 1, 3, 1}}}, attributes);
   REQUIRE(result.has_value());
-  const std::vector<float> expected = {
-      1.66666663f, 7.0f, 12.333333f};
+  const std::vector<float> expected = {1.66666663f, 7.0f, 12.333333f};
   check_close(values_of<float>(result.value()[0]), expected);
 }
 
@@ -334,24 +312,23 @@ TEST_CASE("official test_resize_downsample_sizes_linear_pytorch_half_pixel") {
 TEST_CASE("official test_resize_upsample_scales_cubic") {
   AttributeMap attributes;
   attributes.set("mode", string_attr("cubic"));
-  auto result = run_single_node("Resize",
-      {f32({1, 1, 4, 4}, {
-          1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f, 10.0f, 11.0f, 12.0f, 13.0f,
-          14.0f, 15.0f, 16.0f}),
-       std::nullopt,
-       f32({4}, {1.0f, 1.0f, 2.0f, 2.0f}, true)},
-      {{DType::kFloat32, {1, 1, 8, 8}}}, attributes);
+  auto result =
+      run_single_node("Resize",
+                      {f32({1, 1, 4, 4}, {1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f,
+                                          10.0f, 11.0f, 12.0f, 13.0f, 14.0f, 15.0f, 16.0f}),
+                       std::nullopt, f32({4}, {1.0f, 1.0f, 2.0f, 2.0f}, true)},
+                      {{DType::kFloat32, {1, 1, 8, 8}}}, attributes);
   REQUIRE(result.has_value());
   const std::vector<float> expected = {
-      0.47265625f, 0.76953125f, 1.24609375f, 1.875f, 2.28125f, 2.91015625f, 3.38671875f,
-      3.68359375f, 1.66015625f, 1.95703125f, 2.43359375f, 3.0625f, 3.46875f, 4.09765625f,
-      4.57421875f, 4.87109375f, 3.56640625f, 3.86328125f, 4.33984375f, 4.96875f, 5.375f,
+      0.47265625f, 0.76953125f, 1.24609375f, 1.875f,      2.28125f,    2.91015625f, 3.38671875f,
+      3.68359375f, 1.66015625f, 1.95703125f, 2.43359375f, 3.0625f,     3.46875f,    4.09765625f,
+      4.57421875f, 4.87109375f, 3.56640625f, 3.86328125f, 4.33984375f, 4.96875f,    5.375f,
       6.00390625f, 6.48046875f, 6.77734375f, 6.08203125f, 6.37890625f, 6.85546875f, 7.484375f,
-      7.890625f, 8.51953125f, 8.99609375f, 9.29296875f, 7.70703125f, 8.00390625f, 8.48046875f,
-      9.109375f, 9.515625f, 10.1445312f, 10.6210938f, 10.9179688f, 10.2226562f, 10.5195312f,
-      10.9960938f, 11.625f, 12.03125f, 12.6601562f, 13.1367188f, 13.4335938f, 12.1289062f,
-      12.4257812f, 12.9023438f, 13.53125f, 13.9375f, 14.5664062f, 15.0429688f, 15.3398438f,
-      13.3164062f, 13.6132812f, 14.0898438f, 14.71875f, 15.125f, 15.7539062f, 16.2304688f,
+      7.890625f,   8.51953125f, 8.99609375f, 9.29296875f, 7.70703125f, 8.00390625f, 8.48046875f,
+      9.109375f,   9.515625f,   10.1445312f, 10.6210938f, 10.9179688f, 10.2226562f, 10.5195312f,
+      10.9960938f, 11.625f,     12.03125f,   12.6601562f, 13.1367188f, 13.4335938f, 12.1289062f,
+      12.4257812f, 12.9023438f, 13.53125f,   13.9375f,    14.5664062f, 15.0429688f, 15.3398438f,
+      13.3164062f, 13.6132812f, 14.0898438f, 14.71875f,   15.125f,     15.7539062f, 16.2304688f,
       16.5273438f};
   check_close(values_of<float>(result.value()[0]), expected);
 }
@@ -362,17 +339,15 @@ TEST_CASE("official test_resize_downsample_scales_cubic_A_n0p5_exclude_outside")
   attributes.set("cubic_coeff_a", float_attr(-0.5f));
   attributes.set("exclude_outside", int_attr(1));
   attributes.set("mode", string_attr("cubic"));
-  auto result = run_single_node("Resize",
-      {f32({1, 1, 4, 4}, {
-          1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f, 10.0f, 11.0f, 12.0f, 13.0f,
-          14.0f, 15.0f, 16.0f}),
-       std::nullopt,
-       f32({4}, {1.0f, 1.0f, 0.800000012f, 0.800000012f}, true)},
-      {{DType::kFloat32, {1, 1, 3, 3}}}, attributes);
+  auto result =
+      run_single_node("Resize",
+                      {f32({1, 1, 4, 4}, {1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f,
+                                          10.0f, 11.0f, 12.0f, 13.0f, 14.0f, 15.0f, 16.0f}),
+                       std::nullopt, f32({4}, {1.0f, 1.0f, 0.800000012f, 0.800000012f}, true)},
+                      {{DType::kFloat32, {1, 1, 3, 3}}}, attributes);
   REQUIRE(result.has_value());
-  const std::vector<float> expected = {
-      1.36812675f, 2.6695013f, 4.01333666f, 6.57362509f, 7.875f, 9.21883488f, 11.948966f,
-      13.2503414f, 14.5941763f};
+  const std::vector<float> expected = {1.36812675f, 2.6695013f, 4.01333666f, 6.57362509f, 7.875f,
+                                       9.21883488f, 11.948966f, 13.2503414f, 14.5941763f};
   check_close(values_of<float>(result.value()[0]), expected);
 }
 
@@ -381,25 +356,24 @@ TEST_CASE("official test_resize_upsample_scales_cubic_align_corners") {
   AttributeMap attributes;
   attributes.set("coordinate_transformation_mode", string_attr("align_corners"));
   attributes.set("mode", string_attr("cubic"));
-  auto result = run_single_node("Resize",
-      {f32({1, 1, 4, 4}, {
-          1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f, 10.0f, 11.0f, 12.0f, 13.0f,
-          14.0f, 15.0f, 16.0f}),
-       std::nullopt,
-       f32({4}, {1.0f, 1.0f, 2.0f, 2.0f}, true)},
-      {{DType::kFloat32, {1, 1, 8, 8}}}, attributes);
+  auto result =
+      run_single_node("Resize",
+                      {f32({1, 1, 4, 4}, {1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f,
+                                          10.0f, 11.0f, 12.0f, 13.0f, 14.0f, 15.0f, 16.0f}),
+                       std::nullopt, f32({4}, {1.0f, 1.0f, 2.0f, 2.0f}, true)},
+                      {{DType::kFloat32, {1, 1, 8, 8}}}, attributes);
   REQUIRE(result.has_value());
   const std::vector<float> expected = {
-      1.0f, 1.34110785f, 1.80029154f, 2.32944608f, 2.67055392f, 3.19970846f, 3.65889215f,
-      4.0f, 2.36443138f, 2.70553946f, 3.16472292f, 3.69387746f, 4.03498554f, 4.56413984f,
-      5.02332354f, 5.36443138f, 4.20116615f, 4.542274f, 5.00145769f, 5.53061247f, 5.87172031f,
-      6.40087461f, 6.86005831f, 7.20116615f, 6.31778431f, 6.65889215f, 7.11807585f,
-      7.64723015f, 7.98833799f, 8.51749229f, 8.97667599f, 9.31778431f, 7.68221569f,
-      8.02332401f, 8.48250771f, 9.01166153f, 9.35276985f, 9.88192463f, 10.3411083f,
-      10.6822157f, 9.79883385f, 10.1399412f, 10.5991249f, 11.1282797f, 11.469388f,
-      11.9985418f, 12.4577255f, 12.7988338f, 11.6355686f, 11.976676f, 12.4358597f,
-      12.9650145f, 13.3061228f, 13.8352766f, 14.2944603f, 14.6355686f, 13.0f, 13.3411083f,
-      13.800292f, 14.3294458f, 14.6705542f, 15.199708f, 15.6588917f, 16.0f};
+      1.0f,        1.34110785f, 1.80029154f, 2.32944608f, 2.67055392f, 3.19970846f, 3.65889215f,
+      4.0f,        2.36443138f, 2.70553946f, 3.16472292f, 3.69387746f, 4.03498554f, 4.56413984f,
+      5.02332354f, 5.36443138f, 4.20116615f, 4.542274f,   5.00145769f, 5.53061247f, 5.87172031f,
+      6.40087461f, 6.86005831f, 7.20116615f, 6.31778431f, 6.65889215f, 7.11807585f, 7.64723015f,
+      7.98833799f, 8.51749229f, 8.97667599f, 9.31778431f, 7.68221569f, 8.02332401f, 8.48250771f,
+      9.01166153f, 9.35276985f, 9.88192463f, 10.3411083f, 10.6822157f, 9.79883385f, 10.1399412f,
+      10.5991249f, 11.1282797f, 11.469388f,  11.9985418f, 12.4577255f, 12.7988338f, 11.6355686f,
+      11.976676f,  12.4358597f, 12.9650145f, 13.3061228f, 13.8352766f, 14.2944603f, 14.6355686f,
+      13.0f,       13.3411083f, 13.800292f,  14.3294458f, 14.6705542f, 15.199708f,  15.6588917f,
+      16.0f};
   check_close(values_of<float>(result.value()[0]), expected);
 }
 
@@ -408,22 +382,22 @@ TEST_CASE("official test_resize_upsample_scales_cubic_asymmetric") {
   AttributeMap attributes;
   attributes.set("coordinate_transformation_mode", string_attr("asymmetric"));
   attributes.set("mode", string_attr("cubic"));
-  auto result = run_single_node("Resize",
-      {f32({1, 1, 4, 4}, {
-          1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f, 10.0f, 11.0f, 12.0f, 13.0f,
-          14.0f, 15.0f, 16.0f}),
-       std::nullopt,
-       f32({4}, {1.0f, 1.0f, 2.0f, 2.0f}, true)},
-      {{DType::kFloat32, {1, 1, 8, 8}}}, attributes);
+  auto result =
+      run_single_node("Resize",
+                      {f32({1, 1, 4, 4}, {1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f,
+                                          10.0f, 11.0f, 12.0f, 13.0f, 14.0f, 15.0f, 16.0f}),
+                       std::nullopt, f32({4}, {1.0f, 1.0f, 2.0f, 2.0f}, true)},
+                      {{DType::kFloat32, {1, 1, 8, 8}}}, attributes);
   REQUIRE(result.has_value());
   const std::vector<float> expected = {
-      1.0f, 1.40625f, 2.0f, 2.5f, 3.0f, 3.59375f, 4.0f, 4.09375f, 2.625f, 3.03125f, 3.625f,
-      4.125f, 4.625f, 5.21875f, 5.625f, 5.71875f, 5.0f, 5.40625f, 6.0f, 6.5f, 7.0f, 7.59375f,
-      8.0f, 8.09375f, 7.0f, 7.40625f, 8.0f, 8.5f, 9.0f, 9.59375f, 10.0f, 10.09375f, 9.0f,
-      9.40625f, 10.0f, 10.5f, 11.0f, 11.59375f, 12.0f, 12.09375f, 11.375f, 11.78125f, 12.375f,
-      12.875f, 13.375f, 13.96875f, 14.375f, 14.46875f, 13.0f, 13.40625f, 14.0f, 14.5f, 15.0f,
-      15.59375f, 16.0f, 16.09375f, 13.375f, 13.78125f, 14.375f, 14.875f, 15.375f, 15.96875f,
-      16.375f, 16.46875f};
+      1.0f,    1.40625f,  2.0f,    2.5f,    3.0f,    3.59375f,  4.0f,    4.09375f,
+      2.625f,  3.03125f,  3.625f,  4.125f,  4.625f,  5.21875f,  5.625f,  5.71875f,
+      5.0f,    5.40625f,  6.0f,    6.5f,    7.0f,    7.59375f,  8.0f,    8.09375f,
+      7.0f,    7.40625f,  8.0f,    8.5f,    9.0f,    9.59375f,  10.0f,   10.09375f,
+      9.0f,    9.40625f,  10.0f,   10.5f,   11.0f,   11.59375f, 12.0f,   12.09375f,
+      11.375f, 11.78125f, 12.375f, 12.875f, 13.375f, 13.96875f, 14.375f, 14.46875f,
+      13.0f,   13.40625f, 14.0f,   14.5f,   15.0f,   15.59375f, 16.0f,   16.09375f,
+      13.375f, 13.78125f, 14.375f, 14.875f, 15.375f, 15.96875f, 16.375f, 16.46875f};
   check_close(values_of<float>(result.value()[0]), expected);
 }
 
@@ -433,18 +407,17 @@ TEST_CASE("official test_resize_tf_crop_and_resize") {
   attributes.set("coordinate_transformation_mode", string_attr("tf_crop_and_resize"));
   attributes.set("extrapolation_value", float_attr(10.0f));
   attributes.set("mode", string_attr("linear"));
-  auto result = run_single_node("Resize",
-      {f32({1, 1, 4, 4}, {
-          1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f, 10.0f, 11.0f, 12.0f, 13.0f,
-          14.0f, 15.0f, 16.0f}),
-       f32({8}, {
-          0.0f, 0.0f, 0.400000006f, 0.600000024f, 1.0f, 1.0f, 1.20000005f, 1.70000005f}, true),
-       std::nullopt,
-       i64({4}, {1, 1, 3, 3}, true)},
+  auto result = run_single_node(
+      "Resize",
+      {f32({1, 1, 4, 4}, {1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f, 8.0f, 9.0f, 10.0f, 11.0f, 12.0f,
+                          13.0f, 14.0f, 15.0f, 16.0f}),
+       f32({8}, {0.0f, 0.0f, 0.400000006f, 0.600000024f, 1.0f, 1.0f, 1.20000005f, 1.70000005f},
+           true),
+       std::nullopt, i64({4}, {1, 1, 3, 3}, true)},
       {{DType::kFloat32, {1, 1, 3, 3}}}, attributes);
   REQUIRE(result.has_value());
-  const std::vector<float> expected = {
-      7.60000038f, 10.0f, 10.0f, 12.4000006f, 10.0f, 10.0f, 10.0f, 10.0f, 10.0f};
+  const std::vector<float> expected = {7.60000038f, 10.0f, 10.0f, 12.4000006f, 10.0f,
+                                       10.0f,       10.0f, 10.0f, 10.0f};
   check_close(values_of<float>(result.value()[0]), expected);
 }
 
@@ -452,14 +425,13 @@ TEST_CASE("official test_resize_tf_crop_and_resize") {
 TEST_CASE("official test_upsample_nearest") {
   AttributeMap attributes;
   attributes.set("mode", string_attr("nearest"));
-  auto result = run_single_node("Upsample",
-      {f32({1, 1, 2, 2}, {1.0f, 2.0f, 3.0f, 4.0f}),
-       f32({4}, {1.0f, 1.0f, 2.0f, 3.0f}, true)},
+  auto result = run_single_node(
+      "Upsample",
+      {f32({1, 1, 2, 2}, {1.0f, 2.0f, 3.0f, 4.0f}), f32({4}, {1.0f, 1.0f, 2.0f, 3.0f}, true)},
       {{DType::kFloat32, {1, 1, 4, 6}}}, attributes);
   REQUIRE(result.has_value());
-  const std::vector<float> expected = {
-      1.0f, 1.0f, 1.0f, 2.0f, 2.0f, 2.0f, 1.0f, 1.0f, 1.0f, 2.0f, 2.0f, 2.0f, 3.0f, 3.0f,
-      3.0f, 4.0f, 4.0f, 4.0f, 3.0f, 3.0f, 3.0f, 4.0f, 4.0f, 4.0f};
+  const std::vector<float> expected = {1.0f, 1.0f, 1.0f, 2.0f, 2.0f, 2.0f, 1.0f, 1.0f,
+                                       1.0f, 2.0f, 2.0f, 2.0f, 3.0f, 3.0f, 3.0f, 4.0f,
+                                       4.0f, 4.0f, 3.0f, 3.0f, 3.0f, 4.0f, 4.0f, 4.0f};
   check_close(values_of<float>(result.value()[0]), expected);
 }
-

@@ -1,6 +1,6 @@
 // ThreadPool: every index of every parallel_for runs exactly once, over many back-to-back calls,
-// with more threads than cores, and when one part is slow (the others must not run it twice or
-// skip it, and the next call must not start before it ends).
+// with more threads than cores, when one part is slow (the others must not run it twice or skip
+// it, and the next call must not start before it ends), and with several callers at once.
 #include "runtime/cpu/thread_pool.h"
 
 #include <doctest/doctest.h>
@@ -8,6 +8,7 @@
 #include <atomic>
 #include <chrono>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace onepool::cpu {
@@ -55,6 +56,42 @@ TEST_CASE("min_chunk limits the split") {
   std::atomic<int> ranges{0};
   pool.parallel_for(10, 8, [&](int64_t, int64_t) { ranges.fetch_add(1); });
   CHECK(ranges.load() == 2);  // ceil(10 / 8)
+}
+
+TEST_CASE("callers sharing one pool each get every index once") {
+  // Sessions sharing a CpuThreadPool call parallel_for at the same time: one borrows the
+  // workers, the others run their own parts; none may lose, repeat or mix up a part.
+  ThreadPool pool(3);
+  std::atomic<int> failures{0};
+  std::vector<std::thread> callers;
+  for (int caller = 0; caller < 3; ++caller) {
+    callers.emplace_back([&, caller] {
+      if (!every_index_once(pool, 300, 41 + caller)) failures.fetch_add(1);
+    });
+  }
+  for (auto& caller : callers) caller.join();
+  CHECK(failures.load() == 0);
+}
+
+TEST_CASE("a caller that finds the workers busy keeps the part boundaries") {
+  ThreadPool pool(2);
+  std::atomic<bool> holding{false};
+  std::atomic<bool> release{false};
+  std::thread holder([&] {
+    pool.parallel_for(2, 1, [&](int64_t begin, int64_t) {
+      if (begin != 0) return;
+      holding.store(true);
+      while (!release.load()) std::this_thread::yield();
+    });
+  });
+  while (!holding.load()) std::this_thread::yield();
+  // The workers are taken: this call runs inline, still as parts [0, 5) and [5, 10).
+  std::vector<std::pair<int64_t, int64_t>> ranges;
+  pool.parallel_for(10, 1, [&](int64_t begin, int64_t end) { ranges.emplace_back(begin, end); });
+  release.store(true);
+  holder.join();
+  const std::vector<std::pair<int64_t, int64_t>> expected{{0, 5}, {5, 10}};
+  CHECK(ranges == expected);
 }
 
 }  // namespace

@@ -69,8 +69,8 @@ TEST_CASE("nodes that read an activation, grow the weights or produce a graph ou
   // Expand of a 1-element weight to 65536 elements: 256 KiB out of 4 bytes in, so it stays.
   Graph graph = b.finish();
   graph.values[static_cast<size_t>(shape)].dtype = DType::kInt64;
-  HostTensor& shape_data = graph.weights[static_cast<size_t>(
-      graph.values[static_cast<size_t>(shape)].weight_index)];
+  HostTensor& shape_data =
+      graph.weights[static_cast<size_t>(graph.values[static_cast<size_t>(shape)].weight_index)];
   shape_data.dtype = DType::kInt64;
   shape_data.data.assign(sizeof(int64_t), std::byte{0});
   *shape_data.as_mutable<int64_t>() = 65536;

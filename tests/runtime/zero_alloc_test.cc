@@ -9,10 +9,9 @@
 #include <new>
 #include <vector>
 
-#include "onepool/onepool.h"
-
 #include "common/allocation_counter.h"
 #include "common/generated_models.h"
+#include "onepool/onepool.h"
 
 namespace {
 

@@ -2,8 +2,8 @@
 // the process's peak resident set beside the pool and the weights, with the difference named.
 #include <doctest/doctest.h>
 
-#include <nlohmann/json.hpp>
 #include <algorithm>
+#include <nlohmann/json.hpp>
 #include <regex>
 
 #include "tools/cli_run.h"

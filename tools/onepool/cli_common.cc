@@ -79,21 +79,25 @@ void add_model_flags(CLI::App& command, ModelFlags& flags) {
   command.add_option("--schedule", flags.schedule, "execution order: model|memory")
       ->check(CLI::IsMember({"model", "memory"}))
       ->capture_default_str();
-  command.add_option("--aliasing", flags.aliasing,
-                     "views, in-place ops and Concat in place share storage: on|off")
+  command
+      .add_option("--aliasing", flags.aliasing,
+                  "views, in-place ops and Concat in place share storage: on|off")
       ->check(CLI::IsMember({"on", "off"}))
       ->capture_default_str();
-  command.add_option("--workspaces", flags.workspaces,
-                     "kernel scratch: fit (the least, grown where the pool has room) or fast "
-                     "(what kernels prefer; the pool may grow)")
+  command
+      .add_option("--workspaces", flags.workspaces,
+                  "kernel scratch: fit (the least, grown where the pool has room) or fast "
+                  "(what kernels prefer; the pool may grow)")
       ->check(CLI::IsMember({"fit", "fast"}))
       ->capture_default_str();
-  command.add_option("--plan-budget", flags.plan_budget_ms,
-                     "time budget of the searching planners, in ms")
+  command
+      .add_option("--plan-budget", flags.plan_budget_ms,
+                  "time budget of the searching planners, in ms")
       ->capture_default_str();
   command.add_option("--threads", flags.threads, "CPU threads (0 = all)")->capture_default_str();
-  command.add_option("--cpu-isa", flags.cpu_isa,
-                     "CPU: widest instruction set for the kernels: auto|avx512|avx2|portable")
+  command
+      .add_option("--cpu-isa", flags.cpu_isa,
+                  "CPU: widest instruction set for the kernels: auto|avx512|avx2|portable")
       ->check(CLI::IsMember({"auto", "avx512", "avx2", "portable"}))
       ->capture_default_str();
   command.add_option("--load-plan", flags.load_plan, "use a saved plan (JSON)");
@@ -126,6 +130,9 @@ Expected<SessionOptions> make_session_options(const ModelFlags& flags) {
   SessionOptions options;
   ONEPOOL_ASSIGN_OR_RETURN(options.device, Device::parse(flags.device));
   options.threads = flags.threads;
+  if (flags.shared_threads) {
+    ONEPOOL_ASSIGN_OR_RETURN(options.thread_pool, CpuThreadPool::create(flags.threads));
+  }
   ONEPOOL_ASSIGN_OR_RETURN(options.cpu_isa, parse_cpu_isa(flags.cpu_isa));
   options.plan.algorithm = flags.algorithm;
   options.plan.alignment = flags.alignment;
@@ -146,11 +153,12 @@ Expected<LoadedSession> load_session(const ModelFlags& flags) {
   std::printf("dims:      %s\n", join(flags.dims).c_str());
   if (!flags.values.empty()) std::printf("values:    %s\n", join(flags.values).c_str());
   std::printf("device:    %s   threads: %d   optimize: %s   algorithm: %s   alignment: %zu\n",
-              flags.device.c_str(), flags.threads, flags.optimize.c_str(),
-              flags.algorithm.c_str(), flags.alignment);
+              flags.device.c_str(), flags.threads, flags.optimize.c_str(), flags.algorithm.c_str(),
+              flags.alignment);
   ONEPOOL_ASSIGN_OR_RETURN(LoadOptions load_options, make_load_options(flags));
   ONEPOOL_ASSIGN_OR_RETURN(SessionOptions session_options, make_session_options(flags));
   LoadedSession loaded;
+  loaded.thread_pool = session_options.thread_pool;
   auto start = std::chrono::steady_clock::now();
   ONEPOOL_ASSIGN_OR_RETURN(loaded.model, Model::load(flags.model_path, load_options));
   loaded.load_ms = elapsed_ms(start);
@@ -176,10 +184,11 @@ Expected<LoadedSession> load_session(const ModelFlags& flags) {
   const LoadTimings& load = loaded.model->timings();
   const SessionTimings& session = loaded.session->timings();
   std::printf("optimize:  %s\n", loaded.model->optimization_summary().c_str());
-  std::printf("phases:    load %.1f ms (import %.1f, optimize %.1f, pack %.1f) | session %.1f ms "
-              "(prepare %.1f, plan %.1f, allocate %.1f)\n",
-              loaded.load_ms, load.import_ms, load.optimize_ms, load.pack_ms, loaded.session_ms,
-              session.prepare_ms, session.plan_ms, session.allocate_ms);
+  std::printf(
+      "phases:    load %.1f ms (import %.1f, optimize %.1f, pack %.1f) | session %.1f ms "
+      "(prepare %.1f, plan %.1f, allocate %.1f)\n",
+      loaded.load_ms, load.import_ms, load.optimize_ms, load.pack_ms, loaded.session_ms,
+      session.prepare_ms, session.plan_ms, session.allocate_ms);
   const Plan& plan = loaded.session->plan();
   std::printf("memory:    pool %s | lower bound %s | naive %s | weights %s\n",
               format_bytes(plan.pool_bytes).c_str(), format_bytes(plan.lower_bound_bytes).c_str(),

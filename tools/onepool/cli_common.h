@@ -1,11 +1,10 @@
 // Flags and steps shared by the subcommands that load a model and run it.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <memory>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "onepool/onepool.h"
 #include "onepool/plan.h"
@@ -29,13 +28,14 @@ struct ModelFlags {
   std::string workspaces = "fit";
   double plan_budget_ms = 100.0;
   int threads = 0;
+  bool shared_threads = false;  // bench --streams, serve --sessions: one CpuThreadPool for all
   std::string cpu_isa = "auto";
   std::string load_plan;
   std::string save_plan;
   int verbosity = 0;
   bool no_cuda_graph = false;
   bool tf32 = false;
-  bool profile = false;  // bench --profile / --profile-json: time every node
+  bool profile = false;              // bench --profile / --profile-json: time every node
   std::string debug_perturb;         // compare --debug-perturb NODE (SessionOptions)
   double debug_perturb_value = 1.0;  // compare --debug-perturb-value
 };
@@ -52,12 +52,14 @@ inline constexpr const char* kValuesFlagHelp =
 /// Parses --shapes, --dim and --values into LoadOptions.
 Expected<LoadOptions> make_load_options(const ModelFlags& flags);
 
-/// The SessionOptions the flags ask for (no plan_override: load_session reads --load-plan).
+/// The SessionOptions the flags ask for (no plan_override: load_session reads --load-plan), with
+/// a new CpuThreadPool of --threads threads under --shared-threads.
 Expected<SessionOptions> make_session_options(const ModelFlags& flags);
 
 struct LoadedSession {
   std::shared_ptr<const Model> model;
   std::unique_ptr<Session> session;
+  std::shared_ptr<CpuThreadPool> thread_pool;  // --shared-threads: the pool every Session uses
   double load_ms = 0.0;
   double session_ms = 0.0;
 };

@@ -67,6 +67,13 @@ void print_setup(const BenchFlags& flags) {
   std::printf("machine:   %s, %d logical cores | onepool %s\n", cpu_model_name().c_str(),
               logical_cores(), ONEPOOL_VERSION_STRING);
   if (flags.streams == 1) return;
+  if (flags.model.shared_threads) {
+    std::printf(
+        "streams:   %d Sessions of one Model (weights shared, a pool each) on %d threads, "
+        "sharing one pool of %d CPU thread(s)\n",
+        flags.streams, flags.streams, flags.model.threads);
+    return;
+  }
   std::printf(
       "streams:   %d Sessions of one Model (weights shared, a pool each) on %d threads, "
       "%d CPU thread(s) per Session\n",
@@ -143,13 +150,18 @@ Status run_bench(const BenchFlags& given_flags) {
   BenchFlags flags = given_flags;
   ONEPOOL_ASSIGN_OR_RETURN(flags.model, with_ranges_at_top(given_flags.model));
   ONEPOOL_ASSIGN_OR_RETURN(flags.model, with_npy_shapes(flags.model, flags.input.inputs));
-  flags.model.threads = resolve_threads(flags.model.threads, flags.streams);
+  // Streams on threads of their own split the cores; streams sharing a pool share all of them.
+  flags.model.threads =
+      resolve_threads(flags.model.threads, flags.model.shared_threads ? 1 : flags.streams);
   ONEPOOL_ASSIGN_OR_RETURN(LoadedSession loaded, load_session(flags.model));
   ONEPOOL_ASSIGN_OR_RETURN(std::vector<HostTensor> inputs,
                            gather_inputs(*loaded.model, flags.input));
   const std::vector<TensorView> input_views = views_of(inputs);
   print_setup(flags);
-  ONEPOOL_ASSIGN_OR_RETURN(SessionOptions options, make_session_options(flags.model));
+  ModelFlags extra_flags = flags.model;
+  extra_flags.shared_threads = false;  // the streams join the first Session's pool instead
+  ONEPOOL_ASSIGN_OR_RETURN(SessionOptions options, make_session_options(extra_flags));
+  options.thread_pool = loaded.thread_pool;
   const size_t traced = flags.profile_json.empty() ? 0 : kMaxTracedRuns;
   ONEPOOL_ASSIGN_OR_RETURN(StreamsRun runs, run_streams(loaded, options, flags.streams, input_views,
                                                         flags.budget, traced));
@@ -195,6 +207,9 @@ void add_timing_flags(CLI::App& bench, BenchFlags& flags) {
                   "Sessions of one Model run at once, one thread each (--threads 0 shares the "
                   "cores among them)")
       ->capture_default_str();
+  bench.add_flag("--shared-threads", flags.model.shared_threads,
+                 "the --streams Sessions share one pool of --threads threads (0 = all cores) "
+                 "instead of each starting its own");
 }
 
 }  // namespace

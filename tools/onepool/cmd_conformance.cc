@@ -24,8 +24,8 @@
 #include "planner/shape_input_flag.h"
 #include "tools/onepool/cli_common.h"
 #include "tools/onepool/commands.h"
-#include "tools/onepool/tensor_compare.h"
 #include "tools/onepool/run_inputs.h"
+#include "tools/onepool/tensor_compare.h"
 #include "tools/onepool/tensor_files.h"
 
 namespace onepool::cli {

@@ -62,9 +62,9 @@ struct PlanFlags {
 struct PlannedSource {
   Plan plan;
   ImportOptions import;
-  double load_ms = 0.0;    // model import + shape inference, or CSV parsing
-  double build_ms = 0.0;   // liveness + placement + verification
-  std::string graph_note;  // what the optimizer changed and how workspaces were found
+  double load_ms = 0.0;      // model import + shape inference, or CSV parsing
+  double build_ms = 0.0;     // liveness + placement + verification
+  std::string graph_note;    // what the optimizer changed and how workspaces were found
   std::string input_shapes;  // bound input shapes, for the JSON's provenance
 };
 
@@ -125,7 +125,8 @@ Expected<PlannedSource> plan_model(const PlanFlags& flags) {
   ONEPOOL_ASSIGN_OR_RETURN(OptimizeReport report, optimize_graph(graph, level));
   source.load_ms = elapsed_ms(start);
   std::vector<std::pair<std::string, Shape>> inputs;
-  for (ValueId id : graph.inputs) inputs.emplace_back(graph.values[id].name, graph.values[id].shape);
+  for (ValueId id : graph.inputs)
+    inputs.emplace_back(graph.values[id].name, graph.values[id].shape);
   source.input_shapes = format_input_shapes(inputs);
   if (flags.schedule != "model" && flags.schedule != "memory") {
     return make_status(StatusCode::kInvalidArgument, "--schedule: '", flags.schedule,

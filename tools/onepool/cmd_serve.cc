@@ -46,6 +46,9 @@ Expected<std::unique_ptr<SessionPool>> make_pool(const ServeFlags& flags) {
   SessionOptions options;
   options.device = device;
   options.threads = flags.model.threads;
+  if (flags.model.shared_threads) {
+    ONEPOOL_ASSIGN_OR_RETURN(options.thread_pool, CpuThreadPool::create(flags.model.threads));
+  }
   options.plan.algorithm = flags.model.algorithm;
   options.plan.alignment = flags.model.alignment;
   Plan saved_plan;
@@ -107,6 +110,9 @@ void register_serve_command(CLI::App& app, int& exit_code) {
   serve->add_option("--sessions", flags->sessions, "concurrent Sessions (one pool each)")
       ->capture_default_str()
       ->check(CLI::Range(size_t{1}, size_t{1024}));
+  serve->add_flag("--shared-threads", flags->model.shared_threads,
+                  "the Sessions share one pool of --threads CPU threads (0 = all cores) "
+                  "instead of each starting its own");
   serve->add_option("--name", flags->server.model_name,
                     "model name in the URLs (default: file stem)");
   serve->add_option("--max-body-bytes", flags->server.max_body_bytes, "larger requests get 413")

@@ -1,10 +1,9 @@
 // onepool: the command line. One binary, one subcommand per task (see --help).
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
-
-#include <CLI/CLI.hpp>
 
 #include "onepool/version.h"
 #include "tools/onepool/commands.h"

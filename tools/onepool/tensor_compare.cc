@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <cstdio>
+#include <cstring>
 #include <limits>
 
 namespace onepool::cli {
@@ -42,9 +42,9 @@ Comparison compare_tensors(const HostTensor& actual, const HostTensor& expected,
   Comparison result;
   if (actual.dtype != expected.dtype || !(actual.shape == expected.shape)) {
     result.match = false;
-    result.problem = str_cat("expected ", dtype_name(expected.dtype), " ",
-                             expected.shape.to_string(), ", got ", dtype_name(actual.dtype), " ",
-                             actual.shape.to_string());
+    result.problem =
+        str_cat("expected ", dtype_name(expected.dtype), " ", expected.shape.to_string(), ", got ",
+                dtype_name(actual.dtype), " ", actual.shape.to_string());
     return result;
   }
   const bool exact = !is_float(expected.dtype);

@@ -3,10 +3,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
-
-#include <nlohmann/json.hpp>
 
 #include "planner/tensor_proto.h"
 #include "tools/onepool/npy_header.h"
@@ -76,8 +75,8 @@ Expected<HostTensor> read_raw_tensor(const std::string& path, const TensorInfo& 
 Expected<HostTensor> read_npy_tensor(const std::string& path) {
   ONEPOOL_ASSIGN_OR_RETURN(std::string bytes, read_file_bytes(path));
   const auto bad = [&](const std::string& why) {
-    return make_status(StatusCode::kInvalidArgument, "'", path, "' is not a readable .npy file: ",
-                       why);
+    return make_status(StatusCode::kInvalidArgument, "'", path,
+                       "' is not a readable .npy file: ", why);
   };
   Expected<NpyLayout> layout = parse_npy_start(bytes);
   if (!layout) return bad(layout.status().message());
@@ -147,18 +146,41 @@ HostTensor random_tensor(const TensorInfo& info, uint64_t seed, double low, doub
   HostTensor tensor = empty_tensor(info);
   std::mt19937_64 rng(seed);
   switch (info.dtype) {
-    case DType::kFloat32: fill_uniform<float>(tensor, rng, low, high); break;
-    case DType::kFloat64: fill_uniform<double>(tensor, rng, low, high); break;
-    case DType::kInt64: fill_uniform<int64_t>(tensor, rng, low, high); break;
-    case DType::kInt32: fill_uniform<int32_t>(tensor, rng, low, high); break;
-    case DType::kInt16: fill_uniform<int16_t>(tensor, rng, low, high); break;
-    case DType::kInt8: fill_uniform<int8_t>(tensor, rng, low, high); break;
-    case DType::kUInt8: fill_uniform<uint8_t>(tensor, rng, low, high); break;
-    case DType::kUInt16: fill_uniform<uint16_t>(tensor, rng, low, high); break;
-    case DType::kUInt32: fill_uniform<uint32_t>(tensor, rng, low, high); break;
-    case DType::kUInt64: fill_uniform<uint64_t>(tensor, rng, low, high); break;
-    case DType::kBool: fill_uniform<uint8_t>(tensor, rng, 0.0, 2.0); break;
-    default: break;  // float16 / bfloat16 stay zero
+    case DType::kFloat32:
+      fill_uniform<float>(tensor, rng, low, high);
+      break;
+    case DType::kFloat64:
+      fill_uniform<double>(tensor, rng, low, high);
+      break;
+    case DType::kInt64:
+      fill_uniform<int64_t>(tensor, rng, low, high);
+      break;
+    case DType::kInt32:
+      fill_uniform<int32_t>(tensor, rng, low, high);
+      break;
+    case DType::kInt16:
+      fill_uniform<int16_t>(tensor, rng, low, high);
+      break;
+    case DType::kInt8:
+      fill_uniform<int8_t>(tensor, rng, low, high);
+      break;
+    case DType::kUInt8:
+      fill_uniform<uint8_t>(tensor, rng, low, high);
+      break;
+    case DType::kUInt16:
+      fill_uniform<uint16_t>(tensor, rng, low, high);
+      break;
+    case DType::kUInt32:
+      fill_uniform<uint32_t>(tensor, rng, low, high);
+      break;
+    case DType::kUInt64:
+      fill_uniform<uint64_t>(tensor, rng, low, high);
+      break;
+    case DType::kBool:
+      fill_uniform<uint8_t>(tensor, rng, 0.0, 2.0);
+      break;
+    default:
+      break;  // float16 / bfloat16 stay zero
   }
   return tensor;
 }

@@ -14,13 +14,20 @@
 #include <string>
 
 #include "planner/graph.h"
-#include "runtime/cpu/kernels/isa_clones.h"
 #include "runtime/cpu/kernels/fast_math.h"
+#include "runtime/cpu/kernels/isa_clones.h"
 
 namespace onepool::cpu {
 
 enum class ActivationKind : uint8_t {
-  kNone, kRelu, kClip, kLeakyRelu, kSigmoid, kHardSigmoid, kHardSwish, kHardSigmoidMul
+  kNone,
+  kRelu,
+  kClip,
+  kLeakyRelu,
+  kSigmoid,
+  kHardSigmoid,
+  kHardSwish,
+  kHardSigmoidMul
 };
 
 struct Activation {
@@ -30,14 +37,22 @@ struct Activation {
 
   float apply(float x) const {
     switch (kind) {
-      case ActivationKind::kNone: return x;
-      case ActivationKind::kRelu: return relu(x);
-      case ActivationKind::kClip: return clip(x, alpha, beta);
-      case ActivationKind::kLeakyRelu: return x < 0.0f ? alpha * x : x;
-      case ActivationKind::kSigmoid: return fast_sigmoid(x);
-      case ActivationKind::kHardSigmoid: return clip(alpha * x + beta, 0.0f, 1.0f);
-      case ActivationKind::kHardSwish: return x * clip(x * (1.0f / 6.0f) + 0.5f, 0.0f, 1.0f);
-      case ActivationKind::kHardSigmoidMul: return x * clip(alpha * x + beta, 0.0f, 1.0f);
+      case ActivationKind::kNone:
+        return x;
+      case ActivationKind::kRelu:
+        return relu(x);
+      case ActivationKind::kClip:
+        return clip(x, alpha, beta);
+      case ActivationKind::kLeakyRelu:
+        return x < 0.0f ? alpha * x : x;
+      case ActivationKind::kSigmoid:
+        return fast_sigmoid(x);
+      case ActivationKind::kHardSigmoid:
+        return clip(alpha * x + beta, 0.0f, 1.0f);
+      case ActivationKind::kHardSwish:
+        return x * clip(x * (1.0f / 6.0f) + 0.5f, 0.0f, 1.0f);
+      case ActivationKind::kHardSigmoidMul:
+        return x * clip(alpha * x + beta, 0.0f, 1.0f);
     }
     return x;
   }
@@ -92,16 +107,15 @@ inline void apply_activation(const Activation& activation, float* data, int64_t 
     case ActivationKind::kLeakyRelu:
       return map_in_place(data, count, [=](float x) { return x < 0.0f ? alpha * x : x; });
     case ActivationKind::kHardSigmoid:
-      return map_in_place(
-          data, count, [=](float x) { return Activation::clip(alpha * x + beta, 0.0f, 1.0f); });
+      return map_in_place(data, count,
+                          [=](float x) { return Activation::clip(alpha * x + beta, 0.0f, 1.0f); });
     case ActivationKind::kHardSwish:
       return map_in_place(data, count, [](float x) {
         return x * Activation::clip(x * (1.0f / 6.0f) + 0.5f, 0.0f, 1.0f);
       });
     case ActivationKind::kHardSigmoidMul:
-      return map_in_place(data, count, [=](float x) {
-        return x * Activation::clip(alpha * x + beta, 0.0f, 1.0f);
-      });
+      return map_in_place(
+          data, count, [=](float x) { return x * Activation::clip(alpha * x + beta, 0.0f, 1.0f); });
     case ActivationKind::kSigmoid:
       return map_in_place(data, count, [](float x) { return fast_sigmoid(x); });
   }

@@ -62,8 +62,8 @@ class BoundedGatherKernel final : public Kernel {
     }
     return Status::ok();
   }
-  void copy_rows(const TensorView& data, const TensorView& indices, int64_t axis_dim,
-                 int64_t count, void* output) const {
+  void copy_rows(const TensorView& data, const TensorView& indices, int64_t axis_dim, int64_t count,
+                 void* output) const {
     int64_t outer = 1;
     int64_t inner_bytes = static_cast<int64_t>(element_size_);
     for (int k = 0; k < axis_; ++k) outer *= data.shape[k];
@@ -121,7 +121,8 @@ class BoundedTransposeKernel final : public Kernel {
     const int64_t count = out.element_count();
     for (int64_t i = 0; i < count; ++i) {
       int64_t offset = 0;
-      for (int k = 0; k < rank; ++k) offset += coordinate[k] * in_strides[perm_[static_cast<size_t>(k)]];
+      for (int k = 0; k < rank; ++k)
+        offset += coordinate[k] * in_strides[perm_[static_cast<size_t>(k)]];
       std::memcpy(target + i * static_cast<int64_t>(element_size_),
                   source + offset * static_cast<int64_t>(element_size_), element_size_);
       for (int k = rank - 1; k >= 0; --k) {  // the next output coordinate, row-major
@@ -170,9 +171,9 @@ class BoundedGatherNdKernel final : public Kernel {
         int64_t index = index_at(indices, t * tuple + k);
         const int64_t dim = data.shape[k];
         if (index < -dim || index >= dim) {
-          return make_status(StatusCode::kOutOfRange, node_, ": indices '", indices_,
-                             "': index ", index, " of tuple ", t, " is out of range for data dim ",
-                             k, " (", dim, ")");
+          return make_status(StatusCode::kOutOfRange, node_, ": indices '", indices_, "': index ",
+                             index, " of tuple ", t, " is out of range for data dim ", k, " (", dim,
+                             ")");
         }
         offset += (index < 0 ? index + dim : index) * data_strides[k];
       }
@@ -260,11 +261,10 @@ bool reads_bounded_input(const NodeContext& node) {
 
 Expected<PreparedKernel> make_bounded_gather_kernel(const NodeContext& node, int axis,
                                                     size_t element_size) {
-  return bounded_reader(
-      std::make_unique<BoundedGatherKernel>(describe_node(node.node()), node.input(0).name,
-                                            node.output(0).name, node.input(0).shape, axis,
-                                            element_size),
-      "Gather (data-dependent shapes)");
+  return bounded_reader(std::make_unique<BoundedGatherKernel>(
+                            describe_node(node.node()), node.input(0).name, node.output(0).name,
+                            node.input(0).shape, axis, element_size),
+                        "Gather (data-dependent shapes)");
 }
 
 Expected<PreparedKernel> make_bounded_transpose_kernel(const NodeContext& node,
@@ -279,9 +279,10 @@ Expected<PreparedKernel> make_bounded_gather_nd_kernel(const NodeContext& node) 
   const Value& data = node.input(0);
   const Value& indices = node.input(1);
   if (!data.bound.empty() || node.node().attributes.get_int("batch_dims", 0) != 0) {
-    return node.error(StatusCode::kUnsupported, "GatherND reads a data-dependent shape only as "
-                      "its indices, with batch_dims 0 (data '", data.name, "'",
-                      data.bound.empty() ? "" : " is bounded", ")");
+    return node.error(StatusCode::kUnsupported,
+                      "GatherND reads a data-dependent shape only as "
+                      "its indices, with batch_dims 0 (data '",
+                      data.name, "'", data.bound.empty() ? "" : " is bounded", ")");
   }
   const int64_t tuple = indices.shape.rank() > 0 ? indices.shape[indices.shape.rank() - 1] : 0;
   if (tuple < 1 || tuple > data.shape.rank()) {
@@ -289,10 +290,10 @@ Expected<PreparedKernel> make_bounded_gather_nd_kernel(const NodeContext& node) 
                       " must be in [1, ", data.shape.rank(), "]");
   }
   ONEPOOL_ASSIGN_OR_RETURN(size_t element_size, movable_element_size(node, data.dtype));
-  return bounded_reader(std::make_unique<BoundedGatherNdKernel>(
-                            describe_node(node.node()), indices.name, node.output(0).name,
-                            element_size),
-                        "GatherND (data-dependent shapes)");
+  return bounded_reader(
+      std::make_unique<BoundedGatherNdKernel>(describe_node(node.node()), indices.name,
+                                              node.output(0).name, element_size),
+      "GatherND (data-dependent shapes)");
 }
 
 Expected<PreparedKernel> make_bounded_copy_kernel(const NodeContext& node) {
@@ -311,10 +312,10 @@ Expected<PreparedKernel> make_bounded_copy_kernel(const NodeContext& node) {
                       ") and output '", output.name, "' ", output.shape.to_string(),
                       " merges or splits its dims; only 1s may be added or removed");
   }
-  PreparedKernel prepared = bounded_reader(
-      std::make_unique<BoundedCopyKernel>(describe_node(node.node()), output.name, input_dims,
-                                          output_dims),
-      "");
+  PreparedKernel prepared =
+      bounded_reader(std::make_unique<BoundedCopyKernel>(describe_node(node.node()), output.name,
+                                                         input_dims, output_dims),
+                     "");
   prepared.in_place_inputs = kInPlaceInput0;
   prepared.output_is_view = true;  // run() skips the copy onto itself
   return prepared;

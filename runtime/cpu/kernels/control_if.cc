@@ -176,7 +176,8 @@ class IfKernel final : public Kernel {
       if (context.outputs[i].data == nullptr) continue;  // an omitted output
       ONEPOOL_RETURN_IF_ERROR(nested.copy_out(outputs[i], context.outputs[i]));
       // Outputs planned at the larger branch's shape: this branch's, written densely.
-      if (context.output_shapes != nullptr) context.output_shapes[i] = nested.view(outputs[i]).shape;
+      if (context.output_shapes != nullptr)
+        context.output_shapes[i] = nested.view(outputs[i]).shape;
     }
     return Status::ok();
   }

@@ -176,8 +176,7 @@ class ConvKernel final : public Kernel {
     if (fill) im2col_matrix_rows(g, image.x, first_row, rows, 0, depth, col);
     const PackedA weights{image.packed, plan_.out_channels / plan_.group, depth};
     sgemm_packed_a(plan_.isa, weights, first_channel, end_channel - first_channel, width, col,
-                   width,
-                   image.y + first_channel * g.output_size() + first_row * g.output[2],
+                   width, image.y + first_channel * g.output_size() + first_row * g.output[2],
                    g.output_size());
   }
 

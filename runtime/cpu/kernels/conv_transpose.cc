@@ -31,7 +31,8 @@ constexpr int64_t kPreferredColBytes = int64_t{2} << 20;
 
 // Whole X rows whose col fits `bytes`.
 int64_t col_rows_within(const TransposePlan& plan, int64_t bytes) {
-  return whole_rows_within(bytes, plan.row_bytes, plan.geometry.output[0] * plan.geometry.output[1]);
+  return whole_rows_within(bytes, plan.row_bytes,
+                           plan.geometry.output[0] * plan.geometry.output[1]);
 }
 
 class ConvTransposeKernel final : public Kernel {
@@ -50,8 +51,7 @@ class ConvTransposeKernel final : public Kernel {
     const int64_t x_size = g.output_size();
     float* col = reinterpret_cast<float*>(context.workspace);
     const int64_t x_rows = g.output[0] * g.output[1];
-    const int64_t tile_rows =
-        col_rows_within(plan_, static_cast<int64_t>(context.workspace_bytes));
+    const int64_t tile_rows = col_rows_within(plan_, static_cast<int64_t>(context.workspace_bytes));
     std::memset(y, 0, context.outputs[0].bytes());
     for (int64_t n = 0; n < plan_.batch; ++n) {
       for (int64_t group = 0; group < plan_.group; ++group) {

@@ -14,10 +14,10 @@
 #include <type_traits>
 #include <utility>
 
-#include "runtime/cpu/kernels/isa_clones.h"
 #include "runtime/cpu/kernel.h"
 #include "runtime/cpu/kernels/broadcast.h"
 #include "runtime/cpu/kernels/elementwise_dtype.h"
+#include "runtime/cpu/kernels/isa_clones.h"
 
 namespace onepool::cpu {
 
@@ -32,7 +32,7 @@ ONEPOOL_ISA_CLONES void unary_row(Op op, Out* out, const In* in, int64_t n) {
 /// out[i] = op(a[i * sa], b[i * sb]) for i < n, where sa and sb are 0 or 1.
 template <class Op, class A, class B, class Out>
 ONEPOOL_ISA_CLONES void binary_row(Op op, Out* out, const A* a, int64_t sa, const B* b, int64_t sb,
-                int64_t n) {
+                                   int64_t n) {
   if (sa == 1 && sb == 1) {
 #pragma GCC ivdep
     for (int64_t i = 0; i < n; ++i) out[i] = static_cast<Out>(op(a[i], b[i]));

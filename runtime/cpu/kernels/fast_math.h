@@ -61,24 +61,21 @@ inline float polynomial(float x, const float (&coefficients)[kCount]) {
   return result;
 }
 
-/// 1 + erf(z), within 7e-7 relative everywhere (2.5e-7 in the tail) (no cancellation for negative z, where it
-/// is erfc(-z)), branch-free so loops over it vectorize. The approximations are Cephes's erff /
-/// erfcf: erf(z) = z T(z^2) for |z| < 1; erfc(a) = e^(-a^2) / a * P(1/a^2) for 1 <= a < 2 and
-/// R(1/a^2) from 2 on. NaN stays NaN; +inf gives 2, -inf 0.
+/// 1 + erf(z), within 7e-7 relative everywhere (2.5e-7 in the tail) (no cancellation for negative
+/// z, where it is erfc(-z)), branch-free so loops over it vectorize. The approximations are
+/// Cephes's erff / erfcf: erf(z) = z T(z^2) for |z| < 1; erfc(a) = e^(-a^2) / a * P(1/a^2) for 1 <=
+/// a < 2 and R(1/a^2) from 2 on. NaN stays NaN; +inf gives 2, -inf 0.
 inline float fast_one_plus_erf(float z) {
-  static constexpr float kT[] = {7.853861353153693e-5f,  -8.010193625184903e-4f,
-                                 5.188327685732524e-3f,  -2.685381193529856e-2f,
-                                 1.128358514861418e-1f,  -3.761262582423300e-1f,
-                                 1.128379165726710e+0f};
-  static constexpr float kP[] = {2.326819970068386e-2f,  -1.387039388740657e-1f,
-                                 3.687424674597105e-1f,  -5.824733027278666e-1f,
-                                 6.210004621745983e-1f,  -4.944515323274145e-1f,
-                                 3.404879937665872e-1f,  -2.741127028184656e-1f,
-                                 5.638259427386472e-1f};
-  static constexpr float kR[] = {-1.047766399936249e+1f, 1.297719955372516e+1f,
-                                 -7.495518717768503e+0f, 2.921019019210786e+0f,
-                                 -1.015265279202700e+0f, 4.218463358204948e-1f,
-                                 -2.820767439740514e-1f, 5.641895067754075e-1f};
+  static constexpr float kT[] = {
+      7.853861353153693e-5f, -8.010193625184903e-4f, 5.188327685732524e-3f, -2.685381193529856e-2f,
+      1.128358514861418e-1f, -3.761262582423300e-1f, 1.128379165726710e+0f};
+  static constexpr float kP[] = {
+      2.326819970068386e-2f,  -1.387039388740657e-1f, 3.687424674597105e-1f,
+      -5.824733027278666e-1f, 6.210004621745983e-1f,  -4.944515323274145e-1f,
+      3.404879937665872e-1f,  -2.741127028184656e-1f, 5.638259427386472e-1f};
+  static constexpr float kR[] = {
+      -1.047766399936249e+1f, 1.297719955372516e+1f, -7.495518717768503e+0f, 2.921019019210786e+0f,
+      -1.015265279202700e+0f, 4.218463358204948e-1f, -2.820767439740514e-1f, 5.641895067754075e-1f};
   const float a = z < 0.0f ? -z : z;
   const float small = 1.0f + z * polynomial(z * z, kT);
   const float inverse = 1.0f / a;

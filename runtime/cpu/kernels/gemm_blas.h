@@ -40,8 +40,8 @@ inline CBLAS_TRANSPOSE blas_trans(bool trans) { return trans ? CblasTrans : Cbla
 // CBLAS rejects a leading dimension of 0 even when the matrix is empty.
 inline blasint blas_ld(int64_t ld) { return static_cast<blasint>(std::max<int64_t>(ld, 1)); }
 
-inline void sgemm_block(const GemmShape& s, float alpha, const float* a, const float* b,
-                        float beta, float* c) {
+inline void sgemm_block(const GemmShape& s, float alpha, const float* a, const float* b, float beta,
+                        float* c) {
   cblas_sgemm(CblasRowMajor, blas_trans(s.trans_a), blas_trans(s.trans_b),
               static_cast<blasint>(s.m), static_cast<blasint>(s.n), static_cast<blasint>(s.k),
               alpha, a, blas_ld(s.lda), b, blas_ld(s.ldb), beta, c, blas_ld(s.ldc));

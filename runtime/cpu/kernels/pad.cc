@@ -25,9 +25,12 @@ int64_t source_index(int64_t o, int64_t begin, int64_t dim, PadMode mode) {
   const int64_t i = o - begin;
   if (i >= 0 && i < dim) return i;
   switch (mode) {
-    case PadMode::kConstant: return -1;
-    case PadMode::kEdge: return std::clamp<int64_t>(i, 0, dim - 1);
-    case PadMode::kWrap: return ((i % dim) + dim) % dim;
+    case PadMode::kConstant:
+      return -1;
+    case PadMode::kEdge:
+      return std::clamp<int64_t>(i, 0, dim - 1);
+    case PadMode::kWrap:
+      return ((i % dim) + dim) % dim;
     case PadMode::kReflect: {
       if (dim == 1) return 0;
       const int64_t period = 2 * (dim - 1);
@@ -89,7 +92,8 @@ Expected<uint64_t> read_fill(const NodeContext& node, DType dtype) {
 // The table copy, or the in-place walk when the planner put the output over the input.
 class GrowingPadKernel final : public Kernel {
  public:
-  GrowingPadKernel(AxisMapCopy copy, GrowingPad pad) : copy_(std::move(copy)), pad_(std::move(pad)) {}
+  GrowingPadKernel(AxisMapCopy copy, GrowingPad pad)
+      : copy_(std::move(copy)), pad_(std::move(pad)) {}
 
   Status run(const RunContext& context) override {
     auto* out = static_cast<std::byte*>(context.outputs[0].data);

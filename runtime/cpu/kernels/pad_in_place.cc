@@ -59,8 +59,7 @@ void pad_in_place(const GrowingPad& pad, std::byte* data) {
     std::memmove(interior, data + static_cast<size_t>(source * width) * size,
                  static_cast<size_t>(width) * size);
     fill_elements(out, pad.begin[last], size, pad.fill_bits);
-    fill_elements(interior + static_cast<size_t>(width) * size, pad.end[last], size,
-                  pad.fill_bits);
+    fill_elements(interior + static_cast<size_t>(width) * size, pad.end[last], size, pad.fill_bits);
   }
 }
 

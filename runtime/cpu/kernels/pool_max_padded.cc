@@ -43,8 +43,8 @@ int64_t round_to_line(int64_t floats) { return (floats + 15) / 16 * 16; }
 
 // out[j] = fold over taps k of plane[stride * j + k * dilation], taps in order.
 template <int64_t kStride, int64_t kTaps>
-void row_maxima(const float* __restrict plane, float* __restrict out, int64_t count,
-                int64_t stride, int64_t taps, int64_t dilation) {
+void row_maxima(const float* __restrict plane, float* __restrict out, int64_t count, int64_t stride,
+                int64_t taps, int64_t dilation) {
   const int64_t s = kStride > 0 ? kStride : stride;
   if constexpr (kTaps > 0) {
     for (int64_t j = 0; j < count; ++j) {
@@ -63,8 +63,8 @@ void row_maxima(const float* __restrict plane, float* __restrict out, int64_t co
 
 // out[i] = fold over taps k of rows[i + k * step], taps in order (the vertical pass).
 template <int64_t kTaps>
-void column_maxima(const float* __restrict rows, float* __restrict out, int64_t count,
-                   int64_t taps, int64_t step) {
+void column_maxima(const float* __restrict rows, float* __restrict out, int64_t count, int64_t taps,
+                   int64_t step) {
   if constexpr (kTaps > 0) {
     for (int64_t i = 0; i < count; ++i) {
       float best = rows[i];
@@ -126,10 +126,10 @@ std::optional<PaddedMaxPlan> make_padded_max_plan(const WindowGeometry& g) {
   p.copied_w = std::clamp<int64_t>(p.padded_w - p.pad_left, 0, p.input_w);
   // The horizontal pass's last taps read past the last padded row by this much; the vertical
   // pass, sweeping whole stride_h-row blocks, reads (stride_h - 1) rows past the row maxima.
-  const int64_t plane_slack = std::max<int64_t>(0, (p.kernel_w - 1) * p.dilation_w - p.stride_w + 1);
+  const int64_t plane_slack =
+      std::max<int64_t>(0, (p.kernel_w - 1) * p.dilation_w - p.stride_w + 1);
   const std::optional<int64_t> plane = bounded_size(p.padded_h, p.padded_w, plane_slack);
-  const std::optional<int64_t> row_max =
-      bounded_size(p.padded_h + p.stride_h - 1, p.reduced_w, 0);
+  const std::optional<int64_t> row_max = bounded_size(p.padded_h + p.stride_h - 1, p.reduced_w, 0);
   const std::optional<int64_t> folded = bounded_size(p.output_h * p.stride_h, p.reduced_w, 0);
   if (!plane || !row_max || !folded) return std::nullopt;
   p.plane_floats = round_to_line(*plane);

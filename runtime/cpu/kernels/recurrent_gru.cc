@@ -113,7 +113,6 @@ class GruKernel final : public DirectionalKernel<T> {
       blend(gates, h_gate, hidden + b * h, h);
     });
   }
-
 };
 
 }  // namespace

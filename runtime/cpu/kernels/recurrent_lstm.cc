@@ -93,7 +93,6 @@ class LstmKernel final : public DirectionalKernel<T> {
     activate_in_place(h_activation, gate_c, h);
     for (int64_t j = 0; j < h; ++j) h_row[j] = gate_o[j] * gate_c[j];
   }
-
 };
 
 }  // namespace

@@ -43,7 +43,6 @@ class RnnKernel final : public DirectionalKernel<T> {
     // Step 3. Final state.
     store_final_state(plan_, io, hidden, d, io.y_h);
   }
-
 };
 
 }  // namespace

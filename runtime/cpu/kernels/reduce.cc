@@ -86,10 +86,18 @@ class ReduceKernel final : public Kernel {
     const T* x = context.inputs[0].as<const T>();
     T* y = context.outputs[0].as<T>();
     switch (layout_.path) {
-      case ReducePath::kCopy: std::copy(x, x + layout_.output_count, y); break;
-      case ReducePath::kInner: run_inner(x, y, *context.threads); break;
-      case ReducePath::kColumn: run_column(x, y, *context.threads); break;
-      case ReducePath::kGeneral: run_general(x, y, *context.threads); break;
+      case ReducePath::kCopy:
+        std::copy(x, x + layout_.output_count, y);
+        break;
+      case ReducePath::kInner:
+        run_inner(x, y, *context.threads);
+        break;
+      case ReducePath::kColumn:
+        run_column(x, y, *context.threads);
+        break;
+      case ReducePath::kGeneral:
+        run_general(x, y, *context.threads);
+        break;
     }
     return Status::ok();
   }

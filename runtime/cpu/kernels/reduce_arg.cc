@@ -96,10 +96,14 @@ Expected<PreparedKernel> make_arg_kernel(const NodeContext& node) {
                       input.to_string(), " has no elements along axis ", axis);
   }
   switch (node.input(0).dtype) {
-    case DType::kFloat32: return prepared<float, kMax>(split, select_last);
-    case DType::kFloat64: return prepared<double, kMax>(split, select_last);
-    case DType::kInt32: return prepared<int32_t, kMax>(split, select_last);
-    case DType::kInt64: return prepared<int64_t, kMax>(split, select_last);
+    case DType::kFloat32:
+      return prepared<float, kMax>(split, select_last);
+    case DType::kFloat64:
+      return prepared<double, kMax>(split, select_last);
+    case DType::kInt32:
+      return prepared<int32_t, kMax>(split, select_last);
+    case DType::kInt64:
+      return prepared<int64_t, kMax>(split, select_last);
     default:
       return node.error(StatusCode::kUnsupported, "input '", node.input(0).name, "': dtype ",
                         dtype_name(node.input(0).dtype), " is not supported by the CPU kernel");

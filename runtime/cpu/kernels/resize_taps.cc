@@ -21,10 +21,12 @@ Coordinate original_coordinate(const ResizeParams& params, int axis, double x, i
   switch (params.coordinates) {
     case CoordinateMode::kAlignCorners:
       return {out_width == 1.0 ? 0.0 : x * (in_width - 1.0) / (out_width - 1.0)};
-    case CoordinateMode::kAsymmetric: return {x / scale};
+    case CoordinateMode::kAsymmetric:
+      return {x / scale};
     case CoordinateMode::kPytorchHalfPixel:
       return {out_width == 1.0 ? -0.5 : (x + 0.5) / scale - 0.5};
-    case CoordinateMode::kTfHalfPixelForNn: return {(x + 0.5) / scale};
+    case CoordinateMode::kTfHalfPixelForNn:
+      return {(x + 0.5) / scale};
     case CoordinateMode::kTfCropAndResize: {
       const size_t rank = params.roi.size() / 2;
       const double start = params.roi[static_cast<size_t>(axis)];
@@ -34,7 +36,8 @@ Coordinate original_coordinate(const ResizeParams& params, int axis, double x, i
       x_ori += start * (in_width - 1.0);
       return {x_ori, x_ori < 0.0 || x_ori > in_width - 1.0};
     }
-    case CoordinateMode::kHalfPixel: break;
+    case CoordinateMode::kHalfPixel:
+      break;
   }
   return {(x + 0.5) / scale - 0.5};
 }
@@ -48,8 +51,10 @@ int64_t nearest_index(const ResizeParams& params, int axis, double x) {
       return static_cast<int64_t>(ratio <= 0.5 ? lower : lower + 1);
     case NearestMode::kRoundPreferCeil:
       return static_cast<int64_t>(ratio < 0.5 ? lower : lower + 1);
-    case NearestMode::kFloor: return static_cast<int64_t>(lower);
-    case NearestMode::kCeil: return static_cast<int64_t>(lower + 1);
+    case NearestMode::kFloor:
+      return static_cast<int64_t>(lower);
+    case NearestMode::kCeil:
+      return static_cast<int64_t>(lower + 1);
     case NearestMode::kSimple:
       return static_cast<int64_t>(params.scales[static_cast<size_t>(axis)] < 1.0 ? lower + 1
                                                                                  : lower);

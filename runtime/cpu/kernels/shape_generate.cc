@@ -68,12 +68,18 @@ class RangeKernel final : public Kernel {
 
 std::unique_ptr<Kernel> make_range_for(DType dtype, std::string node, int64_t count) {
   switch (dtype) {
-    case DType::kFloat32: return std::make_unique<RangeKernel<float>>(std::move(node), count);
-    case DType::kFloat64: return std::make_unique<RangeKernel<double>>(std::move(node), count);
-    case DType::kInt16: return std::make_unique<RangeKernel<int16_t>>(std::move(node), count);
-    case DType::kInt32: return std::make_unique<RangeKernel<int32_t>>(std::move(node), count);
-    case DType::kInt64: return std::make_unique<RangeKernel<int64_t>>(std::move(node), count);
-    default: return nullptr;
+    case DType::kFloat32:
+      return std::make_unique<RangeKernel<float>>(std::move(node), count);
+    case DType::kFloat64:
+      return std::make_unique<RangeKernel<double>>(std::move(node), count);
+    case DType::kInt16:
+      return std::make_unique<RangeKernel<int16_t>>(std::move(node), count);
+    case DType::kInt32:
+      return std::make_unique<RangeKernel<int32_t>>(std::move(node), count);
+    case DType::kInt64:
+      return std::make_unique<RangeKernel<int64_t>>(std::move(node), count);
+    default:
+      return nullptr;
   }
 }
 

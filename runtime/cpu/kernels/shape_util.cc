@@ -85,27 +85,51 @@ void fill_elements(std::byte* dst, int64_t count, size_t element_size, const voi
   }
 }
 
-
 uint64_t element_bits(DType dtype, double value) {
   uint64_t bits = 0;
   auto store = [&bits](auto typed) { std::memcpy(&bits, &typed, sizeof(typed)); };
   switch (dtype) {
-    case DType::kFloat32: store(static_cast<float>(value)); break;
-    case DType::kFloat64: store(value); break;
-    case DType::kFloat16: store(float_to_half_bits(static_cast<float>(value))); break;
+    case DType::kFloat32:
+      store(static_cast<float>(value));
+      break;
+    case DType::kFloat64:
+      store(value);
+      break;
+    case DType::kFloat16:
+      store(float_to_half_bits(static_cast<float>(value)));
+      break;
     case DType::kBFloat16:
       store(float_to_bfloat_bits(static_cast<float>(value)));
       break;
-    case DType::kInt8: store(static_cast<int8_t>(value)); break;
-    case DType::kUInt8: store(static_cast<uint8_t>(value)); break;
-    case DType::kInt16: store(static_cast<int16_t>(value)); break;
-    case DType::kUInt16: store(static_cast<uint16_t>(value)); break;
-    case DType::kInt32: store(static_cast<int32_t>(value)); break;
-    case DType::kUInt32: store(static_cast<uint32_t>(value)); break;
-    case DType::kInt64: store(static_cast<int64_t>(value)); break;
-    case DType::kUInt64: store(static_cast<uint64_t>(value)); break;
-    case DType::kBool: store(static_cast<uint8_t>(value != 0.0)); break;
-    default: break;
+    case DType::kInt8:
+      store(static_cast<int8_t>(value));
+      break;
+    case DType::kUInt8:
+      store(static_cast<uint8_t>(value));
+      break;
+    case DType::kInt16:
+      store(static_cast<int16_t>(value));
+      break;
+    case DType::kUInt16:
+      store(static_cast<uint16_t>(value));
+      break;
+    case DType::kInt32:
+      store(static_cast<int32_t>(value));
+      break;
+    case DType::kUInt32:
+      store(static_cast<uint32_t>(value));
+      break;
+    case DType::kInt64:
+      store(static_cast<int64_t>(value));
+      break;
+    case DType::kUInt64:
+      store(static_cast<uint64_t>(value));
+      break;
+    case DType::kBool:
+      store(static_cast<uint8_t>(value != 0.0));
+      break;
+    default:
+      break;
   }
   return bits;
 }

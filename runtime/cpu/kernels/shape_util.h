@@ -42,10 +42,18 @@ Expected<int64_t> checked_mul(int64_t a, int64_t b, const char* what);
 template <class Fn>
 void dispatch_element_size(size_t element_size, Fn&& fn) {
   switch (element_size) {
-    case 1: fn(uint8_t{}); return;
-    case 2: fn(uint16_t{}); return;
-    case 4: fn(uint32_t{}); return;
-    default: fn(uint64_t{}); return;
+    case 1:
+      fn(uint8_t{});
+      return;
+    case 2:
+      fn(uint16_t{});
+      return;
+    case 4:
+      fn(uint32_t{});
+      return;
+    default:
+      fn(uint64_t{});
+      return;
   }
 }
 

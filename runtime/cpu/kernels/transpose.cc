@@ -116,8 +116,12 @@ void TransposePlan::run(const std::byte* in, std::byte* out, ThreadPool& threads
     case Path::kCopy:
       parallel_copy(in, out, static_cast<size_t>(total_) * element_size_, threads);
       return;
-    case Path::kBatched2d: run_batched_2d(in, out, threads); return;
-    case Path::kGeneral: general_.run(in, out, threads); return;
+    case Path::kBatched2d:
+      run_batched_2d(in, out, threads);
+      return;
+    case Path::kGeneral:
+      general_.run(in, out, threads);
+      return;
   }
 }
 

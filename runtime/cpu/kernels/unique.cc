@@ -136,8 +136,8 @@ class UniqueKernel final : public Kernel {
     actual[0][layout_.y_axis] = groups;
     for (size_t i = 0; i < kOutputs; ++i) {
       if (!present(context, i)) continue;
-      ONEPOOL_RETURN_IF_ERROR(check_within_bound(node_, layout_.names[i],
-                                                 context.outputs[i].shape, actual[i]));
+      ONEPOOL_RETURN_IF_ERROR(
+          check_within_bound(node_, layout_.names[i], context.outputs[i].shape, actual[i]));
     }
     for (size_t i = 0; i < kOutputs; ++i) {
       if (present(context, i)) context.output_shapes[i] = actual[i];

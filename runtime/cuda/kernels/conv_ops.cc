@@ -87,8 +87,8 @@ Status enqueue_conv(const ConvPlan& p, const CudaRunContext& c) {
       }
     }
   }
-  return ONEPOOL_CUDA_STATUS(launch_bias_activation(y, bias, p.batch, p.out_channels,
-                                                    p.out_spatial, p.activation, c.stream));
+  return ONEPOOL_CUDA_STATUS(launch_bias_activation(y, bias, p.batch, p.out_channels, p.out_spatial,
+                                                    p.activation, c.stream));
 }
 
 }  // namespace
@@ -129,13 +129,13 @@ Expected<CudaPreparedKernel> make_conv_kernel(const CudaNodeContext& node) {
   size_t workspace = p.cublas_bytes;
   if (p.direct_gemm) {
     // Y_n[M, S] = W[M, C] · X_n[C, S] for every image n.
-    ONEPOOL_ASSIGN_OR_RETURN(p.gemm, row_major_gemm(p.out_channels, p.out_spatial, channels, false,
-                                                    false, p.batch, 0, channels * p.out_spatial,
-                                                    p.out_channels * p.out_spatial));
+    ONEPOOL_ASSIGN_OR_RETURN(
+        p.gemm, row_major_gemm(p.out_channels, p.out_spatial, channels, false, false, p.batch, 0,
+                               channels * p.out_spatial, p.out_channels * p.out_spatial));
   } else {
     // Y_{n,g}[Mg, S] = W_g[Mg, Cg·k] · col[Cg·k, S].
-    ONEPOOL_ASSIGN_OR_RETURN(p.gemm, row_major_gemm(mg, p.out_spatial, cg * kernel_elems, false,
-                                                    false, 1, 0, 0, 0));
+    ONEPOOL_ASSIGN_OR_RETURN(
+        p.gemm, row_major_gemm(mg, p.out_spatial, cg * kernel_elems, false, false, 1, 0, 0, 0));
     workspace += align_256(static_cast<size_t>(cg * kernel_elems * p.out_spatial) * sizeof(float));
   }
   return make_kernel([p](const CudaRunContext& c) { return enqueue_conv(p, c); }, workspace);
@@ -158,8 +158,8 @@ Status enqueue_conv_transpose(const ConvPlan& p, const CudaRunContext& c) {
           launch_col2im(p.geometry, col, y + image * p.out_group_elems, c.stream));
     }
   }
-  return ONEPOOL_CUDA_STATUS(launch_bias_activation(y, bias, p.batch, p.out_channels,
-                                                    p.out_spatial, p.activation, c.stream));
+  return ONEPOOL_CUDA_STATUS(launch_bias_activation(y, bias, p.batch, p.out_channels, p.out_spatial,
+                                                    p.activation, c.stream));
 }
 
 }  // namespace
@@ -198,8 +198,8 @@ Expected<CudaPreparedKernel> make_conv_transpose_kernel(const CudaNodeContext& n
   p.geometry = geometry_of(adjoint, mg);
   p.cublas_bytes = align_256(node.options().cublas_workspace_bytes);
   // col[Mg·k, S_in] = W_g[Cg, Mg·k]ᵀ · X_g[Cg, S_in].
-  ONEPOOL_ASSIGN_OR_RETURN(p.gemm, row_major_gemm(mg * kernel_elems, in_spatial, cg, true, false,
-                                                  1, 0, 0, 0));
+  ONEPOOL_ASSIGN_OR_RETURN(
+      p.gemm, row_major_gemm(mg * kernel_elems, in_spatial, cg, true, false, 1, 0, 0, 0));
   const size_t columns = static_cast<size_t>(mg * kernel_elems * in_spatial) * sizeof(float);
   const size_t workspace = p.cublas_bytes + align_256(columns);
   return make_kernel([p](const CudaRunContext& c) { return enqueue_conv_transpose(p, c); },

@@ -81,11 +81,14 @@ __global__ void gather_kernel(GatherParams p, const T* data, const void* indices
 __device__ inline float resize_source(ResizeCoord mode, int64_t o, float scale, int64_t in,
                                       int64_t out) {
   switch (mode) {
-    case ResizeCoord::kAsymmetric: return o / scale;
+    case ResizeCoord::kAsymmetric:
+      return o / scale;
     case ResizeCoord::kAlignCorners:
       return out > 1 ? o * static_cast<float>(in - 1) / static_cast<float>(out - 1) : 0.0f;
-    case ResizeCoord::kPytorchHalfPixel: return out > 1 ? (o + 0.5f) / scale - 0.5f : 0.0f;
-    case ResizeCoord::kHalfPixel: return (o + 0.5f) / scale - 0.5f;
+    case ResizeCoord::kPytorchHalfPixel:
+      return out > 1 ? (o + 0.5f) / scale - 0.5f : 0.0f;
+    case ResizeCoord::kHalfPixel:
+      return (o + 0.5f) / scale - 0.5f;
   }
   return 0.0f;
 }
@@ -100,9 +103,14 @@ __device__ inline int64_t nearest_index(ResizeNearest mode, float x, float scale
     case ResizeNearest::kRoundPreferCeil:
       i = (x - floorf(x) == 0.5f) ? static_cast<int64_t>(ceilf(x)) : llrintf(x);
       break;
-    case ResizeNearest::kFloor: i = static_cast<int64_t>(floorf(x)); break;
-    case ResizeNearest::kCeil: i = static_cast<int64_t>(ceilf(x)); break;
-    case ResizeNearest::kSimple: i = static_cast<int64_t>(scale < 1.0f ? ceilf(x) : floorf(x));
+    case ResizeNearest::kFloor:
+      i = static_cast<int64_t>(floorf(x));
+      break;
+    case ResizeNearest::kCeil:
+      i = static_cast<int64_t>(ceilf(x));
+      break;
+    case ResizeNearest::kSimple:
+      i = static_cast<int64_t>(scale < 1.0f ? ceilf(x) : floorf(x));
       break;
   }
   return i < 0 ? 0 : (i >= in ? in - 1 : i);
@@ -136,8 +144,8 @@ __global__ void resize_kernel(ResizeParams p, const float* x, float* y) {
 }
 
 __global__ void batch_norm_kernel(const float* x, const float* scale, const float* bias,
-                                  const float* mean, const float* var, float epsilon,
-                                  int64_t count, int64_t channels, int64_t inner, float* y) {
+                                  const float* mean, const float* var, float epsilon, int64_t count,
+                                  int64_t channels, int64_t inner, float* y) {
   ONEPOOL_GRID_LOOP(i, count) {
     const int64_t c = (i / inner) % channels;
     y[i] = (x[i] - mean[c]) * rsqrtf(var[c] + epsilon) * scale[c] + bias[c];
@@ -158,15 +166,24 @@ cudaError_t launch_strided_copy(const CopyShape& shape, size_t elem_bytes, const
   if (shape.count == 0) return cudaSuccess;
   const unsigned grid = grid_for(shape.count);
   switch (elem_bytes) {
-    case 1: strided_copy_kernel<<<grid, kBlock, 0, stream>>>(shape,
-                static_cast<const uint8_t*>(src), static_cast<uint8_t*>(dst)); break;
-    case 2: strided_copy_kernel<<<grid, kBlock, 0, stream>>>(shape,
-                static_cast<const uint16_t*>(src), static_cast<uint16_t*>(dst)); break;
-    case 4: strided_copy_kernel<<<grid, kBlock, 0, stream>>>(shape,
-                static_cast<const uint32_t*>(src), static_cast<uint32_t*>(dst)); break;
-    case 8: strided_copy_kernel<<<grid, kBlock, 0, stream>>>(shape,
-                static_cast<const uint64_t*>(src), static_cast<uint64_t*>(dst)); break;
-    default: return cudaErrorInvalidValue;
+    case 1:
+      strided_copy_kernel<<<grid, kBlock, 0, stream>>>(shape, static_cast<const uint8_t*>(src),
+                                                       static_cast<uint8_t*>(dst));
+      break;
+    case 2:
+      strided_copy_kernel<<<grid, kBlock, 0, stream>>>(shape, static_cast<const uint16_t*>(src),
+                                                       static_cast<uint16_t*>(dst));
+      break;
+    case 4:
+      strided_copy_kernel<<<grid, kBlock, 0, stream>>>(shape, static_cast<const uint32_t*>(src),
+                                                       static_cast<uint32_t*>(dst));
+      break;
+    case 8:
+      strided_copy_kernel<<<grid, kBlock, 0, stream>>>(shape, static_cast<const uint64_t*>(src),
+                                                       static_cast<uint64_t*>(dst));
+      break;
+    default:
+      return cudaErrorInvalidValue;
   }
   return cudaGetLastError();
 }
@@ -176,15 +193,23 @@ cudaError_t launch_fill(void* dst, size_t elem_bytes, uint64_t bits, int64_t cou
   if (count == 0) return cudaSuccess;
   const unsigned grid = grid_for(count);
   switch (elem_bytes) {
-    case 1: fill_kernel<<<grid, kBlock, 0, stream>>>(static_cast<uint8_t*>(dst),
-                bits_as<uint8_t>(bits), count); break;
-    case 2: fill_kernel<<<grid, kBlock, 0, stream>>>(static_cast<uint16_t*>(dst),
-                bits_as<uint16_t>(bits), count); break;
-    case 4: fill_kernel<<<grid, kBlock, 0, stream>>>(static_cast<uint32_t*>(dst),
-                bits_as<uint32_t>(bits), count); break;
-    case 8: fill_kernel<<<grid, kBlock, 0, stream>>>(static_cast<uint64_t*>(dst), bits, count);
+    case 1:
+      fill_kernel<<<grid, kBlock, 0, stream>>>(static_cast<uint8_t*>(dst), bits_as<uint8_t>(bits),
+                                               count);
       break;
-    default: return cudaErrorInvalidValue;
+    case 2:
+      fill_kernel<<<grid, kBlock, 0, stream>>>(static_cast<uint16_t*>(dst), bits_as<uint16_t>(bits),
+                                               count);
+      break;
+    case 4:
+      fill_kernel<<<grid, kBlock, 0, stream>>>(static_cast<uint32_t*>(dst), bits_as<uint32_t>(bits),
+                                               count);
+      break;
+    case 8:
+      fill_kernel<<<grid, kBlock, 0, stream>>>(static_cast<uint64_t*>(dst), bits, count);
+      break;
+    default:
+      return cudaErrorInvalidValue;
   }
   return cudaGetLastError();
 }
@@ -194,13 +219,22 @@ cudaError_t launch_pad(const PadParams& params, size_t elem_bytes, const void* s
   if (params.count == 0) return cudaSuccess;
   const unsigned grid = grid_for(params.count);
   switch (elem_bytes) {
-    case 1: pad_kernel<<<grid, kBlock, 0, stream>>>(params, static_cast<const uint8_t*>(src),
-                static_cast<uint8_t*>(dst), bits_as<uint8_t>(params.value_bits)); break;
-    case 4: pad_kernel<<<grid, kBlock, 0, stream>>>(params, static_cast<const uint32_t*>(src),
-                static_cast<uint32_t*>(dst), bits_as<uint32_t>(params.value_bits)); break;
-    case 8: pad_kernel<<<grid, kBlock, 0, stream>>>(params, static_cast<const uint64_t*>(src),
-                static_cast<uint64_t*>(dst), params.value_bits); break;
-    default: return cudaErrorInvalidValue;
+    case 1:
+      pad_kernel<<<grid, kBlock, 0, stream>>>(params, static_cast<const uint8_t*>(src),
+                                              static_cast<uint8_t*>(dst),
+                                              bits_as<uint8_t>(params.value_bits));
+      break;
+    case 4:
+      pad_kernel<<<grid, kBlock, 0, stream>>>(params, static_cast<const uint32_t*>(src),
+                                              static_cast<uint32_t*>(dst),
+                                              bits_as<uint32_t>(params.value_bits));
+      break;
+    case 8:
+      pad_kernel<<<grid, kBlock, 0, stream>>>(params, static_cast<const uint64_t*>(src),
+                                              static_cast<uint64_t*>(dst), params.value_bits);
+      break;
+    default:
+      return cudaErrorInvalidValue;
   }
   return cudaGetLastError();
 }
@@ -211,13 +245,20 @@ cudaError_t launch_gather(const GatherParams& params, size_t elem_bytes, const v
   if (count == 0) return cudaSuccess;
   const unsigned grid = grid_for(count);
   switch (elem_bytes) {
-    case 1: gather_kernel<<<grid, kBlock, 0, stream>>>(params, static_cast<const uint8_t*>(data),
-                indices, static_cast<uint8_t*>(out)); break;
-    case 4: gather_kernel<<<grid, kBlock, 0, stream>>>(params,
-                static_cast<const uint32_t*>(data), indices, static_cast<uint32_t*>(out)); break;
-    case 8: gather_kernel<<<grid, kBlock, 0, stream>>>(params,
-                static_cast<const uint64_t*>(data), indices, static_cast<uint64_t*>(out)); break;
-    default: return cudaErrorInvalidValue;
+    case 1:
+      gather_kernel<<<grid, kBlock, 0, stream>>>(params, static_cast<const uint8_t*>(data), indices,
+                                                 static_cast<uint8_t*>(out));
+      break;
+    case 4:
+      gather_kernel<<<grid, kBlock, 0, stream>>>(params, static_cast<const uint32_t*>(data),
+                                                 indices, static_cast<uint32_t*>(out));
+      break;
+    case 8:
+      gather_kernel<<<grid, kBlock, 0, stream>>>(params, static_cast<const uint64_t*>(data),
+                                                 indices, static_cast<uint64_t*>(out));
+      break;
+    default:
+      return cudaErrorInvalidValue;
   }
   return cudaGetLastError();
 }

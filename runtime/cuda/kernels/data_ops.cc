@@ -38,19 +38,19 @@ struct CopyStep {
 // placed at its slice) is skipped.
 CudaPreparedKernel copy_steps_kernel(std::vector<CopyStep> steps, size_t elem_bytes,
                                      bool skip_in_place = false) {
-  return make_kernel([steps = std::move(steps), elem_bytes,
-                      skip_in_place](const CudaRunContext& c) -> Status {
-    for (const CopyStep& step : steps) {
-      const auto* src = static_cast<const std::byte*>(c.inputs[step.input].data) +
-                        step.src_offset * static_cast<int64_t>(elem_bytes);
-      auto* dst = static_cast<std::byte*>(c.outputs[step.output].data) +
-                  step.dst_offset * static_cast<int64_t>(elem_bytes);
-      if (skip_in_place && src == dst) continue;
-      ONEPOOL_LAUNCH_RETURN_IF_ERROR(
-          launch_strided_copy(step.shape, elem_bytes, src, dst, c.stream));
-    }
-    return Status::ok();
-  });
+  return make_kernel(
+      [steps = std::move(steps), elem_bytes, skip_in_place](const CudaRunContext& c) -> Status {
+        for (const CopyStep& step : steps) {
+          const auto* src = static_cast<const std::byte*>(c.inputs[step.input].data) +
+                            step.src_offset * static_cast<int64_t>(elem_bytes);
+          auto* dst = static_cast<std::byte*>(c.outputs[step.output].data) +
+                      step.dst_offset * static_cast<int64_t>(elem_bytes);
+          if (skip_in_place && src == dst) continue;
+          ONEPOOL_LAUNCH_RETURN_IF_ERROR(
+              launch_strided_copy(step.shape, elem_bytes, src, dst, c.stream));
+        }
+        return Status::ok();
+      });
 }
 
 Expected<CudaPreparedKernel> single_copy(const CudaNodeContext& node, std::span<const int64_t> dims,
@@ -64,8 +64,8 @@ Expected<CudaPreparedKernel> single_copy(const CudaNodeContext& node, std::span<
 }
 
 // An int64 list from constant input `i`, or the attribute `name` when the input is absent.
-Expected<std::vector<int64_t>> ints_from(const CudaNodeContext& node, size_t i,
-                                         const char* name, bool* present = nullptr) {
+Expected<std::vector<int64_t>> ints_from(const CudaNodeContext& node, size_t i, const char* name,
+                                         bool* present = nullptr) {
   if (present != nullptr) *present = true;
   if (node.has_input(i)) {
     const HostTensor* tensor = node.constant_input(i);
@@ -109,7 +109,8 @@ Expected<CudaPreparedKernel> make_copy_kernel(const CudaNodeContext& node) {
   if (node.node().op_type == "Dropout") {
     ONEPOOL_RETURN_IF_ERROR(check_dropout_inference(node));
     if (node.has_output(1)) {
-      if (node.output(1).dtype != DType::kBool) return node.unsupported("mask of dtype other than bool");
+      if (node.output(1).dtype != DType::kBool)
+        return node.unsupported("mask of dtype other than bool");
       mask_count = node.output(1).shape.element_count();
     }
   }
@@ -294,8 +295,8 @@ Expected<CudaPreparedKernel> make_gather_kernel(const CudaNodeContext& node) {
   const size_t elem_bytes = dtype_size(node.input(0).dtype);
   if (elem_bytes == 2) return node.unsupported("2-byte elements");
   return make_kernel([params, elem_bytes](const CudaRunContext& c) -> Status {
-    return ONEPOOL_CUDA_STATUS(launch_gather(params, elem_bytes, c.inputs[0].data,
-                                             c.inputs[1].data, c.outputs[0].data, c.stream));
+    return ONEPOOL_CUDA_STATUS(launch_gather(params, elem_bytes, c.inputs[0].data, c.inputs[1].data,
+                                             c.outputs[0].data, c.stream));
   });
 }
 
@@ -313,9 +314,12 @@ Expected<CudaPreparedKernel> make_pad_kernel(const CudaNodeContext& node) {
   }
   const std::string mode = node.node().attributes.get_string("mode", "constant");
   PadParams params;
-  if (mode == "reflect") params.mode = PadMode::kReflect;
-  else if (mode == "edge") params.mode = PadMode::kEdge;
-  else if (mode != "constant") return node.unsupported("mode '" + mode + "'");
+  if (mode == "reflect")
+    params.mode = PadMode::kReflect;
+  else if (mode == "edge")
+    params.mode = PadMode::kEdge;
+  else if (mode != "constant")
+    return node.unsupported("mode '" + mode + "'");
   double value = node.node().attributes.get_float("value", 0.0f);
   if (const HostTensor* constant = node.constant_input(2)) {
     if (constant->element_count() > 0) value = constant->float_at(0);
@@ -355,8 +359,10 @@ namespace {
 Status parse_resize_modes(const CudaNodeContext& node, bool legacy, ResizeParams& params) {
   const AttributeMap& attributes = node.node().attributes;
   const std::string mode = attributes.get_string("mode", "nearest");
-  if (mode == "linear" || mode == "bilinear") params.linear = true;
-  else if (mode != "nearest") return node.unsupported("mode '" + mode + "'");
+  if (mode == "linear" || mode == "bilinear")
+    params.linear = true;
+  else if (mode != "nearest")
+    return node.unsupported("mode '" + mode + "'");
   if (attributes.get_int("antialias", 0) != 0) return node.unsupported("antialias");
   if (legacy) {
     params.coord = ResizeCoord::kAsymmetric;
@@ -364,17 +370,27 @@ Status parse_resize_modes(const CudaNodeContext& node, bool legacy, ResizeParams
     return Status::ok();
   }
   const std::string coord = attributes.get_string("coordinate_transformation_mode", "half_pixel");
-  if (coord == "half_pixel") params.coord = ResizeCoord::kHalfPixel;
-  else if (coord == "asymmetric") params.coord = ResizeCoord::kAsymmetric;
-  else if (coord == "align_corners") params.coord = ResizeCoord::kAlignCorners;
-  else if (coord == "pytorch_half_pixel") params.coord = ResizeCoord::kPytorchHalfPixel;
-  else return node.unsupported("coordinate_transformation_mode '" + coord + "'");
+  if (coord == "half_pixel")
+    params.coord = ResizeCoord::kHalfPixel;
+  else if (coord == "asymmetric")
+    params.coord = ResizeCoord::kAsymmetric;
+  else if (coord == "align_corners")
+    params.coord = ResizeCoord::kAlignCorners;
+  else if (coord == "pytorch_half_pixel")
+    params.coord = ResizeCoord::kPytorchHalfPixel;
+  else
+    return node.unsupported("coordinate_transformation_mode '" + coord + "'");
   const std::string nearest = attributes.get_string("nearest_mode", "round_prefer_floor");
-  if (nearest == "round_prefer_floor") params.nearest = ResizeNearest::kRoundPreferFloor;
-  else if (nearest == "round_prefer_ceil") params.nearest = ResizeNearest::kRoundPreferCeil;
-  else if (nearest == "floor") params.nearest = ResizeNearest::kFloor;
-  else if (nearest == "ceil") params.nearest = ResizeNearest::kCeil;
-  else return node.unsupported("nearest_mode '" + nearest + "'");
+  if (nearest == "round_prefer_floor")
+    params.nearest = ResizeNearest::kRoundPreferFloor;
+  else if (nearest == "round_prefer_ceil")
+    params.nearest = ResizeNearest::kRoundPreferCeil;
+  else if (nearest == "floor")
+    params.nearest = ResizeNearest::kFloor;
+  else if (nearest == "ceil")
+    params.nearest = ResizeNearest::kCeil;
+  else
+    return node.unsupported("nearest_mode '" + nearest + "'");
   return Status::ok();
 }
 

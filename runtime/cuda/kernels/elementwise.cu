@@ -28,14 +28,22 @@ __device__ inline void broadcast_offsets(const BroadcastShape& s, int64_t i, int
 template <class T>
 __device__ inline T binary_value(BinaryOp op, T a, T b) {
   switch (op) {
-    case BinaryOp::kAdd: return a + b;
-    case BinaryOp::kSub: return a - b;
-    case BinaryOp::kMul: return a * b;
-    case BinaryOp::kDiv: return b == T(0) && !std::is_floating_point<T>::value ? T(0) : a / b;
-    case BinaryOp::kPow: return static_cast<T>(pow(static_cast<double>(a), static_cast<double>(b)));
-    case BinaryOp::kMax: return a > b ? a : b;
-    case BinaryOp::kMin: return a < b ? a : b;
-    case BinaryOp::kPRelu: return a < T(0) ? a * b : a;
+    case BinaryOp::kAdd:
+      return a + b;
+    case BinaryOp::kSub:
+      return a - b;
+    case BinaryOp::kMul:
+      return a * b;
+    case BinaryOp::kDiv:
+      return b == T(0) && !std::is_floating_point<T>::value ? T(0) : a / b;
+    case BinaryOp::kPow:
+      return static_cast<T>(pow(static_cast<double>(a), static_cast<double>(b)));
+    case BinaryOp::kMax:
+      return a > b ? a : b;
+    case BinaryOp::kMin:
+      return a < b ? a : b;
+    case BinaryOp::kPRelu:
+      return a < T(0) ? a * b : a;
     // Mod (fmod = 0, integers): the divisor's sign; Fmod (fmod = 1): the dividend's sign.
     case BinaryOp::kMod:
       if constexpr (std::is_floating_point<T>::value) {
@@ -43,23 +51,34 @@ __device__ inline T binary_value(BinaryOp op, T a, T b) {
       } else {
         return mod_floored<T>(a, b);
       }
-    case BinaryOp::kFmod: return mod_truncated<T>(a, b);
-    default: return T(0);
+    case BinaryOp::kFmod:
+      return mod_truncated<T>(a, b);
+    default:
+      return T(0);
   }
 }
 
 template <class T>
 __device__ inline bool compare_value(BinaryOp op, T a, T b) {
   switch (op) {
-    case BinaryOp::kEqual: return a == b;
-    case BinaryOp::kLess: return a < b;
-    case BinaryOp::kGreater: return a > b;
-    case BinaryOp::kLessOrEqual: return a <= b;
-    case BinaryOp::kGreaterOrEqual: return a >= b;
-    case BinaryOp::kAnd: return static_cast<bool>(a) && static_cast<bool>(b);
-    case BinaryOp::kOr: return static_cast<bool>(a) || static_cast<bool>(b);
-    case BinaryOp::kXor: return static_cast<bool>(a) != static_cast<bool>(b);
-    default: return false;
+    case BinaryOp::kEqual:
+      return a == b;
+    case BinaryOp::kLess:
+      return a < b;
+    case BinaryOp::kGreater:
+      return a > b;
+    case BinaryOp::kLessOrEqual:
+      return a <= b;
+    case BinaryOp::kGreaterOrEqual:
+      return a >= b;
+    case BinaryOp::kAnd:
+      return static_cast<bool>(a) && static_cast<bool>(b);
+    case BinaryOp::kOr:
+      return static_cast<bool>(a) || static_cast<bool>(b);
+    case BinaryOp::kXor:
+      return static_cast<bool>(a) != static_cast<bool>(b);
+    default:
+      return false;
   }
 }
 
@@ -96,11 +115,21 @@ __global__ void unary_int64_kernel(UnaryOp op, const int64_t* x, int64_t* y, int
   ONEPOOL_GRID_LOOP(i, count) {
     const int64_t v = x[i];
     switch (op) {
-      case UnaryOp::kRelu: y[i] = v > 0 ? v : 0; break;
-      case UnaryOp::kNeg: y[i] = -v; break;
-      case UnaryOp::kAbs: y[i] = v < 0 ? -v : v; break;
-      case UnaryOp::kSign: y[i] = v > 0 ? 1 : (v < 0 ? -1 : 0); break;
-      default: y[i] = v; break;
+      case UnaryOp::kRelu:
+        y[i] = v > 0 ? v : 0;
+        break;
+      case UnaryOp::kNeg:
+        y[i] = -v;
+        break;
+      case UnaryOp::kAbs:
+        y[i] = v < 0 ? -v : v;
+        break;
+      case UnaryOp::kSign:
+        y[i] = v > 0 ? 1 : (v < 0 ? -1 : 0);
+        break;
+      default:
+        y[i] = v;
+        break;
     }
   }
 }
@@ -111,10 +140,14 @@ __global__ void not_kernel(const bool* x, bool* y, int64_t count) {
 
 __device__ inline double load_as_double(ElemType type, const void* p, int64_t i) {
   switch (type) {
-    case ElemType::kFloat32: return static_cast<const float*>(p)[i];
-    case ElemType::kInt64: return static_cast<double>(static_cast<const int64_t*>(p)[i]);
-    case ElemType::kBool: return static_cast<const bool*>(p)[i] ? 1.0 : 0.0;
-    case ElemType::kInt32: return static_cast<const int32_t*>(p)[i];
+    case ElemType::kFloat32:
+      return static_cast<const float*>(p)[i];
+    case ElemType::kInt64:
+      return static_cast<double>(static_cast<const int64_t*>(p)[i]);
+    case ElemType::kBool:
+      return static_cast<const bool*>(p)[i] ? 1.0 : 0.0;
+    case ElemType::kInt32:
+      return static_cast<const int32_t*>(p)[i];
     case ElemType::kFloat16:
       return __half2float(__ushort_as_half(static_cast<const unsigned short*>(p)[i]));
     case ElemType::kBFloat16:
@@ -134,9 +167,12 @@ __device__ inline int64_t load_as_int(ElemType type, const void* p, int64_t i) {
       if (v <= -9.2233720368547758e18f) return INT64_MIN;
       return static_cast<int64_t>(v);
     }
-    case ElemType::kInt64: return static_cast<const int64_t*>(p)[i];
-    case ElemType::kBool: return static_cast<const bool*>(p)[i] ? 1 : 0;
-    case ElemType::kInt32: return static_cast<const int32_t*>(p)[i];
+    case ElemType::kInt64:
+      return static_cast<const int64_t*>(p)[i];
+    case ElemType::kBool:
+      return static_cast<const bool*>(p)[i] ? 1 : 0;
+    case ElemType::kInt32:
+      return static_cast<const int32_t*>(p)[i];
   }
   return 0;
 }
@@ -147,11 +183,15 @@ __global__ void cast_kernel(ElemType from, ElemType to, const void* x, void* y, 
       case ElemType::kFloat32:
         static_cast<float*>(y)[i] = static_cast<float>(load_as_double(from, x, i));
         break;
-      case ElemType::kInt64: static_cast<int64_t*>(y)[i] = load_as_int(from, x, i); break;
+      case ElemType::kInt64:
+        static_cast<int64_t*>(y)[i] = load_as_int(from, x, i);
+        break;
       case ElemType::kInt32:
         static_cast<int32_t*>(y)[i] = static_cast<int32_t>(load_as_int(from, x, i));
         break;
-      case ElemType::kBool: static_cast<bool*>(y)[i] = load_as_double(from, x, i) != 0.0; break;
+      case ElemType::kBool:
+        static_cast<bool*>(y)[i] = load_as_double(from, x, i) != 0.0;
+        break;
       case ElemType::kFloat16:  // through float32, rounding to nearest even, as the CPU does
         static_cast<unsigned short*>(y)[i] =
             __half_as_ushort(__float2half_rn(static_cast<float>(load_as_double(from, x, i))));
@@ -164,8 +204,8 @@ __global__ void cast_kernel(ElemType from, ElemType to, const void* x, void* y, 
   }
 }
 
-__global__ void bias_activation_kernel(float* y, const float* bias, int64_t count,
-                                       int64_t channels, int64_t inner, UnaryParams act) {
+__global__ void bias_activation_kernel(float* y, const float* bias, int64_t count, int64_t channels,
+                                       int64_t inner, UnaryParams act) {
   ONEPOOL_GRID_LOOP(i, count) {
     float v = y[i];
     if (bias != nullptr) v += bias[(i / inner) % channels];
@@ -181,17 +221,18 @@ cudaError_t launch_binary(BinaryOp op, ElemType type, const BroadcastShape& shap
   switch (type) {
     case ElemType::kFloat32:
       binary_kernel<float><<<grid, kBlock, 0, stream>>>(op, shape, static_cast<const float*>(a),
-                                                         static_cast<const float*>(b), out);
+                                                        static_cast<const float*>(b), out);
       break;
     case ElemType::kInt64:
-      binary_kernel<int64_t><<<grid, kBlock, 0, stream>>>(
-          op, shape, static_cast<const int64_t*>(a), static_cast<const int64_t*>(b), out);
+      binary_kernel<int64_t><<<grid, kBlock, 0, stream>>>(op, shape, static_cast<const int64_t*>(a),
+                                                          static_cast<const int64_t*>(b), out);
       break;
     case ElemType::kBool:
       binary_kernel<bool><<<grid, kBlock, 0, stream>>>(op, shape, static_cast<const bool*>(a),
-                                                        static_cast<const bool*>(b), out);
+                                                       static_cast<const bool*>(b), out);
       break;
-    default: return cudaErrorInvalidValue;
+    default:
+      return cudaErrorInvalidValue;
   }
   return cudaGetLastError();
 }
@@ -201,26 +242,27 @@ cudaError_t launch_where(const BroadcastShape& shape, size_t elem_bytes, const b
   const unsigned grid = grid_for(shape.count);
   switch (elem_bytes) {
     case 1:
-      where_kernel<uint8_t><<<grid, kBlock, 0, stream>>>(shape, cond,
-          static_cast<const uint8_t*>(x), static_cast<const uint8_t*>(y),
-          static_cast<uint8_t*>(out));
+      where_kernel<uint8_t>
+          <<<grid, kBlock, 0, stream>>>(shape, cond, static_cast<const uint8_t*>(x),
+                                        static_cast<const uint8_t*>(y), static_cast<uint8_t*>(out));
       break;
     case 2:
-      where_kernel<uint16_t><<<grid, kBlock, 0, stream>>>(shape, cond,
-          static_cast<const uint16_t*>(x), static_cast<const uint16_t*>(y),
+      where_kernel<uint16_t><<<grid, kBlock, 0, stream>>>(
+          shape, cond, static_cast<const uint16_t*>(x), static_cast<const uint16_t*>(y),
           static_cast<uint16_t*>(out));
       break;
     case 4:
-      where_kernel<uint32_t><<<grid, kBlock, 0, stream>>>(shape, cond,
-          static_cast<const uint32_t*>(x), static_cast<const uint32_t*>(y),
+      where_kernel<uint32_t><<<grid, kBlock, 0, stream>>>(
+          shape, cond, static_cast<const uint32_t*>(x), static_cast<const uint32_t*>(y),
           static_cast<uint32_t*>(out));
       break;
     case 8:
-      where_kernel<uint64_t><<<grid, kBlock, 0, stream>>>(shape, cond,
-          static_cast<const uint64_t*>(x), static_cast<const uint64_t*>(y),
+      where_kernel<uint64_t><<<grid, kBlock, 0, stream>>>(
+          shape, cond, static_cast<const uint64_t*>(x), static_cast<const uint64_t*>(y),
           static_cast<uint64_t*>(out));
       break;
-    default: return cudaErrorInvalidValue;
+    default:
+      return cudaErrorInvalidValue;
   }
   return cudaGetLastError();
 }
@@ -235,10 +277,10 @@ cudaError_t launch_unary_int(UnaryOp op, ElemType type, const void* x, void* y, 
                              cudaStream_t stream) {
   if (type == ElemType::kBool) {
     not_kernel<<<grid_for(count), kBlock, 0, stream>>>(static_cast<const bool*>(x),
-                                                      static_cast<bool*>(y), count);
+                                                       static_cast<bool*>(y), count);
   } else if (type == ElemType::kInt64) {
-    unary_int64_kernel<<<grid_for(count), kBlock, 0, stream>>>(
-        op, static_cast<const int64_t*>(x), static_cast<int64_t*>(y), count);
+    unary_int64_kernel<<<grid_for(count), kBlock, 0, stream>>>(op, static_cast<const int64_t*>(x),
+                                                               static_cast<int64_t*>(y), count);
   } else {
     return cudaErrorInvalidValue;
   }

@@ -18,15 +18,24 @@ struct BinaryEntry {
 };
 
 constexpr BinaryEntry kBinaryOps[] = {
-    {"Add", BinaryOp::kAdd},       {"Sub", BinaryOp::kSub},
-    {"Mul", BinaryOp::kMul},       {"Div", BinaryOp::kDiv},
-    {"Pow", BinaryOp::kPow},       {"Max", BinaryOp::kMax},
-    {"Min", BinaryOp::kMin},       {"PRelu", BinaryOp::kPRelu},
-    {"Mod", BinaryOp::kMod},       {"Equal", BinaryOp::kEqual},
-    {"Less", BinaryOp::kLess},     {"Greater", BinaryOp::kGreater},
-    {"LessOrEqual", BinaryOp::kLessOrEqual}, {"GreaterOrEqual", BinaryOp::kGreaterOrEqual},
-    {"And", BinaryOp::kAnd},       {"Or", BinaryOp::kOr},
-    {"Xor", BinaryOp::kXor},       {"Sum", BinaryOp::kAdd},
+    {"Add", BinaryOp::kAdd},
+    {"Sub", BinaryOp::kSub},
+    {"Mul", BinaryOp::kMul},
+    {"Div", BinaryOp::kDiv},
+    {"Pow", BinaryOp::kPow},
+    {"Max", BinaryOp::kMax},
+    {"Min", BinaryOp::kMin},
+    {"PRelu", BinaryOp::kPRelu},
+    {"Mod", BinaryOp::kMod},
+    {"Equal", BinaryOp::kEqual},
+    {"Less", BinaryOp::kLess},
+    {"Greater", BinaryOp::kGreater},
+    {"LessOrEqual", BinaryOp::kLessOrEqual},
+    {"GreaterOrEqual", BinaryOp::kGreaterOrEqual},
+    {"And", BinaryOp::kAnd},
+    {"Or", BinaryOp::kOr},
+    {"Xor", BinaryOp::kXor},
+    {"Sum", BinaryOp::kAdd},
     {"Mean", BinaryOp::kAdd},
 };
 
@@ -104,19 +113,19 @@ Expected<CudaPreparedKernel> make_binary_kernel(const CudaNodeContext& node) {
   }
   const float scale = 1.0f / static_cast<float>(inputs);
   const int64_t count = steps[0].count;
-  return make_kernel([op, type, steps = std::move(steps), mean, scale,
-                      count](const CudaRunContext& c) -> Status {
-    void* out = c.outputs[0].data;
-    for (size_t i = 0; i < steps.size(); ++i) {
-      const void* first = i == 0 ? c.inputs[0].data : out;
-      ONEPOOL_LAUNCH_RETURN_IF_ERROR(
-          launch_binary(op, type, steps[i], first, c.inputs[i + 1].data, out, c.stream));
-    }
-    if (!mean) return Status::ok();
-    float* y = static_cast<float*>(out);
-    return ONEPOOL_CUDA_STATUS(
-        launch_unary_float(UnaryParams{UnaryOp::kScale, scale, 0.0f}, y, y, count, c.stream));
-  });
+  return make_kernel(
+      [op, type, steps = std::move(steps), mean, scale, count](const CudaRunContext& c) -> Status {
+        void* out = c.outputs[0].data;
+        for (size_t i = 0; i < steps.size(); ++i) {
+          const void* first = i == 0 ? c.inputs[0].data : out;
+          ONEPOOL_LAUNCH_RETURN_IF_ERROR(
+              launch_binary(op, type, steps[i], first, c.inputs[i + 1].data, out, c.stream));
+        }
+        if (!mean) return Status::ok();
+        float* y = static_cast<float*>(out);
+        return ONEPOOL_CUDA_STATUS(
+            launch_unary_float(UnaryParams{UnaryOp::kScale, scale, 0.0f}, y, y, count, c.stream));
+      });
 }
 
 Expected<CudaPreparedKernel> make_where_kernel(const CudaNodeContext& node) {
@@ -153,20 +162,30 @@ struct UnaryEntry {
 };
 
 constexpr UnaryEntry kUnaryOps[] = {
-    {"Relu", UnaryOp::kRelu, 0, 0},        {"Sigmoid", UnaryOp::kSigmoid, 0, 0},
-    {"Tanh", UnaryOp::kTanh, 0, 0},        {"Exp", UnaryOp::kExp, 0, 0},
-    {"Log", UnaryOp::kLog, 0, 0},          {"Sqrt", UnaryOp::kSqrt, 0, 0},
-    {"Neg", UnaryOp::kNeg, 0, 0},          {"Abs", UnaryOp::kAbs, 0, 0},
-    {"Erf", UnaryOp::kErf, 0, 0},          {"LeakyRelu", UnaryOp::kLeakyRelu, 0.01f, 0},
+    {"Relu", UnaryOp::kRelu, 0, 0},
+    {"Sigmoid", UnaryOp::kSigmoid, 0, 0},
+    {"Tanh", UnaryOp::kTanh, 0, 0},
+    {"Exp", UnaryOp::kExp, 0, 0},
+    {"Log", UnaryOp::kLog, 0, 0},
+    {"Sqrt", UnaryOp::kSqrt, 0, 0},
+    {"Neg", UnaryOp::kNeg, 0, 0},
+    {"Abs", UnaryOp::kAbs, 0, 0},
+    {"Erf", UnaryOp::kErf, 0, 0},
+    {"LeakyRelu", UnaryOp::kLeakyRelu, 0.01f, 0},
     {"HardSigmoid", UnaryOp::kHardSigmoid, 0.2f, 0.5f},
     {"HardSwish", UnaryOp::kHardSwish, 0, 0},
     {"Reciprocal", UnaryOp::kReciprocal, 0, 0},
-    {"Floor", UnaryOp::kFloor, 0, 0},      {"Ceil", UnaryOp::kCeil, 0, 0},
-    {"Softplus", UnaryOp::kSoftplus, 0, 0}, {"Elu", UnaryOp::kElu, 1.0f, 0},
-    {"Sin", UnaryOp::kSin, 0, 0},          {"Cos", UnaryOp::kCos, 0, 0},
-    {"Round", UnaryOp::kRound, 0, 0},      {"Sign", UnaryOp::kSign, 0, 0},
+    {"Floor", UnaryOp::kFloor, 0, 0},
+    {"Ceil", UnaryOp::kCeil, 0, 0},
+    {"Softplus", UnaryOp::kSoftplus, 0, 0},
+    {"Elu", UnaryOp::kElu, 1.0f, 0},
+    {"Sin", UnaryOp::kSin, 0, 0},
+    {"Cos", UnaryOp::kCos, 0, 0},
+    {"Round", UnaryOp::kRound, 0, 0},
+    {"Sign", UnaryOp::kSign, 0, 0},
     {"Selu", UnaryOp::kSelu, 1.67326319217681884765625f, 1.05070102214813232421875f},
-    {"Identity", UnaryOp::kIdentity, 0, 0}, {"Dropout", UnaryOp::kIdentity, 0, 0},
+    {"Identity", UnaryOp::kIdentity, 0, 0},
+    {"Dropout", UnaryOp::kIdentity, 0, 0},
 };
 
 const UnaryEntry* find_unary(const std::string& name) {

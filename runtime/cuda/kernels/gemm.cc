@@ -15,8 +15,8 @@ Expected<GemmCall> row_major_gemm(int64_t m, int64_t n, int64_t k, bool trans_a,
                                   int64_t stride_c) {
   // Column-major Cᵀ[N, M] = op(B)ᵀ[N, K] · op(A)ᵀ[K, M]: the first operand is B.
   if (!fits_int(m) || !fits_int(n) || !fits_int(k) || !fits_int(batch)) {
-    return make_status(StatusCode::kUnsupported, "GEMM dims [", m, ", ", n, ", ", k, "] x ",
-                       batch, " exceed cuBLAS's int32 range");
+    return make_status(StatusCode::kUnsupported, "GEMM dims [", m, ", ", n, ", ", k, "] x ", batch,
+                       " exceed cuBLAS's int32 range");
   }
   GemmCall call;
   call.m = static_cast<int>(n);
@@ -43,14 +43,14 @@ Status run_gemm(const CudaRunContext& c, const GemmCall& call, const float* a, c
   ONEPOOL_CUBLAS_RETURN_IF_ERROR(cublasSetWorkspace(c.cublas, c.workspace, cublas_bytes));
   // Row-major A·B is column-major Bᵀ·Aᵀ: `b` is cuBLAS's first operand.
   if (call.batch == 1) {
-    return ONEPOOL_CUBLAS_STATUS(cublasSgemm(c.cublas, call.op_a, call.op_b, call.m, call.n,
-                                             call.k, &call.alpha, b, call.lda, a, call.ldb,
-                                             &call.beta, out, call.ldc));
+    return ONEPOOL_CUBLAS_STATUS(cublasSgemm(c.cublas, call.op_a, call.op_b, call.m, call.n, call.k,
+                                             &call.alpha, b, call.lda, a, call.ldb, &call.beta, out,
+                                             call.ldc));
   }
-  return ONEPOOL_CUBLAS_STATUS(cublasSgemmStridedBatched(
-      c.cublas, call.op_a, call.op_b, call.m, call.n, call.k, &call.alpha, b, call.lda,
-      call.stride_a, a, call.ldb, call.stride_b, &call.beta, out, call.ldc, call.stride_c,
-      call.batch));
+  return ONEPOOL_CUBLAS_STATUS(
+      cublasSgemmStridedBatched(c.cublas, call.op_a, call.op_b, call.m, call.n, call.k, &call.alpha,
+                                b, call.lda, call.stride_a, a, call.ldb, call.stride_b, &call.beta,
+                                out, call.ldc, call.stride_c, call.batch));
 }
 
 }  // namespace onepool::cuda

@@ -2,7 +2,8 @@
 //
 // cuBLAS is column-major: a row-major [r, c] matrix is a column-major [c, r] one (its transpose).
 // So the row-major C[M, N] = A[M, K] · B[K, N] is issued as the column-major
-// Cᵀ = Bᵀ · Aᵀ with m = N, n = M, and B passed first. Callers fill GemmCall in those column-major terms.
+// Cᵀ = Bᵀ · Aᵀ with m = N, n = M, and B passed first. Callers fill GemmCall in those column-major
+// terms.
 #pragma once
 
 #include <cublas_v2.h>

@@ -18,7 +18,12 @@ constexpr int kMaxDims = 8;
 /// Element types the device kernels know. The half types (bits in uint16_t) are read and written
 /// by Cast only; other float kernels see them as float32 through runtime/cuda/half_compute.h.
 enum class ElemType : int32_t {
-  kFloat32 = 0, kInt64 = 1, kBool = 2, kInt32 = 3, kFloat16 = 4, kBFloat16 = 5
+  kFloat32 = 0,
+  kInt64 = 1,
+  kBool = 2,
+  kInt32 = 3,
+  kFloat16 = 4,
+  kBFloat16 = 5
 };
 
 // --- elementwise.cu --------------------------------------------------------------------------
@@ -33,17 +38,55 @@ struct BroadcastShape {
 };
 
 enum class BinaryOp : int32_t {
-  kAdd, kSub, kMul, kDiv, kPow, kMax, kMin, kPRelu,
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kPow,
+  kMax,
+  kMin,
+  kPRelu,
   kMod,   // ONNX Mod, fmod = 0: integers only, the remainder takes the divisor's sign
   kFmod,  // ONNX Mod, fmod = 1: the remainder takes the dividend's sign (C fmod / %)
-  kEqual, kLess, kGreater, kLessOrEqual, kGreaterOrEqual,  // comparisons: bool output
-  kAnd, kOr, kXor,                                         // bool inputs and output
+  kEqual,
+  kLess,
+  kGreater,
+  kLessOrEqual,
+  kGreaterOrEqual,  // comparisons: bool output
+  kAnd,
+  kOr,
+  kXor,  // bool inputs and output
 };
 
 enum class UnaryOp : int32_t {
-  kIdentity, kRelu, kSigmoid, kTanh, kExp, kLog, kSqrt, kNeg, kAbs, kErf, kLeakyRelu,
-  kHardSigmoid, kHardSwish, kHardSigmoidMul, kClip, kReciprocal, kFloor, kCeil, kSoftplus, kElu,
-  kSin, kCos, kRound, kSign, kSelu, kScale, kGelu, kGeluTanh,
+  kIdentity,
+  kRelu,
+  kSigmoid,
+  kTanh,
+  kExp,
+  kLog,
+  kSqrt,
+  kNeg,
+  kAbs,
+  kErf,
+  kLeakyRelu,
+  kHardSigmoid,
+  kHardSwish,
+  kHardSigmoidMul,
+  kClip,
+  kReciprocal,
+  kFloor,
+  kCeil,
+  kSoftplus,
+  kElu,
+  kSin,
+  kCos,
+  kRound,
+  kSign,
+  kSelu,
+  kScale,
+  kGelu,
+  kGeluTanh,
 };
 
 /// A unary op with its parameters (LeakyRelu/Elu alpha; HardSigmoid alpha, beta; Clip min =
@@ -152,8 +195,8 @@ struct ReduceShape {
 cudaError_t launch_reduce(ReduceOp op, const ReduceShape& shape, const float* x, float* y,
                           cudaStream_t stream);
 /// Softmax (or LogSoftmax) over the middle dim of [outer, axis_dim, inner].
-cudaError_t launch_softmax(const float* x, float* y, int64_t outer, int64_t axis_dim,
-                           int64_t inner, bool log, cudaStream_t stream);
+cudaError_t launch_softmax(const float* x, float* y, int64_t outer, int64_t axis_dim, int64_t inner,
+                           bool log, cudaStream_t stream);
 /// LayerNormalization of rows [rows, cols]; scale/bias hold `cols` values (bias may be null).
 cudaError_t launch_layer_norm(const float* x, const float* scale, const float* bias, float* y,
                               int64_t rows, int64_t cols, float epsilon, cudaStream_t stream);

@@ -66,8 +66,7 @@ Status enqueue_matmul(const MatMulPlan& p, const CudaRunContext& c) {
   } else {
     for (size_t i = 0; i < p.offsets.size(); ++i) {
       ONEPOOL_RETURN_IF_ERROR(run_gemm(c, p.gemm, a + p.offsets[i].first, b + p.offsets[i].second,
-                                       y + static_cast<int64_t>(i) * p.out_matrix,
-                                       p.cublas_bytes));
+                                       y + static_cast<int64_t>(i) * p.out_matrix, p.cublas_bytes));
     }
   }
   return ONEPOOL_CUDA_STATUS(
@@ -108,8 +107,8 @@ Expected<CudaPreparedKernel> make_matmul_kernel(const CudaNodeContext& node) {
   int64_t batch = 1, a_count = 1, b_count = 1;
   for (size_t d = 0; d < out_batch.size(); ++d) {
     if (a_batch[d] != b_batch[d] && a_batch[d] != 1 && b_batch[d] != 1) {
-      return node.error(StatusCode::kInvalidModel, "batch dims do not broadcast: A ",
-                        a.to_string(), ", B ", b.to_string());
+      return node.error(StatusCode::kInvalidModel, "batch dims do not broadcast: A ", a.to_string(),
+                        ", B ", b.to_string());
     }
     out_batch[d] = std::max(a_batch[d], b_batch[d]);
     batch *= out_batch[d];
@@ -149,8 +148,7 @@ Status enqueue_gemm(const GemmPlan& p, const CudaRunContext& c) {
         launch_strided_copy(p.c_broadcast, sizeof(float), c.inputs[2].data, y, c.stream));
   }
   ONEPOOL_RETURN_IF_ERROR(run_gemm(c, p.gemm, static_cast<const float*>(c.inputs[0].data),
-                                   static_cast<const float*>(c.inputs[1].data), y,
-                                   p.cublas_bytes));
+                                   static_cast<const float*>(c.inputs[1].data), y, p.cublas_bytes));
   return ONEPOOL_CUDA_STATUS(
       launch_bias_activation(y, nullptr, 1, 1, p.out_count, p.activation, c.stream));
 }

@@ -6,13 +6,26 @@ namespace onepool::cuda {
 
 bool elem_type_of(DType dtype, ElemType& type) {
   switch (dtype) {
-    case DType::kFloat32: type = ElemType::kFloat32; return true;
-    case DType::kInt64: type = ElemType::kInt64; return true;
-    case DType::kBool: type = ElemType::kBool; return true;
-    case DType::kInt32: type = ElemType::kInt32; return true;
-    case DType::kFloat16: type = ElemType::kFloat16; return true;
-    case DType::kBFloat16: type = ElemType::kBFloat16; return true;
-    default: return false;
+    case DType::kFloat32:
+      type = ElemType::kFloat32;
+      return true;
+    case DType::kInt64:
+      type = ElemType::kInt64;
+      return true;
+    case DType::kBool:
+      type = ElemType::kBool;
+      return true;
+    case DType::kInt32:
+      type = ElemType::kInt32;
+      return true;
+    case DType::kFloat16:
+      type = ElemType::kFloat16;
+      return true;
+    case DType::kBFloat16:
+      type = ElemType::kBFloat16;
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -111,8 +124,8 @@ Expected<CopyShape> make_copy_shape(std::span<const int64_t> dims,
 
 Expected<int> normalize_axis(int64_t axis, int rank) {
   if (axis < -rank || axis >= rank) {
-    return make_status(StatusCode::kInvalidModel, "axis ", axis, " is outside [", -rank, ", ",
-                       rank, ")");
+    return make_status(StatusCode::kInvalidModel, "axis ", axis, " is outside [", -rank, ", ", rank,
+                       ")");
   }
   return static_cast<int>(axis < 0 ? axis + rank : axis);
 }
@@ -123,14 +136,22 @@ Expected<UnaryParams> parse_activation(const AttributeMap& attributes) {
   params.alpha = attributes.get_float("onepool_alpha", 0.0f);
   params.beta = attributes.get_float("onepool_beta", 0.0f);
   if (name.empty()) return params;
-  if (name == "Relu") params.op = UnaryOp::kRelu;
-  else if (name == "Clip") params.op = UnaryOp::kClip;
-  else if (name == "LeakyRelu") params.op = UnaryOp::kLeakyRelu;
-  else if (name == "Sigmoid") params.op = UnaryOp::kSigmoid;
-  else if (name == "HardSigmoid") params.op = UnaryOp::kHardSigmoid;
-  else if (name == "HardSwish") params.op = UnaryOp::kHardSwish;
-  else if (name == "HardSigmoidMul") params.op = UnaryOp::kHardSigmoidMul;
-  else return make_status(StatusCode::kUnsupported, "fused activation '", name, "'");
+  if (name == "Relu")
+    params.op = UnaryOp::kRelu;
+  else if (name == "Clip")
+    params.op = UnaryOp::kClip;
+  else if (name == "LeakyRelu")
+    params.op = UnaryOp::kLeakyRelu;
+  else if (name == "Sigmoid")
+    params.op = UnaryOp::kSigmoid;
+  else if (name == "HardSigmoid")
+    params.op = UnaryOp::kHardSigmoid;
+  else if (name == "HardSwish")
+    params.op = UnaryOp::kHardSwish;
+  else if (name == "HardSigmoidMul")
+    params.op = UnaryOp::kHardSigmoidMul;
+  else
+    return make_status(StatusCode::kUnsupported, "fused activation '", name, "'");
   return params;
 }
 

@@ -13,28 +13,39 @@ namespace {
 // and propagate NaN, which fmaxf / fminf would drop.
 __device__ inline float reduce_init(ReduceOp op) {
   switch (op) {
-    case ReduceOp::kMax: return -INFINITY;
-    case ReduceOp::kMin: return INFINITY;
-    case ReduceOp::kProd: return 1.0f;
-    default: return 0.0f;
+    case ReduceOp::kMax:
+      return -INFINITY;
+    case ReduceOp::kMin:
+      return INFINITY;
+    case ReduceOp::kProd:
+      return 1.0f;
+    default:
+      return 0.0f;
   }
 }
 
 __device__ inline float reduce_combine(ReduceOp op, float a, float b) {
   switch (op) {
-    case ReduceOp::kMax: return nan_propagating_max(a, b);
-    case ReduceOp::kMin: return nan_propagating_min(a, b);
-    case ReduceOp::kProd: return a * b;
-    default: return a + b;
+    case ReduceOp::kMax:
+      return nan_propagating_max(a, b);
+    case ReduceOp::kMin:
+      return nan_propagating_min(a, b);
+    case ReduceOp::kProd:
+      return a * b;
+    default:
+      return a + b;
   }
 }
 
 __device__ inline float reduce_map(ReduceOp op, float x) {
   switch (op) {
     case ReduceOp::kSumSquare:
-    case ReduceOp::kL2: return x * x;
-    case ReduceOp::kL1: return fabsf(x);
-    default: return x;
+    case ReduceOp::kL2:
+      return x * x;
+    case ReduceOp::kL1:
+      return fabsf(x);
+    default:
+      return x;
   }
 }
 
@@ -141,19 +152,17 @@ cudaError_t launch_reduce(ReduceOp op, const ReduceShape& shape, const float* x,
   return cudaGetLastError();
 }
 
-cudaError_t launch_softmax(const float* x, float* y, int64_t outer, int64_t axis_dim,
-                           int64_t inner, bool log, cudaStream_t stream) {
+cudaError_t launch_softmax(const float* x, float* y, int64_t outer, int64_t axis_dim, int64_t inner,
+                           bool log, cudaStream_t stream) {
   if (outer * inner * axis_dim == 0) return cudaSuccess;
-  softmax_kernel<<<row_grid(outer * inner), kBlock, 0, stream>>>(x, y, outer, axis_dim, inner,
-                                                                 log);
+  softmax_kernel<<<row_grid(outer * inner), kBlock, 0, stream>>>(x, y, outer, axis_dim, inner, log);
   return cudaGetLastError();
 }
 
 cudaError_t launch_layer_norm(const float* x, const float* scale, const float* bias, float* y,
                               int64_t rows, int64_t cols, float epsilon, cudaStream_t stream) {
   if (rows * cols == 0) return cudaSuccess;
-  layer_norm_kernel<<<row_grid(rows), kBlock, 0, stream>>>(x, scale, bias, y, rows, cols,
-                                                           epsilon);
+  layer_norm_kernel<<<row_grid(rows), kBlock, 0, stream>>>(x, scale, bias, y, rows, cols, epsilon);
   return cudaGetLastError();
 }
 

@@ -94,9 +94,9 @@ Expected<CudaPreparedKernel> make_softmax_kernel(const CudaNodeContext& node) {
   if (node.input(0).dtype != DType::kFloat32) return node.unsupported("dtype");
   const Shape& in = node.input(0).shape;
   const bool legacy = node.graph().opset < 13;
-  ONEPOOL_ASSIGN_OR_RETURN(const int axis,
-                           normalize_axis(node.node().attributes.get_int("axis", legacy ? 1 : -1),
-                                          in.rank()));
+  ONEPOOL_ASSIGN_OR_RETURN(
+      const int axis,
+      normalize_axis(node.node().attributes.get_int("axis", legacy ? 1 : -1), in.rank()));
   const int64_t outer = dims_product(in, 0, axis);
   const int64_t axis_dim = legacy ? dims_product(in, axis, in.rank()) : in[axis];
   const int64_t inner = legacy ? 1 : dims_product(in, axis + 1, in.rank());
@@ -126,10 +126,9 @@ Expected<CudaPreparedKernel> make_layer_norm_kernel(const CudaNodeContext& node)
   const float epsilon = node.node().attributes.get_float("epsilon", 1e-5f);
   return make_kernel([=](const CudaRunContext& c) -> Status {
     const auto* bias = c.inputs.size() > 2 ? static_cast<const float*>(c.inputs[2].data) : nullptr;
-    return ONEPOOL_CUDA_STATUS(launch_layer_norm(static_cast<const float*>(c.inputs[0].data),
-                                                 static_cast<const float*>(c.inputs[1].data), bias,
-                                                 static_cast<float*>(c.outputs[0].data), rows, cols,
-                                                 epsilon, c.stream));
+    return ONEPOOL_CUDA_STATUS(launch_layer_norm(
+        static_cast<const float*>(c.inputs[0].data), static_cast<const float*>(c.inputs[1].data),
+        bias, static_cast<float*>(c.outputs[0].data), rows, cols, epsilon, c.stream));
   });
 }
 

@@ -30,14 +30,16 @@ Expected<Window2d> read_window(const CudaNodeContext& node, const Shape* kernel,
   const auto n = static_cast<size_t>(spatial);
   if (k.size() != n || s.size() != n || d.size() != n || pads.size() != 2 * n ||
       out_pad.size() != n) {
-    return node.error(StatusCode::kInvalidModel, "kernel_shape / strides / dilations / pads do "
-                      "not match ", spatial, " spatial dims");
+    return node.error(StatusCode::kInvalidModel,
+                      "kernel_shape / strides / dilations / pads do "
+                      "not match ",
+                      spatial, " spatial dims");
   }
   // Step 1. auto_pad (and ConvTranspose's output_shape, which overrides `pads`) decide the pads
   // from the output size.
   const std::string auto_pad = a.get_string("auto_pad", "NOTSET");
-  const bool derive = auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER" ||
-                      (transposed && a.has("output_shape"));
+  const bool derive =
+      auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER" || (transposed && a.has("output_shape"));
   for (size_t i = 0; i < n && (derive || auto_pad == "VALID"); ++i) {
     const int64_t i_in = in[static_cast<int>(i) + 2];
     const int64_t i_out = out[static_cast<int>(i) + 2];

@@ -13,8 +13,8 @@ struct Window2d {
   int64_t in_h = 1, in_w = 1;    // the input's spatial dims
   int64_t out_h = 1, out_w = 1;  // the output's spatial dims (from the graph)
   int k_h = 1, k_w = 1, s_h = 1, s_w = 1, d_h = 1, d_w = 1;
-  int p_h = 0, p_w = 0;          // begin pads
-  int end_h = 0, end_w = 0;      // end pads
+  int p_h = 0, p_w = 0;      // begin pads
+  int end_h = 0, end_w = 0;  // end pads
 };
 
 /// The begin pad of one axis whose pads are derived from the output size (`total` cells of
