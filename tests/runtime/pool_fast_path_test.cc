@@ -119,6 +119,7 @@ TEST_CASE("2-D pools on the row-sweep path give the generic path's bits") {
       {8, 9, 1, 1, 2, 1, 0, 0, 0, 0},    // 1 x 1 window, stride 2
       {5, 6, 2, 2, 1, 1, 2, 2, 2, 2},    // pads as wide as the window: windows with no input
       {3, 3, 3, 3, 1, 1, 1, 1, 1, 1},    // plane smaller than a vector
+      {9, 70, 3, 3, 1, 1, 1, 1, 1, 1},   // rows of 64+ outputs: MaxPool's flat sweep
   };
   uint32_t seed = 7;
   for (const Geometry& g : cases) {
