@@ -6,6 +6,7 @@
 #include "planner/build_plan.h"
 #include "planner/graph.h"
 #include "runtime/backend.h"
+#include "runtime/session_with_backend.h"
 #include "runtime/shape_input_feeds.h"
 
 namespace onepool {
@@ -106,9 +107,19 @@ Status check_tensor_matches(const TensorInfo& info, const TensorView& view, cons
 Expected<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> model,
                                                    const SessionOptions& options) {
   if (!model) return make_status(StatusCode::kInvalidArgument, "Session::create: null model");
+  ONEPOOL_ASSIGN_OR_RETURN(std::unique_ptr<Backend> backend, create_backend(options));
+  return create_session_with_backend(std::move(model), options, std::move(backend));
+}
+
+Expected<std::unique_ptr<Session>> create_session_with_backend(std::shared_ptr<const Model> model,
+                                                               const SessionOptions& options,
+                                                               std::unique_ptr<Backend> backend) {
+  if (!model || !backend) {
+    return make_status(StatusCode::kInvalidArgument, "Session::create: null model or backend");
+  }
   auto impl = std::make_unique<SessionImpl>();
   impl->model = model;
-  ONEPOOL_ASSIGN_OR_RETURN(impl->backend, create_backend(options));
+  impl->backend = std::move(backend);
   if (!options.debug_perturb_node.empty()) {
     ONEPOOL_RETURN_IF_ERROR(set_debug_perturbation(*impl->backend, model->graph(), options));
   }

@@ -109,6 +109,12 @@ struct RunOptions {
 };
 
 class SessionImpl;
+class Backend;
+class Session;
+/// Internal (runtime/session_with_backend.h): Session::create on a backend the caller made.
+Expected<std::unique_ptr<Session>> create_session_with_backend(std::shared_ptr<const Model> model,
+                                                               const SessionOptions& options,
+                                                               std::unique_ptr<Backend> backend);
 
 class Session {
  public:
@@ -156,6 +162,9 @@ class Session {
   void reset_profile();
 
  private:
+  friend Expected<std::unique_ptr<Session>> create_session_with_backend(
+      std::shared_ptr<const Model> model, const SessionOptions& options,
+      std::unique_ptr<Backend> backend);
   explicit Session(std::unique_ptr<SessionImpl> impl);
   std::unique_ptr<SessionImpl> impl_;
 };

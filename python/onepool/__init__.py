@@ -14,6 +14,7 @@ UnsupportedError, InvalidModelError, ...) with the C++ library's message.
 
 from onepool._onepool import (
     CancelledError,
+    CpuThreadPool,
     DeviceError,
     Error,
     FailedPreconditionError,
@@ -35,6 +36,7 @@ from onepool._onepool import (
 
 __all__ = [
     "CancelledError",
+    "CpuThreadPool",
     "DeviceError",
     "Error",
     "FailedPreconditionError",

@@ -178,6 +178,23 @@ std::unique_ptr<PySession> create_session(PyModel model, const SessionOptions& o
 }  // namespace
 
 void bind_session(py::module_& module) {
+  py::class_<CpuThreadPool, std::shared_ptr<CpuThreadPool>>(module, "CpuThreadPool", R"doc(
+CPU threads that several Sessions of this process share (C++ onepool::CpuThreadPool).
+
+    pool = onepool.CpuThreadPool(4)
+    a = onepool.Session(model, thread_pool=pool)
+    b = onepool.Session(model, thread_pool=pool)   # no new threads
+
+threads: the workers plus the calling thread (0: every hardware thread). A run borrows the
+workers when no other Session holds them and otherwise runs on its calling thread alone; the
+outputs are the same either way.
+)doc")
+      .def(py::init([](int threads) { return unwrap(CpuThreadPool::create(threads)); }),
+           py::arg("threads") = 0)
+      .def_property_readonly("threads", &CpuThreadPool::threads)
+      .def("__repr__", [](const CpuThreadPool& pool) {
+        return "onepool.CpuThreadPool(" + std::to_string(pool.threads()) + ")";
+      });
   py::class_<PySession>(module, "Session", R"doc(
 One Session: a Model's memory plan bound to a device, with its pool allocated once.
 
@@ -186,7 +203,10 @@ One Session: a Model's memory plan bound to a device, with its pool allocated on
 
 The first argument is a path (then shapes, dims, values and optimize load it as onepool.Model
 does) or an onepool.Model (share one Model's weights across Sessions). threads: CPU threads (0:
-all); device: "cpu" or "cuda:N" (never silently changed); algorithm, alignment, aliasing and
+all); thread_pool: an onepool.CpuThreadPool whose threads this Session shares with others
+instead of starting its own; cpu_isa: "auto", "avx512", "avx2" or "portable", the widest
+instruction set the CPU kernels may use; device: "cpu" or "cuda:N" (never silently changed);
+algorithm, alignment, aliasing and
 workspaces: the planner's options (see `onepool plan --help`). One thread runs a Session at a
 time (a second caller waits); run() releases the GIL.
 )doc")
@@ -194,10 +214,15 @@ time (a second caller waits); run() releases the GIL.
                        const py::object& dims, const py::object& values, const py::object& optimize,
                        int threads, const std::string& device, const std::string& algorithm,
                        size_t alignment, bool aliasing, const std::string& workspaces, bool profile,
-                       bool cuda_graph, bool tf32) {
+                       bool cuda_graph, bool tf32, const std::string& cpu_isa,
+                       const py::object& thread_pool) {
              SessionOptions options =
                  session_options(threads, device, algorithm, alignment, aliasing, workspaces,
                                  profile, cuda_graph, tf32);
+             options.cpu_isa = unwrap(parse_cpu_isa(cpu_isa));
+             if (!thread_pool.is_none()) {
+               options.thread_pool = thread_pool.cast<std::shared_ptr<CpuThreadPool>>();
+             }
              if (py::isinstance<PyModel>(model_or_path)) {
                if (!shapes.is_none() || !dims.is_none() || !values.is_none() ||
                    !optimize.is_none()) {
@@ -220,7 +245,8 @@ time (a second caller waits); run() releases the GIL.
            py::arg("optimize") = py::none(), py::arg("threads") = 0, py::arg("device") = "cpu",
            py::arg("algorithm") = "auto", py::arg("alignment") = 256, py::arg("aliasing") = true,
            py::arg("workspaces") = "fit", py::arg("profile") = false, py::arg("cuda_graph") = true,
-           py::arg("tf32") = false)
+           py::arg("tf32") = false, py::arg("cpu_isa") = "auto",
+           py::arg("thread_pool") = py::none())
       .def("run", &run, py::arg("feeds"), py::arg("outputs") = py::none(),
            "Runs the model on {input name: numpy array}; returns {output name: numpy array} "
            "(every output, or those named in `outputs`). Feeds must match each input's dtype "

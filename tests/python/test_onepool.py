@@ -150,6 +150,43 @@ def test_sessions_run_concurrently_from_threads(mlp_path):
             np.testing.assert_allclose(r, expected[i], rtol=1e-6, atol=1e-7)
 
 
+def test_sessions_share_a_thread_pool(mlp_path):
+    # Sessions on one CpuThreadPool, run at once from threads: the bits of a Session with threads
+    # of its own; a thread count that disagrees with the pool's is refused.
+    model = onepool.Model(mlp_path, dims={"batch": 1})
+    pool = onepool.CpuThreadPool(2)
+    assert pool.threads == 2 and repr(pool) == "onepool.CpuThreadPool(2)"
+    feeds = [np.full((1, 784), i / 7, np.float32) for i in range(3)]
+    expected = [onepool.Session(model, threads=2).run({"x": f})["probs"] for f in feeds]
+    sessions = [onepool.Session(model, thread_pool=pool) for _ in range(3)]
+    results = [None] * 3
+
+    def work(i):
+        results[i] = [sessions[i].run({"x": feeds[i]})["probs"] for _ in range(10)]
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    for i in range(3):
+        for r in results[i]:
+            np.testing.assert_array_equal(r, expected[i])
+    with pytest.raises(onepool.InvalidArgumentError, match="runs 2 threads"):
+        onepool.Session(model, thread_pool=pool, threads=3)
+    with pytest.raises(onepool.InvalidArgumentError, match="expected 1 to 4096"):
+        onepool.CpuThreadPool(-1)
+
+
+def test_cpu_isa_portable_agrees_and_unknown_is_refused(mlp_path, mlp_input):
+    model = onepool.Model(mlp_path, dims={"batch": 1})
+    auto = onepool.Session(model).run({"x": mlp_input})["probs"]
+    portable = onepool.Session(model, cpu_isa="portable").run({"x": mlp_input})["probs"]
+    np.testing.assert_allclose(portable, auto, rtol=1e-5, atol=1e-6)
+    with pytest.raises(onepool.InvalidArgumentError, match="sse9"):
+        onepool.Session(model, cpu_isa="sse9")
+
+
 def test_plan_equals_the_cli_plan(mlp_path, cli, tmp_path):
     cli_plan = json.loads(subprocess.run(
         [str(cli), "plan", str(mlp_path), "--dim", "batch=1", "--format", "json"],
