@@ -1,12 +1,15 @@
 // Counting replacements of the global allocation functions, for tests that prove a code path
-// allocates nothing: operator new/delete (every form) and, outside AddressSanitizer builds,
-// malloc/calloc/realloc. Counting happens only while g_counting is set. Include this header in
-// exactly one source file of a test executable (it defines the replacements).
+// allocates nothing: operator new/delete (every form) and, outside sanitizer builds (whose
+// runtimes own malloc), malloc/calloc/realloc. Counting happens only while g_counting is set.
+// Include this header in exactly one source file of a test executable (it defines the
+// replacements).
 #pragma once
 
 #include <atomic>
 #include <cstdlib>
 #include <new>
+
+#include "common/sanitizers.h"
 
 // The replacement operator new below allocates with malloc, so its operator delete frees with
 // free; GCC cannot see that pairing through the replacement and warns.
@@ -66,7 +69,7 @@ void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
 void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
 
-#if !defined(__SANITIZE_ADDRESS__)
+#if !defined(ONEPOOL_TEST_SANITIZED)
 extern "C" {
 void* __libc_malloc(std::size_t);
 void* __libc_calloc(std::size_t, std::size_t);

@@ -149,8 +149,9 @@ TEST_CASE("a failure during a run comes back intact and the Session recovers") {
   const std::pair<Fault, const char*> faults[] = {{Fault::kCopyIn, "injected: upload of value"},
                                                   {Fault::kExecute, "injected: kernel of node"},
                                                   {Fault::kCopyOut, "injected: download of value"}};
-  for (const auto& [fault, message] : faults) {
-    CAPTURE(message);
+  for (const auto& fault_case : faults) {
+    const auto& [fault, message] = fault_case;
+    CAPTURE(fault_case.second);
     control.fault = fault;
     const Status failed = session->run(buffers.inputs, buffers.outputs);
     CHECK(failed.code() == StatusCode::kInternal);

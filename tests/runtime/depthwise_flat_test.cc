@@ -42,8 +42,10 @@ TEST_CASE("flat-plane depthwise convolutions give the generic path's bits") {
   const int64_t channels = 3;
   uint32_t seed = 40;
   for (const int64_t k : {3, 5}) {
-    for (const auto& [height, width] :
+    for (const auto& size :
          {std::pair<int64_t, int64_t>{7, 7}, {5, 5}, {14, 14}, {23, 40}, {9, 17}}) {
+      const int64_t height = size.first;
+      const int64_t width = size.second;
       CAPTURE(k);
       CAPTURE(height);
       CAPTURE(width);

@@ -126,7 +126,8 @@ TEST_CASE("Einsum rejects malformed equations and mismatched sizes") {
       {"ij->i", Shape{3}},      // wrong output shape
   };
   for (const auto& [text, out] : bad) {
-    INFO(text);
+    const std::string equation_text = text;
+    INFO(equation_text);
     auto result = run_single_node("Einsum", {x}, {{DType::kFloat32, out}}, equation(text));
     REQUIRE_FALSE(result.has_value());
     CHECK(result.status().code() == StatusCode::kInvalidModel);

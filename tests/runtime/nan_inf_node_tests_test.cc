@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "common/sanitizers.h"
 #include "onepool/model.h"
 #include "onepool/session.h"
 #include "planner/import_shape_inputs.h"
@@ -101,7 +102,7 @@ const InputRule* find_rule(std::span<const InputRule> rules, const std::string& 
   return nullptr;
 }
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if defined(ONEPOOL_TEST_SANITIZED)
 constexpr bool kSanitized = true;
 #else
 constexpr bool kSanitized = false;

@@ -38,7 +38,8 @@ std::vector<float> ramp4() {
 TEST_CASE("RoiAlign avg on a ramp, both coordinate modes") {
   for (const auto& [transform, expected] :
        {std::pair<std::string, float>{"output_half_pixel", 1.0f}, {"half_pixel", 0.5f}}) {
-    INFO(transform);
+    const std::string mode = transform;
+    INFO(mode);
     auto result = run_single_node(
         "RoiAlign",
         {f32(Shape{1, 1, 4, 4}, ramp4()), f32(Shape{1, 4}, {0, 0, 2, 2}), i64(Shape{1}, {0})},

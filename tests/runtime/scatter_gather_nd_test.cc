@@ -53,7 +53,8 @@ TEST_CASE("ScatterND reductions accumulate duplicates") {
                                                                          {"max", {6, 2, 3, 7}},
                                                                          {"min", {1, 2, 3, 4}}};
   for (const auto& [name, expected] : cases) {
-    INFO("reduction ", name);
+    const std::string reduction_name = name;
+    INFO("reduction ", reduction_name);
     auto result = run_single_node(
         "ScatterND",
         {f32(Shape{4}, {1, 2, 3, 4}), i64(Shape{3, 1}, {0, 0, 3}), f32(Shape{3}, {5, 6, 7})},

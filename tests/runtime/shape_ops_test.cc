@@ -35,7 +35,8 @@ TEST_CASE("Copy ops keep the bytes") {
                                                  {"Unsqueeze", {1, 2, 3}},
                                                  {"Identity", {2, 3}}};
   for (const auto& [op, shape] : cases) {
-    INFO(op);
+    const std::string op_name = op;
+    INFO(op_name);
     std::vector<std::optional<TestInput>> inputs = {f32({2, 3}, values)};
     if (std::string(op) == "Reshape") inputs.push_back(i64({2}, {3, -1}, true));
     auto result = run_single_node(op, inputs, {{DType::kFloat32, shape}});

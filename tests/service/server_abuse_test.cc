@@ -27,6 +27,7 @@
 #include <thread>
 #include <vector>
 
+#include "common/sanitizers.h"
 #include "onepool/session_pool.h"
 #include "tools/onepool/serve_routes.h"
 
@@ -412,7 +413,7 @@ TEST_CASE("serve abuse: slow clients, a burst and bad requests never stall healt
   CHECK(probe.probes() > 20);
   CHECK(probe.failures() == 0);
   CHECK(probe.worst_ms() < 1000.0);
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#if defined(ONEPOOL_TEST_SANITIZED)
   // ASan keeps freed memory in a quarantine (256 MiB by default) and TSan grows its shadow:
   // under them LeakSanitizer, not RSS, says whether anything leaks.
   MESSAGE("RSS growth not checked under a sanitizer");

@@ -102,6 +102,34 @@ TEST_CASE("plan: one planning time, listed with its parts") {
   CHECK(has(result.output, "plan:        auto, alignment 256 B, 5 tensors, 4 steps\n"));
 }
 
+// Ranges plan at their top, as a static-mode DynamicSession does at creation: the same pool as
+// the top shape given plainly, and the header says which shape it planned. A bad range is an
+// error naming the entry.
+TEST_CASE("plan: --shapes ranges plan at the top of each range") {
+  const PlanCli cli;
+  const std::string fpn = env_or_empty("ONEPOOL_MODELS_DIR") + "/dyn_fpn.onnx";
+  REQUIRE_MESSAGE(std::filesystem::exists(fpn), "generated model missing: ", fpn);
+  const CommandResult ranged =
+      cli.plan(shell_quote(fpn) + " --shapes 'input:1x3x[16..64:16]x[8..40:8]' --format json");
+  REQUIRE_MESSAGE(ranged.exit_code == 0, ranged.output);
+  const CommandResult top = cli.plan(shell_quote(fpn) + " --shapes input:1x3x64x40 --format json");
+  REQUIRE_MESSAGE(top.exit_code == 0, top.output);
+  const auto pool_of = [](const std::string& json) {
+    const size_t at = json.find("\"pool_bytes\"");
+    REQUIRE(at != std::string::npos);
+    return json.substr(at, json.find(',', at) - at);
+  };
+  CHECK(pool_of(ranged.output) == pool_of(top.output));
+
+  const CommandResult text = cli.plan(shell_quote(fpn) + " --shapes 'input:1x3x[16..64]x40'");
+  REQUIRE_MESSAGE(text.exit_code == 0, text.output);
+  CHECK(has(text.output, "shapes:     input:1x3x64x40 (the top of the --shapes ranges)\n"));
+
+  const CommandResult bad = cli.plan(shell_quote(fpn) + " --shapes 'input:1x3x[64..16]x40'");
+  CHECK(bad.exit_code != 0);
+  CHECK(has(bad.output, "input"));
+}
+
 // 70 records, record i live in [i, i+1) with 1000 + i bytes (--alignment 1 keeps them distinct):
 // the 62 largest (ids 8..69) get 62 distinct letters, A at step 8, in step order; ids 0..7 get
 // '+'; no letter names two tensors. The plan spans 70 steps (not "0 steps").

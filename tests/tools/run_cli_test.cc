@@ -61,7 +61,8 @@ TEST_CASE("run: bad numbers are usage errors before loading") {
       {"--threads -1", "--threads must be at least 0, got -1"},
   };
   for (const auto& [flags, expected] : cases) {
-    CAPTURE(std::string(flags));
+    const std::string flag_text = flags;
+    CAPTURE(flag_text);
     const CommandResult result = run_cli(dir, "/no/such/model.onnx " + std::string(flags));
     CHECK(result.exit_code == 2);
     CHECK_MESSAGE(result.output.find(expected) != std::string::npos, result.output);

@@ -30,6 +30,7 @@
 #include "runtime/cpu/weight_folding.h"
 #include "runtime/tensor_budget.h"
 #include "tools/onepool/cli_common.h"
+#include "tools/onepool/cmd_bench_sweep.h"
 #include "tools/onepool/commands.h"
 
 namespace onepool::cli {
@@ -62,10 +63,11 @@ struct PlanFlags {
 struct PlannedSource {
   Plan plan;
   ImportOptions import;
-  double load_ms = 0.0;      // model import + shape inference, or CSV parsing
-  double build_ms = 0.0;     // liveness + placement + verification
-  std::string graph_note;    // what the optimizer changed and how workspaces were found
-  std::string input_shapes;  // bound input shapes, for the JSON's provenance
+  double load_ms = 0.0;        // model import + shape inference, or CSV parsing
+  double build_ms = 0.0;       // liveness + placement + verification
+  std::string graph_note;      // what the optimizer changed and how workspaces were found
+  std::string input_shapes;    // bound input shapes, for the JSON's provenance
+  bool ranges_at_top = false;  // --shapes gave ranges, planned at their top (as static mode)
 };
 
 std::string ms_text(double ms) {
@@ -79,9 +81,11 @@ double elapsed_ms(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
-Expected<ImportOptions> import_options(const PlanFlags& flags) {
+// `shapes`: the --shapes values with each range at its top.
+Expected<ImportOptions> import_options(const PlanFlags& flags,
+                                       const std::vector<std::string>& shapes) {
   ImportOptions options;
-  for (const std::string& text : flags.shapes) {
+  for (const std::string& text : shapes) {
     ONEPOOL_ASSIGN_OR_RETURN(auto shapes, parse_shapes_flag(text));
     for (auto& shape : shapes) options.input_shapes.push_back(std::move(shape));
   }
@@ -113,7 +117,12 @@ NodeMemoryNeeds cpu_workspaces(const Graph& graph, int& unsupported) {
 
 Expected<PlannedSource> plan_model(const PlanFlags& flags) {
   PlannedSource source;
-  ONEPOOL_ASSIGN_OR_RETURN(source.import, import_options(flags));
+  // Ranges in --shapes ([lo..hi:step]) plan at the top of each range: the plan a static-mode
+  // DynamicSession allocates at creation.
+  ONEPOOL_ASSIGN_OR_RETURN(const std::vector<std::string> top_shapes,
+                           top_of_range_shapes(flags.shapes));
+  source.ranges_at_top = top_shapes != flags.shapes;
+  ONEPOOL_ASSIGN_OR_RETURN(source.import, import_options(flags, top_shapes));
   ONEPOOL_ASSIGN_OR_RETURN(OptimizeLevel level, parse_optimize_level(flags.optimize));
   auto start = std::chrono::steady_clock::now();
   ONEPOOL_ASSIGN_OR_RETURN(Graph graph, import_onnx_file(flags.model_path, source.import));
@@ -183,7 +192,8 @@ std::string configuration_text(const PlanFlags& flags, const PlannedSource& sour
   return str_cat(
       from_records ? "records:    " : "model:      ",
       from_records ? flags.records_path : flags.model_path, "\n",
-      "shapes:     ", shapes.empty() ? "(model's own)" : shapes, "\n",
+      "shapes:     ", shapes.empty() ? "(model's own)" : shapes,
+      source.ranges_at_top ? " (the top of the --shapes ranges)" : "", "\n",
       "dims:       ", dims.empty() ? "(none)" : dims, "\n",
       values.empty() ? "" : str_cat("values:     ", values, "\n"),
       "algorithm:  ", source.plan.algorithm, "\n",
@@ -337,7 +347,8 @@ void register_plan_command(CLI::App& app, int& exit_code) {
                       "plan usage records from a CSV (id,lower,upper,size) instead of a model");
   command
       ->add_option("--shapes", flags->shapes,
-                   "input shapes: name:1x3x224x224[,name:...] (repeatable)")
+                   "input shapes: name:1x3x224x224[,name:...] (repeatable); a range "
+                   "[lo..hi:step] plans at its top")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   command->add_option("--dim", flags->dims, "symbolic dim value: name=N (repeatable)")

@@ -5,8 +5,8 @@
 // Aliasing: the output may be the same memory as input 0, or as input 1 of a binary op, when
 // that input has the output's shape and type (PreparedKernel::in_place_inputs), so neither
 // input is __restrict; every loop writes element i only from element i of its inputs (or from a
-// broadcast scalar read before the loop), and `#pragma GCC ivdep` tells the vectorizer there is
-// no loop-carried dependence.
+// broadcast scalar read before the loop), and `ONEPOOL_IVDEP` (GCC's `ivdep`) tells the vectorizer
+// there is no loop-carried dependence.
 #pragma once
 
 #include <cstdint>
@@ -25,7 +25,7 @@ namespace onepool::cpu {
 // the loop vectorizes (see map_in_place in activation.h).
 template <class Op, class In, class Out>
 ONEPOOL_ISA_CLONES void unary_row(Op op, Out* out, const In* in, int64_t n) {
-#pragma GCC ivdep
+  ONEPOOL_IVDEP
   for (int64_t i = 0; i < n; ++i) out[i] = static_cast<Out>(op(in[i]));
 }
 
@@ -34,19 +34,19 @@ template <class Op, class A, class B, class Out>
 ONEPOOL_ISA_CLONES void binary_row(Op op, Out* out, const A* a, int64_t sa, const B* b, int64_t sb,
                                    int64_t n) {
   if (sa == 1 && sb == 1) {
-#pragma GCC ivdep
+    ONEPOOL_IVDEP
     for (int64_t i = 0; i < n; ++i) out[i] = static_cast<Out>(op(a[i], b[i]));
     return;
   }
   if (sa == 1) {
     const B scalar = b[0];
-#pragma GCC ivdep
+    ONEPOOL_IVDEP
     for (int64_t i = 0; i < n; ++i) out[i] = static_cast<Out>(op(a[i], scalar));
     return;
   }
   const A scalar = a[0];
   if (sb == 1) {
-#pragma GCC ivdep
+    ONEPOOL_IVDEP
     for (int64_t i = 0; i < n; ++i) out[i] = static_cast<Out>(op(scalar, b[i]));
     return;
   }

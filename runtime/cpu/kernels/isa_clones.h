@@ -23,3 +23,11 @@
 #else
 #define ONEPOOL_ISA_CLONES
 #endif
+
+// ONEPOOL_IVDEP before a loop whose stores cannot alias its loads: GCC's `ivdep`, clang's
+// `vectorize(assume_safety)` (each compiler warns about the other's spelling).
+#if defined(__clang__)
+#define ONEPOOL_IVDEP _Pragma("clang loop vectorize(assume_safety)")
+#else
+#define ONEPOOL_IVDEP _Pragma("GCC ivdep")
+#endif
