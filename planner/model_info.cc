@@ -2,10 +2,12 @@
 #include "planner/model_info.h"
 
 #include <unordered_set>
+#include <utility>
 
 #include "planner/import_bind.h"
 #include "planner/import_model_file.h"
 #include "planner/import_tensor.h"
+#include "planner/shape_hints.h"
 
 namespace onepool {
 
@@ -70,7 +72,9 @@ Expected<ModelInfo> inspect_onnx_file(const std::string& path) {
     info.initializer_bytes += initializer_bytes(initializer);
   }
   collect_symbolic_dims(&info);
-  info.suggested_shapes = suggested_shapes_line(inputs);
+  ShapeSuggestion suggestion = suggest_input_shapes(inputs, path);
+  info.suggested_shapes = std::move(suggestion.shapes);
+  info.suggested_shapes_source = std::move(suggestion.source);
   return info;
 }
 

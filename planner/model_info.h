@@ -32,7 +32,8 @@ struct ModelInfo {
   int64_t constant_node_count = 0;  // Constant nodes: weights too, after import
   int64_t constant_node_bytes = 0;
   std::vector<std::string> symbolic_dims;  // distinct symbolic dim names, in first-seen order
-  std::string suggested_shapes;            // ready-to-paste --shapes value (symbolic dims = 1)
+  std::string suggested_shapes;            // ready-to-paste --shapes value
+  std::string suggested_shapes_source;     // test data, static dims, or "a guess (...)"
 };
 
 /// Reads a model's declared interface and op histogram. Does not bind or infer shapes.

@@ -48,6 +48,7 @@ void print_info(const ModelInfo& info) {
   for (const auto& dim : info.symbolic_dims) std::cout << " " << dim;
   std::cout << (info.symbolic_dims.empty() ? " (none)\n" : "\n");
   std::cout << "--shapes=" << info.suggested_shapes << "\n";
+  std::cout << "  from " << info.suggested_shapes_source << "\n";
 }
 
 }  // namespace
