@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "onepool/session_pool.h"
+#include "onepool/thread_pool.h"
 #include "tools/onepool/cli_common.h"
 #include "tools/onepool/commands.h"
 #include "tools/onepool/host_info.h"
@@ -33,6 +34,22 @@ Expected<Plan> read_plan(const std::string& path) {
   Expected<Plan> plan = Plan::from_json(text.str());
   if (!plan) return plan.status().with_context(str_cat("plan file '", path, "'"));
   return plan;
+}
+
+// Who runs the Sessions' CPU work: one shared pool, or a pool of its own per Session (then up to
+// sessions x threads threads busy at once, more than the cores unless --threads says otherwise).
+void print_thread_use(const SessionOptions& options, size_t sessions) {
+  if (options.thread_pool) {
+    std::printf("threads:   one shared pool of %d threads for the %zu Sessions\n",
+                options.thread_pool->threads(), sessions);
+    return;
+  }
+  const int each = resolve_threads(options.threads);
+  std::printf("threads:   %d per Session, up to %zu busy at once on %d logical cores%s\n", each,
+              static_cast<size_t>(each) * sessions, logical_cores(),
+              static_cast<size_t>(each) * sessions > static_cast<size_t>(logical_cores())
+                  ? " (--shared-threads shares one pool)"
+                  : "");
 }
 
 Expected<std::unique_ptr<SessionPool>> make_pool(const ServeFlags& flags) {
@@ -65,6 +82,7 @@ Expected<std::unique_ptr<SessionPool>> make_pool(const ServeFlags& flags) {
   std::printf("sessions:  %zu x pool %s = %s\n", pool->size(),
               format_bytes(pool->plan().pool_bytes).c_str(),
               format_bytes(pool->pool_bytes()).c_str());
+  if (device.kind == DeviceKind::kCpu) print_thread_use(options, pool->size());
   std::printf("%s\n", peak_rss_text(peak_rss_bytes(), pool->pool_bytes(), model->weights_bytes(),
                                     device.kind == DeviceKind::kCpu)
                           .c_str());
