@@ -142,6 +142,33 @@ TEST_CASE("Cast float to int64, bool, int8 and back") {
   CHECK(values_of<int32_t>(narrowed) == std::vector<int32_t>{5, -7});
 }
 
+// A float no integer type holds (NaN, +-Inf, out of range) gets x86's result on every build and
+// CPU (C++ leaves it undefined): int32 / int64 their minimum, narrower types the int32 result
+// wrapped (300 -> uint8 44, NaN -> 0), uint32 the int64 result wrapped, uint64 the value when it
+// fits, else the int64 result wrapped (NaN -> 2^63). Clang's UBSan rejects the plain cast.
+TEST_CASE("Cast of floats outside an integer type's range is defined") {
+  const auto x = f32({8}, {kNaN, kInf, -kInf, 3e9f, -3e9f, 300.0f, -1.0f, 1.9e19f});
+  const auto cast_to = [&](DType to, int onnx_type) {
+    return run_one("Cast", {x}, {to, {8}}, attributes_of({{"to", int_attr(onnx_type)}}));
+  };
+  constexpr int32_t kMin32 = std::numeric_limits<int32_t>::min();
+  constexpr int64_t kMin64 = std::numeric_limits<int64_t>::min();
+  CHECK(values_of<int32_t>(cast_to(DType::kInt32, 6)) ==
+        std::vector<int32_t>{kMin32, kMin32, kMin32, kMin32, kMin32, 300, -1, kMin32});
+  CHECK(values_of<int64_t>(cast_to(DType::kInt64, 7)) ==
+        std::vector<int64_t>{kMin64, kMin64, kMin64, 3000000000, -3000000000, 300, -1, kMin64});
+  CHECK(values_of<uint8_t>(cast_to(DType::kUInt8, 2)) ==
+        std::vector<uint8_t>{0, 0, 0, 0, 0, 44, 255, 0});
+  CHECK(values_of<int16_t>(cast_to(DType::kInt16, 5)) ==
+        std::vector<int16_t>{0, 0, 0, 0, 0, 300, -1, 0});
+  CHECK(values_of<uint32_t>(cast_to(DType::kUInt32, 12)) ==
+        std::vector<uint32_t>{0, 0, 0, 3000000000u, 1294967296u, 300, 4294967295u, 0});
+  constexpr uint64_t kTwoTo63 = uint64_t{1} << 63;
+  CHECK(values_of<uint64_t>(cast_to(DType::kUInt64, 13)) ==
+        std::vector<uint64_t>{kTwoTo63, kTwoTo63, kTwoTo63, 3000000000u, 18446744070709551616u, 300,
+                              18446744073709551615u, kTwoTo63});
+}
+
 // float16 bits: 1.0 = 0x3C00, -2.0 = 0xC000, 65504 = 0x7BFF (largest), 1e6 -> inf 0x7C00,
 // 2^-24 = 0x0001 (smallest subnormal); converting back gives the same floats (inf for 1e6).
 TEST_CASE("Cast to and from float16") {
