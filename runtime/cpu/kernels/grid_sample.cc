@@ -29,21 +29,22 @@ struct GridSampleGeometry {
   int64_t out_h = 0, out_w = 0;
 };
 
-// Reflects v into [lo, hi] by folding at the nearer border until it lies inside.
+// Reflects v into [lo, hi] by folding at the nearer border until it lies inside. The fold count
+// stays a double: a far coordinate (1e30) has one no integer type holds.
 double reflect(double v, double lo, double hi) {
   const double range = hi - lo;
   if (range <= 0.0) return lo;
   if (v < lo) {
     const double d = lo - v;
-    const auto n = static_cast<int64_t>(d / range);
-    const double r = d - static_cast<double>(n) * range;
-    return n % 2 == 0 ? lo + r : hi - r;
+    const double n = std::floor(d / range);
+    const double r = d - n * range;
+    return std::fmod(n, 2.0) == 0.0 ? lo + r : hi - r;
   }
   if (v > hi) {
     const double d = v - hi;
-    const auto n = static_cast<int64_t>(d / range);
-    const double r = d - static_cast<double>(n) * range;
-    return n % 2 == 0 ? hi - r : lo + r;
+    const double n = std::floor(d / range);
+    const double r = d - n * range;
+    return std::fmod(n, 2.0) == 0.0 ? hi - r : lo + r;
   }
   return v;
 }
