@@ -3,7 +3,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 #include <unordered_map>
 
 #include "onepool/status.h"
