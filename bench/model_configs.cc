@@ -23,6 +23,7 @@ Expected<LoadedModel> load_model(const BenchModel& bench_model, const std::strin
                                  std::string& note) {
   LoadOptions options;
   options.input_shapes = bench_model.input_shapes;
+  options.bounds = bench_model.bounds;
   options.schedule = schedule;
   LoadedModel loaded;
   ONEPOOL_ASSIGN_OR_RETURN(loaded.model, Model::load(bench_model.path, options));

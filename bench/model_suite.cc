@@ -38,6 +38,11 @@ Expected<std::vector<BenchModel>> models_in_manifest(const fs::path& manifest_pa
         if (shape.size() == dims.size()) model.input_shapes.emplace_back(input, std::move(shape));
       }
     }
+    if (entry.contains("bounds") && entry["bounds"].is_object()) {
+      for (const auto& [tensor, bound] : entry["bounds"].items()) {
+        if (bound.is_number_integer()) model.bounds[tensor] = bound.get<int64_t>();
+      }
+    }
     models.push_back(std::move(model));
   }
   return models;
@@ -67,7 +72,7 @@ Expected<std::vector<BenchModel>> models_in_folder(const std::string& dir) {
 
 BenchModel model_file(const std::string& path,
                       std::vector<std::pair<std::string, std::vector<int64_t>>> input_shapes) {
-  return {fs::path(path).stem().string(), path, std::move(input_shapes)};
+  return {fs::path(path).stem().string(), path, std::move(input_shapes), {}};
 }
 
 }  // namespace onepool::bench

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,6 +17,7 @@ struct BenchModel {
   std::string name;  // manifest name, or the file name without .onnx
   std::string path;
   std::vector<std::pair<std::string, std::vector<int64_t>>> input_shapes;
+  std::map<std::string, int64_t> bounds;  // --bound entries (a Loop's scan output length)
 };
 
 /// Every model in DIR/manifest.json when that file exists, else every *.onnx under DIR (with

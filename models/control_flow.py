@@ -199,9 +199,48 @@ def scan_runtime(g, rows=4, steps=3):
     return "a Scan over columns in reverse with a state, two scan outputs on different axes"
 
 
+def loop_bounded(g, rows=6, width=4, stop_after=5):
+    """A Loop whose trip count M is a graph input (seeded in [1, 7)) and whose body also stops
+    after iteration 4 (cond = i < 4): carries h [1, 4] through h = Tanh(h @ W + x[i]) and scans
+    every h. The scan output's length is only known at run time: min(M, 5) rows, planned at the
+    bound --bound h_all=6 (the manifest's "bounds")."""
+    x = g.input("x", TensorProto.FLOAT, [rows, width])
+    m = g.input("m", TensorProto.INT64, [])
+    h0 = g.input("h0", TensorProto.FLOAT, [1, width])
+    w = g.init("w", g.normal((width, width), 1 / math.sqrt(width)))
+    axis = numpy_helper.from_array(np.array([0], dtype=np.int64), "c_axis")
+    last = numpy_helper.from_array(np.array(stop_after - 1, dtype=np.int64), "c_last")
+    body = helper.make_graph(
+        [helper.make_node("Gather", [x, "c_i"], ["c_row"], name="c_row", axis=0),
+         helper.make_node("Unsqueeze", ["c_row", "c_axis"], ["c_row2"], name="c_row2"),
+         helper.make_node("MatMul", ["c_h", w], ["c_hw"], name="c_hw"),
+         helper.make_node("Add", ["c_hw", "c_row2"], ["c_pre"], name="c_pre"),
+         helper.make_node("Tanh", ["c_pre"], ["c_h_next"], name="c_h_next"),
+         helper.make_node("Identity", ["c_h_next"], ["c_scan"], name="c_scan"),
+         helper.make_node("Less", ["c_i", "c_last"], ["c_more"], name="c_more")],
+        "loop_bounded_body",
+        [helper.make_tensor_value_info("c_i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("c_cond", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("c_h", TensorProto.FLOAT, [1, width])],
+        [helper.make_tensor_value_info("c_more", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("c_h_next", TensorProto.FLOAT, [1, width]),
+         helper.make_tensor_value_info("c_scan", TensorProto.FLOAT, [1, width])],
+        [axis, last])
+    g.nodes.append(helper.make_node("Loop", [m, "", h0], ["h_final", "h_all"], name="loop_c",
+                                    body=body))
+    g.output("h_final", TensorProto.FLOAT, [1, width])
+    g.output("h_all", TensorProto.FLOAT, ["rows", 1, width])
+    return "a Loop with a runtime trip count and an early stop: a scan output planned at a bound"
+
+
 LOOP_INPUTS = {"x": ("float32", [5, 8], None), "h0": ("float32", [1, 8], None)}
 SCAN_INPUTS = {"x": ("float32", [4, 3], None), "s0": ("float32", [4], None)}
+BOUNDED_INPUTS = {"x": ("float32", [6, 4], None), "m": ("int64", [], [1, 7]),
+                  "h0": ("float32", [1, 4], None)}
 MODELS = {"if_runtime": (if_runtime, INPUTS), "loop_runtime": (loop_runtime, LOOP_INPUTS),
-          "scan_runtime": (scan_runtime, SCAN_INPUTS)}
+          "scan_runtime": (scan_runtime, SCAN_INPUTS),
+          "loop_bounded": (loop_bounded, BOUNDED_INPUTS)}
+BOUNDS = {"loop_bounded": {"h_all": 6}}  # name -> --bound entries its runs need
 CPU_ONLY = {"if_runtime": "If with a runtime condition has no CUDA kernel",
-            "loop_runtime": "Loop has no CUDA kernel", "scan_runtime": "Scan has no CUDA kernel"}
+            "loop_runtime": "Loop has no CUDA kernel", "scan_runtime": "Scan has no CUDA kernel",
+            "loop_bounded": "Loop has no CUDA kernel"}

@@ -449,12 +449,14 @@ import data_dependent  # noqa: E402
 SEED_NAMES = {}  # name -> the model whose seed (weights, compare_ort inputs) it shares
 PARITY_TOLERANCES = {}  # name -> (atol, rtol) of the GPU parity test (default 1e-3, 1e-3)
 CPU_ONLY = {}  # name -> why the CUDA backend must refuse it (the GPU parity test checks it does)
+BOUNDS = {}  # name -> {tensor: N}: the --bound flags its runs need (LoadOptions::bounds)
 for module in (low_precision, quantized, control_flow, data_dependent):
     SUPPORTED_OPS |= module.OPS
     MODELS.update(module.MODELS)
     SEED_NAMES.update(getattr(module, "SEED_NAMES", {}))
     PARITY_TOLERANCES.update(getattr(module, "PARITY_TOLERANCES", {}))
     CPU_ONLY.update(getattr(module, "CPU_ONLY", {}))
+    BOUNDS.update(getattr(module, "BOUNDS", {}))
 
 
 def check(model):
@@ -473,7 +475,7 @@ def check(model):
     known = {vi.name: vi for vi in list(inferred.graph.value_info) + list(inferred.graph.output)}
     for node in inferred.graph.node:
         if node.op_type in data_dependent.DATA_DEPENDENT_OPS or \
-                model.graph.name in data_dependent.MODELS:
+                model.graph.name in data_dependent.MODELS or model.graph.name in BOUNDS:
             continue  # sizes that depend on the input values (OnePool plans a bound)
         for out in node.output:
             vi = known.get(out)
@@ -513,6 +515,8 @@ def generate(name, out_dir):
         entry["parity_tolerance"] = list(PARITY_TOLERANCES[name])
     if name in CPU_ONLY:
         entry["cpu_only"] = CPU_ONLY[name]
+    if name in BOUNDS:
+        entry["bounds"] = BOUNDS[name]
     seconds = time.perf_counter() - start
     print(f"{name:14s} nodes {entry['nodes']:5d}  params {params / 1e6:7.2f} M  "
           f"{entry['bytes'] / 2**20:7.1f} MB  {seconds:5.1f} s", flush=True)

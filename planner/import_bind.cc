@@ -6,6 +6,7 @@
 #include <unordered_set>
 
 #include "planner/import_tensor.h"
+#include "planner/shape_hints.h"
 
 namespace onepool {
 
@@ -172,7 +173,7 @@ Status collect_dim_values(const onnx::GraphProto& graph, const ImportOptions& op
     if (known_dims.count(name) == 0) {
       return make_status(StatusCode::kInvalidArgument, "--dim '", name,
                          "' is not a symbolic dim of any input; inputs: ",
-                         suggested_shapes_line(inputs), " (symbolic dims shown as 1)");
+                         suggested_shapes_line(inputs));
     }
     ONEPOOL_RETURN_IF_ERROR(record_dim(values, name, value, "--dim"));
   }
@@ -204,18 +205,8 @@ std::vector<std::string> declared_dims(const onnx::ValueInfoProto& input) {
 }
 
 std::string suggested_shapes_line(const std::vector<const onnx::ValueInfoProto*>& inputs) {
-  std::string line;
-  for (const auto* input : inputs) {
-    line += str_cat(line.empty() ? "" : ",", input->name(), ":");
-    const auto& dims = input->type().tensor_type().shape().dim();
-    if (dims.empty()) line += "[]";
-    for (int axis = 0; axis < dims.size(); ++axis) {
-      const auto& dim = dims.Get(axis);
-      const int64_t value = dim.has_dim_value() && dim.dim_value() > 0 ? dim.dim_value() : 1;
-      line += str_cat(axis > 0 ? "x" : "", value);
-    }
-  }
-  return line;
+  const ShapeSuggestion suggestion = suggest_input_shapes(inputs, "");
+  return str_cat(suggestion.shapes, " (from ", suggestion.source, ")");
 }
 
 Status bind_input_shapes(onnx::GraphProto* graph, const ImportOptions& options) {

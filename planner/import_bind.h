@@ -16,7 +16,8 @@ namespace onepool {
 std::vector<const onnx::ValueInfoProto*> caller_inputs(const onnx::GraphProto& graph);
 /// An input's dims as declared: "1", "batch", or "?" for an unnamed unknown dim.
 std::vector<std::string> declared_dims(const onnx::ValueInfoProto& input);
-/// The --shapes value for `inputs` with every symbolic or unknown dim set to 1.
+/// A --shapes value for `inputs` and where it came from, as `inspect` suggests it (static dims,
+/// else a guess that says so: batch 1, image sides 224, other dims 1).
 std::string suggested_shapes_line(const std::vector<const onnx::ValueInfoProto*>& inputs);
 
 /// Removes initializer-backed entries from graph.input (they are weights), checks every caller

@@ -122,8 +122,45 @@ std::optional<std::vector<onnx::ValueInfoProto>> leading_inputs(const onnx::Node
   return leading;
 }
 
+// How many rows the scan outputs are planned for: M when it is known at load and no scan output
+// has a --bound; else the smallest --bound given for one of them (all share one row count), at
+// most M, with the reason their length is a bound. nullopt: neither M nor a bound.
+struct ScanRows {
+  int64_t count = 0;
+  std::string reason;  // empty: exactly `count` rows
+};
+
+std::optional<ScanRows> scan_rows(const onnx::NodeProto& node, int carried,
+                                  std::optional<int64_t> trip_count, const LengthBounds& bounds) {
+  std::optional<int64_t> smallest;
+  std::string named;
+  for (int i = carried; i < node.output_size(); ++i) {
+    const auto bound = bounds.find(node.output(i));
+    if (bound == bounds.end() || (smallest && *smallest <= bound->second)) continue;
+    smallest = bound->second;
+    named = bound->first;
+  }
+  if (!smallest) {
+    if (!trip_count) return std::nullopt;
+    return ScanRows{*trip_count, ""};
+  }
+  const int64_t count = trip_count ? std::min(*trip_count, *smallest) : *smallest;
+  return ScanRows{count, str_cat("at most ", count, " iterations of Loop '", node.name(),
+                                 "' (--bound ", named, "=", *smallest,
+                                 trip_count ? str_cat(", M = ", *trip_count) : std::string(),
+                                 "): the rows the run produced")};
+}
+
+void add_int_attribute(onnx::NodeProto* node, const char* name, int64_t value) {
+  auto* attribute = node->add_attribute();
+  attribute->set_name(name);
+  attribute->set_type(onnx::AttributeProto::INT);
+  attribute->set_i(value);
+}
+
 Expected<bool> extract_one(onnx::ModelProto* model, onnx::NodeProto* node,
-                           const BranchImporter& import_body, RuntimeIfBranches* bodies) {
+                           const BranchImporter& import_body, const LengthBounds& bounds,
+                           RuntimeIfBranches* bodies) {
   const onnx::GraphProto* body = find_graph_attribute(*node, "body");
   if (body == nullptr || node->input_size() < 2 || body->input_size() < 2 ||
       body->output_size() < 1) {
@@ -158,6 +195,7 @@ Expected<bool> extract_one(onnx::ModelProto* model, onnx::NodeProto* node,
   }
   if (!imported) return imported.status().with_context(str_cat(node_label(*node), ": body"));
   ONEPOOL_RETURN_IF_ERROR(check_body(*node, *imported, carried));
+  const std::optional<ScanRows> rows = scan_rows(*node, carried, trip_count, bounds);
   for (int i = 0; i < node->output_size(); ++i) {
     if (node->output(i).empty()) continue;
     const Value& inner =
@@ -166,15 +204,21 @@ Expected<bool> extract_one(onnx::ModelProto* model, onnx::NodeProto* node,
       set_value_type(model->mutable_graph(), node->output(i), type_of(inner));
       continue;
     }
-    if (!trip_count) {
+    if (!rows) {
       return make_status(StatusCode::kUnsupported, node_label(*node), ": scan output '",
                          node->output(i), "' needs a trip count M known at load (M is ",
                          node->input(0).empty() ? "absent" : "computed at run time",
-                         "; a graph input M can be bound with --values)");
+                         "; a graph input M can be bound with --values), or a bound on its "
+                         "length: --bound ",
+                         node->output(i), "=N (LoadOptions::bounds)");
     }
-    ONEPOOL_ASSIGN_OR_RETURN(onnx::TypeProto type, scan_type(*node, inner, *trip_count));
+    ONEPOOL_ASSIGN_OR_RETURN(onnx::TypeProto type, scan_type(*node, inner, rows->count));
     set_value_type(model->mutable_graph(), node->output(i), type);
+    if (rows->reason.empty()) continue;
+    bodies->bounds[node->output(i)] = rows->reason;
+    if (bounds.count(node->output(i)) != 0) bodies->used_length_bounds.insert(node->output(i));
   }
+  if (rows && !rows->reason.empty()) add_int_attribute(node, kLoopScanBoundAttribute, rows->count);
   finish_body_extraction(model, node, captured, scope, kLoopCarriedAttribute, carried,
                          std::move(imported).value(), bodies);
   return true;
@@ -183,9 +227,9 @@ Expected<bool> extract_one(onnx::ModelProto* model, onnx::NodeProto* node,
 }  // namespace
 
 Expected<int> extract_runtime_loops(onnx::ModelProto* model, const BranchImporter& import_body,
-                                    RuntimeIfBranches* bodies) {
+                                    const LengthBounds& bounds, RuntimeIfBranches* bodies) {
   return extract_first(model, is_default_loop, [&](onnx::NodeProto* node) {
-    return extract_one(model, node, import_body, bodies);
+    return extract_one(model, node, import_body, bounds, bodies);
   });
 }
 

@@ -79,6 +79,20 @@ bool has_scan_outputs(const onnx::NodeProto& node) {
   return node.output_size() > node.input_size() - 2;
 }
 
+// A Loop whose every scan output has a --bound runs any M (its scan outputs are planned at the
+// bound): its M stays a runtime input.
+bool scan_outputs_bounded(const onnx::NodeProto& node, const LengthBounds& bounds) {
+  for (int i = node.input_size() - 2; i < node.output_size(); ++i) {
+    if (!node.output(i).empty() && bounds.count(node.output(i)) == 0) return false;
+  }
+  return true;
+}
+
+// Whether this Loop's M fixes a shape.
+bool trip_count_fixes_shapes(const onnx::NodeProto& node, const LengthBounds& bounds) {
+  return has_scan_outputs(node) && !scan_outputs_bounded(node, bounds);
+}
+
 bool is_default_domain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
 
 int64_t default_opset(const onnx::ModelProto& model) {
@@ -103,8 +117,8 @@ std::string join_dims(const std::vector<std::string>& dims) {
 // The backward walk over one graph: producers by output name, caller inputs by name.
 class ShapeInputFinder {
  public:
-  explicit ShapeInputFinder(const onnx::ModelProto& model)
-      : graph_(model.graph()), opset_(default_opset(model)) {
+  ShapeInputFinder(const onnx::ModelProto& model, const LengthBounds& bounds)
+      : graph_(model.graph()), opset_(default_opset(model)), bounds_(bounds) {
     for (int n = 0; n < graph_.node_size(); ++n) {
       for (const std::string& output : graph_.node(n).output()) producers_[output] = n;
     }
@@ -119,7 +133,7 @@ class ShapeInputFinder {
       for (const ShapeParameter& parameter : shape_parameters(node.op_type(), opset_)) {
         if (parameter.position >= node.input_size()) continue;
         if (node.input(parameter.position).empty()) continue;  // an omitted optional input
-        if (node.op_type() == "Loop" && !has_scan_outputs(node)) continue;
+        if (node.op_type() == "Loop" && !trip_count_fixes_shapes(node, bounds_)) continue;
         walk_from(n, parameter);
       }
     }
@@ -175,6 +189,7 @@ class ShapeInputFinder {
 
   const onnx::GraphProto& graph_;
   int64_t opset_;
+  const LengthBounds& bounds_;
   std::unordered_map<std::string, int> producers_;
   std::unordered_map<std::string, size_t> input_positions_;
   std::unordered_set<std::string> visited_;
@@ -210,7 +225,10 @@ Status missing_values_error(const std::vector<const ShapeInputUse*>& missing) {
   std::string list;
   std::string example;
   for (const ShapeInputUse* use : missing) {
-    list += str_cat("\n  input '", use->input, "': ", use->describe(), " needs its value");
+    list += str_cat("\n  input '", use->input, "': ", use->describe(), " needs its value",
+                    use->op_type == "Loop"
+                        ? " (or give its scan outputs a --bound: M is then fed at run time)"
+                        : "");
     example += str_cat(example.empty() ? "" : ";", use->input, ":...");
   }
   return make_status(StatusCode::kInvalidArgument, missing.size(),
@@ -383,9 +401,10 @@ std::string ShapeInputUse::describe() const {
   return text;
 }
 
-std::vector<ShapeInputUse> find_shape_inputs(const onnx::ModelProto& model) {
+std::vector<ShapeInputUse> find_shape_inputs(const onnx::ModelProto& model,
+                                             const LengthBounds& bounds) {
   if (model.graph().node_size() == 0) return {};
-  return ShapeInputFinder(model).run();
+  return ShapeInputFinder(model, bounds).run();
 }
 
 Expected<std::vector<ShapeInputUse>> find_shape_inputs_in_file(const std::string& path) {
@@ -396,9 +415,10 @@ Expected<std::vector<ShapeInputUse>> find_shape_inputs_in_file(const std::string
 }
 
 Expected<std::vector<BoundShapeInput>> bind_shape_inputs(
-    onnx::ModelProto* model, const std::map<std::string, ShapeInputValues>& values) {
+    onnx::ModelProto* model, const std::map<std::string, ShapeInputValues>& values,
+    const LengthBounds& bounds) {
   // Step 1. Which inputs are shape inputs; every given name must be one, every one needs a value.
-  const std::vector<ShapeInputUse> uses = find_shape_inputs(*model);
+  const std::vector<ShapeInputUse> uses = find_shape_inputs(*model, bounds);
   onnx::GraphProto* graph = model->mutable_graph();
   ONEPOOL_RETURN_IF_ERROR(check_value_names(uses, values, *graph));
   std::vector<const ShapeInputUse*> missing;

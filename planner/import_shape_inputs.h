@@ -47,8 +47,13 @@ struct ShapeInputUse {
   std::string describe() const;
 };
 
-/// The shape inputs of `model`'s main graph, in graph-input order.
-std::vector<ShapeInputUse> find_shape_inputs(const onnx::ModelProto& model);
+/// Upper bounds of data-dependent lengths by tensor name (LoadOptions::bounds, `--bound`).
+using LengthBounds = std::map<std::string, int64_t>;
+
+/// The shape inputs of `model`'s main graph, in graph-input order. A Loop's M is one when the
+/// Loop has a scan output without a `bounds` entry (M then fixes its length).
+std::vector<ShapeInputUse> find_shape_inputs(const onnx::ModelProto& model,
+                                             const LengthBounds& bounds = {});
 /// The same for a model file (parsed, nothing else). Errors: unreadable or invalid file.
 Expected<std::vector<ShapeInputUse>> find_shape_inputs_in_file(const std::string& path);
 
@@ -60,6 +65,7 @@ Expected<std::vector<ShapeInputUse>> find_shape_inputs_in_file(const std::string
 /// fit the declared shape, a value that does not fit the dtype (a fraction for an integer input,
 /// out of range), a dtype other than integers, float32 and float64 (kUnsupported).
 Expected<std::vector<BoundShapeInput>> bind_shape_inputs(
-    onnx::ModelProto* model, const std::map<std::string, ShapeInputValues>& values);
+    onnx::ModelProto* model, const std::map<std::string, ShapeInputValues>& values,
+    const LengthBounds& bounds = {});
 
 }  // namespace onepool

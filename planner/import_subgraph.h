@@ -12,6 +12,7 @@
 
 #include <functional>
 #include <map>
+#include <set>
 #include <memory>
 #include <optional>
 #include <span>
@@ -37,6 +38,8 @@ struct RuntimeIfBranches {
   /// If outputs whose branches yield different shapes (same rank): tensor name -> why its
   /// planned shape (the larger dim of the two, axis by axis) is an upper bound (Value::bound).
   std::map<std::string, std::string> bounds;
+  /// The --bound entries (LoadOptions::bounds) that bounded a Loop's scan outputs.
+  std::set<std::string> used_length_bounds;
 };
 
 /// Imports one body model (the caller's whole import pipeline).

@@ -83,7 +83,8 @@ Status extract_runtime_ifs_until_done(onnx::ModelProto* model, const std::string
   for (;;) {
     ONEPOOL_ASSIGN_OR_RETURN(int extracted, extract_runtime_ifs(model, import_branch, branches));
     if (extracted == 0) {
-      ONEPOOL_ASSIGN_OR_RETURN(extracted, extract_runtime_loops(model, import_branch, branches));
+      ONEPOOL_ASSIGN_OR_RETURN(extracted,
+                               extract_runtime_loops(model, import_branch, options.bounds, branches));
     }
     if (extracted == 0) {
       ONEPOOL_ASSIGN_OR_RETURN(extracted, extract_runtime_scans(model, import_branch, branches));
@@ -96,11 +97,33 @@ Status extract_runtime_ifs_until_done(onnx::ModelProto* model, const std::string
   }
 }
 
+// Every --bound is a size (>= 0); after extraction, every one must have bounded a tensor.
+Status check_bound_values(const LengthBounds& bounds) {
+  for (const auto& [name, value] : bounds) {
+    if (value < 0) {
+      return make_status(StatusCode::kInvalidArgument, "--bound ", name, "=", value,
+                         ": a bound is a count (0 or more)");
+    }
+  }
+  return Status::ok();
+}
+
+Status check_bounds_used(const LengthBounds& bounds, const RuntimeIfBranches& branches) {
+  for (const auto& entry : bounds) {
+    if (branches.used_length_bounds.count(entry.first) != 0) continue;
+    return make_status(StatusCode::kInvalidArgument, "--bound names '", entry.first,
+                       "', which is not a scan output of a Loop (the tensors whose length a "
+                       "--bound can fix)");
+  }
+  return Status::ok();
+}
+
 Expected<Graph> import_model(onnx::ModelProto* model, const std::string& model_dir,
                              const ImportOptions& options) {
   onnx::GraphProto* graph = model->mutable_graph();
   // Step 1. Structure first, so cycles and dangling inputs get OnePool's message; nodes listed
   // out of order are sorted (stable: a valid order is kept as it is).
+  ONEPOOL_RETURN_IF_ERROR(check_bound_values(options.bounds));
   name_nodes(graph);
   ONEPOOL_RETURN_IF_ERROR(sort_nodes_topologically(graph));
   ONEPOOL_RETURN_IF_ERROR(check_graph_structure(*graph));
@@ -113,7 +136,7 @@ Expected<Graph> import_model(onnx::ModelProto* model, const std::string& model_d
   if (options.run_checker) ONEPOOL_RETURN_IF_ERROR(run_onnx_checker(*model));
   // Step 4. Shape inputs become constants with the caller's values; bind symbolic dims.
   ONEPOOL_ASSIGN_OR_RETURN(std::vector<BoundShapeInput> shape_inputs,
-                           bind_shape_inputs(model, options.shape_input_values));
+                           bind_shape_inputs(model, options.shape_input_values, options.bounds));
   DeclaredDims declared;
   for (const auto* input : caller_inputs(*graph)) declared[input->name()] = declared_dims(*input);
   ONEPOOL_RETURN_IF_ERROR(bind_input_shapes(graph, options));
@@ -132,6 +155,7 @@ Expected<Graph> import_model(onnx::ModelProto* model, const std::string& model_d
   ONEPOOL_RETURN_IF_ERROR(extract_runtime_ifs_until_done(model, model_dir, options, &fold_options,
                                                          &strict_error, &bounds, &branches));
   ONEPOOL_RETURN_IF_ERROR(check_no_runtime_if(*graph));
+  ONEPOOL_RETURN_IF_ERROR(check_bounds_used(options.bounds, branches));
   // Data-dependent nodes that read an If's, Loop's or Scan's outputs get their bounds now.
   ONEPOOL_RETURN_IF_ERROR(
       bound_data_dependent_until_done(model, &fold_options, &strict_error, &bounds));

@@ -27,6 +27,8 @@ struct ImportOptions {
   std::vector<std::pair<std::string, int64_t>> dims;
   /// --values: the values of shape inputs by name (see planner/import_shape_inputs.h).
   std::map<std::string, ShapeInputValues> shape_input_values;
+  /// --bound: upper bounds of data-dependent lengths by tensor name (LoadOptions::bounds).
+  std::map<std::string, int64_t> bounds;
   /// Run onnx::checker::check_model.
   bool run_checker = true;
   /// Fold constant subgraphs into weights.

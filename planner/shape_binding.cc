@@ -71,15 +71,30 @@ Expected<std::vector<NamedShape>> parse_shapes_flag(const std::string& text) {
   return shapes;
 }
 
-Expected<std::pair<std::string, int64_t>> parse_dim_flag(const std::string& text) {
+namespace {
+
+// `flag 'text'`: name=N with N a positive integer.
+Expected<std::pair<std::string, int64_t>> parse_named_count(const std::string& text,
+                                                            const char* flag,
+                                                            const char* example) {
   const size_t equals = text.rfind('=');
   if (equals == std::string::npos || equals == 0) {
-    return make_status(StatusCode::kInvalidArgument, "--dim '", text,
-                       "': expected name=value, e.g. batch=8");
+    return make_status(StatusCode::kInvalidArgument, flag, " '", text,
+                       "': expected name=value, e.g. ", example);
   }
   ONEPOOL_ASSIGN_OR_RETURN(int64_t value,
-                           parse_positive(text.substr(equals + 1), str_cat("--dim '", text, "'")));
+                           parse_positive(text.substr(equals + 1), str_cat(flag, " '", text, "'")));
   return std::make_pair(text.substr(0, equals), value);
+}
+
+}  // namespace
+
+Expected<std::pair<std::string, int64_t>> parse_dim_flag(const std::string& text) {
+  return parse_named_count(text, "--dim", "batch=8");
+}
+
+Expected<std::pair<std::string, int64_t>> parse_bound_flag(const std::string& text) {
+  return parse_named_count(text, "--bound", "rows=64");
 }
 
 std::string format_shapes_flag(const std::vector<NamedShape>& shapes) {

@@ -17,6 +17,8 @@ using NamedShape = std::pair<std::string, std::vector<int64_t>>;
 Expected<std::vector<NamedShape>> parse_shapes_flag(const std::string& text);
 /// Parses one --dim value `name=value` (value a positive integer).
 Expected<std::pair<std::string, int64_t>> parse_dim_flag(const std::string& text);
+/// Parses "rows=64" (--bound: a tensor's length bound, LoadOptions::bounds).
+Expected<std::pair<std::string, int64_t>> parse_bound_flag(const std::string& text);
 /// "x:1x3x224x224,y:1x10": the --shapes line for these shapes.
 std::string format_shapes_flag(const std::vector<NamedShape>& shapes);
 

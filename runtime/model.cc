@@ -48,6 +48,7 @@ ImportOptions import_options_of(const LoadOptions& options) {
   import_options.input_shapes = options.input_shapes;
   import_options.dims = options.dims;
   import_options.shape_input_values = options.shape_input_values;
+  import_options.bounds = options.bounds;
   import_options.run_checker = options.run_checker;
   return import_options;
 }

@@ -183,12 +183,14 @@ function runCli(cli, args, what) {
   return r;
 }
 
-function runOurs(model, inputs, dir, opts) {
+function runOurs(model, inputs, dir, opts, bounds = {}) {
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
   // A scalar input has one shape only: it needs no --shapes entry (and `name:` is not one).
+  // The manifest's bounds (a Loop's scan output length) travel as --bound flags.
   const shapes = inputs.filter((i) => i.shape.length > 0)
-    .flatMap((i) => ['--shapes', `${i.name}:${i.shape.join('x')}`]);
+    .flatMap((i) => ['--shapes', `${i.name}:${i.shape.join('x')}`])
+    .concat(Object.entries(bounds).flatMap(([name, n]) => ['--bound', `${name}=${n}`]));
   const files = inputs.flatMap((i) => ['--inputs', `${i.name}:${i.file}`]);
   const outDir = path.join(dir, 'outputs');
   runCli(opts.cli, ['run', model, ...shapes, ...files, '--save-outputs', outDir, '--save-format', 'bin'],
@@ -408,7 +410,7 @@ async function main() {
         oursDir = path.join(dir, 'ours');
         row.ours_p50_ms = ref.latency_ms.p50;
       } else {
-        const ours = runOurs(entry.path, inputs, path.join(dir, 'ours'), opts);
+        const ours = runOurs(entry.path, inputs, path.join(dir, 'ours'), opts, entry.bounds || {});
         oursDir = ours.outDir;
         row.ours_p50_ms = ours.report.latency_ms.p50;
         row.pool_mb = ours.report.pool_bytes / MB;

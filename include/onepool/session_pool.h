@@ -1,11 +1,11 @@
 // SessionPool: a fixed number of Sessions over one shared Model, checked out per request.
 //
 // Usage:
-//   auto pool = SessionPool::create(model, SessionOptions{}, 4);          // 4 pools allocated once
-//   auto lease = (*pool)->acquire(std::chrono::milliseconds(100));       // waits at most 100 ms
-//   if (!lease) return lease.status();                                   // kResourceExhausted:
-//   busy Status status = lease->session().run(inputs, outputs);               // returned on scope
-//   exit
+//   auto pool = SessionPool::create(model, SessionOptions{}, 4);  // 4 pools, allocated once
+//   auto lease = (*pool)->acquire(std::chrono::milliseconds(100));  // waits at most 100 ms
+//   if (!lease) return lease.status();  // kResourceExhausted: every Session busy
+//   Status status = lease->session().run(inputs, outputs);
+//   // the Session goes back to the pool when `lease` leaves scope
 #pragma once
 
 #include <chrono>

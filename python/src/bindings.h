@@ -67,7 +67,7 @@ void bind_plan(py::module_& module);
 
 /// Loads a model from Python arguments (shared by Model() and Session(path)).
 PyModel load_model(const std::string& path, const py::object& shapes, const py::object& dims,
-                   const py::object& values, const std::string& optimize,
+                   const py::object& values, const py::object& bounds, const std::string& optimize,
                    const std::string& schedule, bool check, size_t max_tensor_bytes);
 /// The plan as a Python Plan object (a copy).
 py::object wrap_plan(const Plan& plan);

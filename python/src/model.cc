@@ -35,6 +35,16 @@ std::vector<std::pair<std::string, int64_t>> parse_dims(const py::object& dims) 
   return parsed;
 }
 
+// {"tokens": 256} -> LoadOptions::bounds.
+std::map<std::string, int64_t> parse_bounds(const py::object& bounds) {
+  std::map<std::string, int64_t> parsed;
+  if (bounds.is_none()) return parsed;
+  for (auto [name, value] : bounds.cast<py::dict>()) {
+    parsed.emplace(name.cast<std::string>(), value.cast<int64_t>());
+  }
+  return parsed;
+}
+
 // {"axes": [1, 2], "scales": [1.0, 1.0, 2.0, 2.0]} -> LoadOptions::shape_input_values: integers
 // stay integers (numpy decides, so numpy integer scalars and arrays count too).
 std::map<std::string, ShapeInputValues> parse_values(const py::object& values) {
@@ -89,12 +99,13 @@ Plan plan_of(const PyModel& model, const std::string& algorithm, size_t alignmen
 }  // namespace
 
 PyModel load_model(const std::string& path, const py::object& shapes, const py::object& dims,
-                   const py::object& values, const std::string& optimize,
+                   const py::object& values, const py::object& bounds, const std::string& optimize,
                    const std::string& schedule, bool check, size_t max_tensor_bytes) {
   LoadOptions options;
   options.input_shapes = parse_shapes(shapes);
   options.dims = parse_dims(dims);
   options.shape_input_values = parse_values(values);
+  options.bounds = parse_bounds(bounds);
   options.optimize = optimize;
   options.schedule = schedule;
   options.run_checker = check;
@@ -133,17 +144,20 @@ An imported, optimized ONNX model with its weights loaded once.
     a, b = onepool.Session(model), onepool.Session(model)  # one copy of the weights
 
 Immutable: share it across Sessions and threads. shapes binds inputs' full shapes, dims
-symbolic dims by name, values the shape inputs (see the README); optimize is "none", "basic"
-or "all"; schedule "model" or "memory". Errors raise onepool.Error subclasses.
+symbolic dims by name, values the shape inputs (see the README), bounds the most rows of a
+Loop's scan output whose trip count is not known at load ({"tokens": 256}); optimize is
+"none", "basic" or "all"; schedule "model" or "memory". Errors raise onepool.Error subclasses.
 )doc")
       .def(py::init([](const py::object& path, const py::object& shapes, const py::object& dims,
-                       const py::object& values, const std::string& optimize,
-                       const std::string& schedule, bool check, size_t max_tensor_bytes) {
-             return load_model(fspath(path), shapes, dims, values, optimize, schedule, check,
-                               max_tensor_bytes);
+                       const py::object& values, const py::object& bounds,
+                       const std::string& optimize, const std::string& schedule, bool check,
+                       size_t max_tensor_bytes) {
+             return load_model(fspath(path), shapes, dims, values, bounds, optimize, schedule,
+                               check, max_tensor_bytes);
            }),
            py::arg("path"), py::kw_only(), py::arg("shapes") = py::none(),
            py::arg("dims") = py::none(), py::arg("values") = py::none(),
+           py::arg("bounds") = py::none(),
            py::arg("optimize") = "all", py::arg("schedule") = "model", py::arg("check") = true,
            py::arg("max_tensor_bytes") = 0)
       .def_readonly("path", &PyModel::path)

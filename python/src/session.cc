@@ -201,7 +201,8 @@ One Session: a Model's memory plan bound to a device, with its pool allocated on
     s = onepool.Session("model.onnx", shapes={"x": [1, 3, 640, 640]})
     outputs = s.run({"x": array})  # {name: numpy array}
 
-The first argument is a path (then shapes, dims, values and optimize load it as onepool.Model
+The first argument is a path (then shapes, dims, values, bounds and optimize load it as
+onepool.Model
 does) or an onepool.Model (share one Model's weights across Sessions). threads: CPU threads (0:
 all); thread_pool: an onepool.CpuThreadPool whose threads this Session shares with others
 instead of starting its own; cpu_isa: "auto", "avx512", "avx2" or "portable", the widest
@@ -211,7 +212,8 @@ workspaces: the planner's options (see `onepool plan --help`). One thread runs a
 time (a second caller waits); run() releases the GIL.
 )doc")
       .def(py::init([](const py::object& model_or_path, const py::object& shapes,
-                       const py::object& dims, const py::object& values, const py::object& optimize,
+                       const py::object& dims, const py::object& values, const py::object& bounds,
+                       const py::object& optimize,
                        int threads, const std::string& device, const std::string& algorithm,
                        size_t alignment, bool aliasing, const std::string& workspaces, bool profile,
                        bool cuda_graph, bool tf32, const std::string& cpu_isa,
@@ -225,23 +227,24 @@ time (a second caller waits); run() releases the GIL.
              }
              if (py::isinstance<PyModel>(model_or_path)) {
                if (!shapes.is_none() || !dims.is_none() || !values.is_none() ||
-                   !optimize.is_none()) {
+                   !bounds.is_none() || !optimize.is_none()) {
                  raise_status(make_status(
                      StatusCode::kInvalidArgument,
-                     "Session(model): shapes, dims, values and optimize apply when a model is "
-                     "loaded; pass them to onepool.Model"));
+                     "Session(model): shapes, dims, values, bounds and optimize apply when a "
+                     "model is loaded; pass them to onepool.Model"));
                }
                return create_session(model_or_path.cast<PyModel>(), options);
              }
              const std::string path =
                  py::module_::import("os").attr("fspath")(model_or_path).cast<std::string>();
-             PyModel model = load_model(path, shapes, dims, values,
+             PyModel model = load_model(path, shapes, dims, values, bounds,
                                         optimize.is_none() ? "all" : optimize.cast<std::string>(),
                                         "model", true, 0);
              return create_session(std::move(model), options);
            }),
            py::arg("model"), py::kw_only(), py::arg("shapes") = py::none(),
            py::arg("dims") = py::none(), py::arg("values") = py::none(),
+           py::arg("bounds") = py::none(),
            py::arg("optimize") = py::none(), py::arg("threads") = 0, py::arg("device") = "cpu",
            py::arg("algorithm") = "auto", py::arg("alignment") = 256, py::arg("aliasing") = true,
            py::arg("workspaces") = "fit", py::arg("profile") = false, py::arg("cuda_graph") = true,

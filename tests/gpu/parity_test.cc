@@ -268,6 +268,11 @@ Expected<std::shared_ptr<const Model>> load_manifest_model(const std::string& di
       options.dims.emplace_back(name, value.get<int64_t>());
     }
   }
+  if (entry.contains("bounds")) {  // a Loop's scan output length (--bound)
+    for (const auto& [name, value] : entry["bounds"].items()) {
+      options.bounds[name] = value.get<int64_t>();
+    }
+  }
   return Model::load(dir + "/" + entry["file"].get<std::string>(), options);
 }
 

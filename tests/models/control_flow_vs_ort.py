@@ -4,7 +4,8 @@
   control_flow_vs_ort.py SOURCE_DIR MODELS_DIR CLI WORK_DIR
 
 Generated: if_runtime (two Ifs with runtime conditions, LSTM / GRU branches, a nested runtime If)
-loop_runtime (a scanning for-loop and a while loop) and scan_runtime (a reversed Scan over
+loop_runtime (a scanning for-loop and a while loop), loop_bounded (a runtime trip count and an
+early stop: a scan output planned at --bound h_all=6) and scan_runtime (a reversed Scan over
 columns with two scan outputs on different axes) and data_dependent_heads (NonZero, Compress,
 Unique and NonMaxSuppression: outputs of data-dependent size, same shapes as ONNX Runtime's).
 Fetched, when the setup script's cache
@@ -17,7 +18,7 @@ import shutil
 import subprocess
 import sys
 
-GENERATED = ["if_runtime", "loop_runtime", "scan_runtime", "data_dependent_heads"]
+GENERATED = ["if_runtime", "loop_runtime", "scan_runtime", "loop_bounded", "data_dependent_heads"]
 FETCHED = ["silero_vad_legacy", "silero_vad_v5"]
 
 

@@ -41,6 +41,11 @@ std::vector<ManifestModel> read_manifest(const std::string& dir) {
         model.ranges[name] = {range[0].get<double>(), range[1].get<double>()};
       }
     }
+    if (entry.contains("bounds")) {  // a Loop's scan output length (--bound)
+      for (const auto& [name, bound] : entry.at("bounds").items()) {
+        model.load.bounds[name] = bound.get<int64_t>();
+      }
+    }
     models.push_back(std::move(model));
   }
   return models;

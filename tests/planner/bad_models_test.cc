@@ -203,7 +203,7 @@ TEST_CASE("bad model: dangling input") {
 }
 
 // x[batch,3,height,?] and mask[batch,seq]: five unbound dims, all listed, and a --shapes line
-// with each of them set to 1.
+// that guesses them as `inspect` does (batch 1, image sides 224, other dims 1) and says so.
 TEST_CASE("bad model: unbound symbolic dims are all listed with a --shapes line") {
   onnx::ModelProto model = relu_model({"batch", "3", "height", "?"});
   model.mutable_graph()
@@ -222,13 +222,13 @@ TEST_CASE("bad model: unbound symbolic dims are all listed with a --shapes line"
   CHECK(contains(status, "input 'x' axis 3 '?'"));
   CHECK(contains(status, "input 'mask' axis 0 'batch'"));
   CHECK(contains(status, "input 'mask' axis 1 'seq'"));
-  CHECK(contains(status, "--shapes x:1x3x1x1,mask:1x1"));
+  CHECK(contains(status, "--shapes x:1x3x224x224,mask:1x1 (from a guess (batch 1, image sides 224"));
   // Binding only batch leaves height, ? and seq; the line shows batch's value.
   ImportOptions options;
   options.dims = {{"batch", 4}};
   const Status partial = import_status(model, options);
   CHECK(contains(partial, "3 symbolic dim(s) are unbound"));
-  CHECK(contains(partial, "--shapes x:4x3x1x1,mask:4x1"));
+  CHECK(contains(partial, "--shapes x:4x3x224x224,mask:4x1"));
 }
 
 // --dim batch=0, --shapes x:[-1,3] and x:[0,3]: dims must be positive.

@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
@@ -42,6 +43,7 @@ struct ManifestModel {
   std::string name;
   std::string path;
   std::vector<std::pair<std::string, std::vector<int64_t>>> shapes;
+  std::map<std::string, int64_t> bounds;  // --bound entries (a Loop's scan output length)
 };
 
 std::vector<ManifestModel> manifest_models() {
@@ -55,10 +57,12 @@ std::vector<ManifestModel> manifest_models() {
     if (!in) continue;
     const nlohmann::json manifest = nlohmann::json::parse(in);
     for (const auto& entry : manifest.at("models")) {
-      ManifestModel model{entry.at("name"), base + "/" + entry.at("file").get<std::string>(), {}};
+      ManifestModel model{
+          entry.at("name"), base + "/" + entry.at("file").get<std::string>(), {}, {}};
       for (const auto& [name, shape] : entry.at("inputs").items()) {
         model.shapes.emplace_back(name, shape.get<std::vector<int64_t>>());
       }
+      if (entry.contains("bounds")) model.bounds = entry.at("bounds").get<decltype(model.bounds)>();
       models.push_back(std::move(model));
     }
   }
@@ -72,6 +76,7 @@ TEST_CASE("every generated and fetched model: a valid order, never a higher peak
     CAPTURE(entry.name);
     ImportOptions import;
     import.input_shapes = entry.shapes;
+    import.bounds = entry.bounds;
     auto graph = import_onnx_file(entry.path, import);
     if (!graph) {  // a fetched model may be missing: the model suite reports it
       MESSAGE(entry.name, ": not imported: ", graph.status().to_string());
@@ -93,6 +98,7 @@ std::vector<float> run_with_schedule(const ManifestModel& entry, const std::stri
                                      std::string& summary) {
   LoadOptions load;
   load.input_shapes = entry.shapes;
+  load.bounds = entry.bounds;
   load.schedule = schedule;
   auto model = Model::load(entry.path, load);
   REQUIRE_MESSAGE(model.has_value(), model.status().to_string());
@@ -135,6 +141,7 @@ TEST_CASE("a Session with schedule 'memory' gives the outputs of the model order
   REQUIRE(!models.empty());
   LoadOptions load;
   load.input_shapes = models[0].shapes;
+  load.bounds = models[0].bounds;
   load.schedule = "smallest";
   auto model = Model::load(models[0].path, load);
   REQUIRE_FALSE(model.has_value());

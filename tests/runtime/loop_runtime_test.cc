@@ -108,6 +108,57 @@ onnx::ModelProto accumulate_model(bool constant_trip) {
   return model;
 }
 
+// What a run of a model with bounded scan outputs gave: each output's actual shape and values.
+struct BoundedRun {
+  std::vector<Shape> shapes;
+  std::vector<std::vector<float>> values;
+};
+
+// Runs `model` (imported with `bounds`) with x = `x` and the int64 input m = `trip`.
+Expected<BoundedRun> run_bounded(const onnx::ModelProto& model,
+                                 const std::map<std::string, int64_t>& bounds,
+                                 std::vector<float> x, int64_t trip) {
+  ImportOptions options;
+  options.bounds = bounds;
+  ONEPOOL_ASSIGN_OR_RETURN(Graph graph, import_model(model, options));
+  ONEPOOL_ASSIGN_OR_RETURN(std::shared_ptr<const Model> loaded,
+                           Model::from_graph(std::move(graph), LoadOptions{}));
+  ONEPOOL_ASSIGN_OR_RETURN(std::unique_ptr<Session> session,
+                           Session::create(loaded, SessionOptions{}));
+  std::vector<TensorView> inputs;
+  for (const TensorInfo& info : loaded->inputs()) {
+    void* data = info.dtype == DType::kInt64 ? static_cast<void*>(&trip)
+                                             : static_cast<void*>(x.data());
+    inputs.push_back(TensorView{data, info.dtype, info.shape, Device{}});
+  }
+  BoundedRun result;
+  std::vector<TensorView> views;
+  result.values.resize(loaded->outputs().size());
+  for (size_t i = 0; i < loaded->outputs().size(); ++i) {
+    const Shape& planned = loaded->outputs()[i].shape;
+    result.values[i].resize(static_cast<size_t>(planned.element_count()));
+    views.push_back(TensorView{result.values[i].data(), DType::kFloat32, planned, Device{}});
+  }
+  ONEPOOL_RETURN_IF_ERROR(session->run(inputs, views));
+  for (size_t i = 0; i < views.size(); ++i) {
+    result.shapes.push_back(session->output_shape(i));
+    result.values[i].resize(static_cast<size_t>(result.shapes[i].element_count()));
+  }
+  return result;
+}
+
+// The accumulate model whose body stops after two iterations (cond = i < 1).
+onnx::ModelProto stops_after_two(bool constant_trip) {
+  onnx::ModelProto model = accumulate_model(constant_trip);
+  auto* body = model.mutable_graph()->mutable_node(0)->mutable_attribute(0)->mutable_g();
+  body->mutable_node(0)->set_op_type(std::string("Less"));
+  body->mutable_node(0)->clear_input();
+  body->mutable_node(0)->add_input(std::string("i"));
+  body->mutable_node(0)->add_input(std::string("one"));
+  add_int64_initializer(body, "one", 1);
+  return model;
+}
+
 }  // namespace
 
 TEST_CASE("Loop: a constant trip count with a scan output") {
@@ -179,14 +230,7 @@ TEST_CASE("Loop: a while loop on runtime conditions") {
 
 // Scan outputs planned for M = 3 rows; the body's condition stops after 2: a clear error.
 TEST_CASE("Loop: stopping before the planned scan length is a clear error") {
-  onnx::ModelProto model = accumulate_model(true);
-  auto* body = model.mutable_graph()->mutable_node(0)->mutable_attribute(0)->mutable_g();
-  body->mutable_node(0)->set_op_type(std::string("Less"));
-  body->mutable_node(0)->clear_input();
-  body->mutable_node(0)->add_input(std::string("i"));
-  body->mutable_node(0)->add_input(std::string("one"));
-  add_int64_initializer(body, "one", 1);
-  const auto result = run_loop_model(model, Feed{{1, 1}});
+  const auto result = run_loop_model(stops_after_two(true), Feed{{1, 1}});
   REQUIRE_FALSE(result.has_value());
   CHECK(result.status().code() == StatusCode::kOutOfRange);
   CHECK(contains(result.status(),
@@ -204,6 +248,65 @@ TEST_CASE("Loop: a carried value that changes shape is not supported, said so") 
   CHECK(contains(status,
                  "carried value 0 ('acc') enters as float32 [2] and leaves an iteration "
                  "as float32 [4]"));
+}
+
+// M a runtime graph input, the scan output bounded at 5 rows: M stays an input (no --values), each
+// run returns M rows, M = 0 none, and M = 6 fails naming the tensor, the bound and the count.
+TEST_CASE("Loop: --bound plans scan outputs for a runtime M and returns the rows produced") {
+  const onnx::ModelProto model = accumulate_model(false);
+  const std::map<std::string, int64_t> bounds = {{"acc_all", 5}};
+  auto three = run_bounded(model, bounds, {1, 2}, 3);
+  REQUIRE_MESSAGE(three.has_value(), three.status().to_string());
+  CHECK(three->shapes[0] == Shape{2});
+  CHECK(three->values[0] == std::vector<float>{3, 6});
+  CHECK(three->shapes[1] == Shape{3, 2});
+  CHECK(three->values[1] == std::vector<float>{1, 2, 2, 4, 3, 6});
+  auto five = run_bounded(model, bounds, {1, 1}, 5);
+  REQUIRE_MESSAGE(five.has_value(), five.status().to_string());
+  CHECK(five->shapes[1] == Shape{5, 2});
+  CHECK(five->values[1].back() == 5);
+  auto none = run_bounded(model, bounds, {1, 1}, 0);
+  REQUIRE_MESSAGE(none.has_value(), none.status().to_string());
+  CHECK(none->shapes[1] == Shape{0, 2});
+  CHECK(none->values[0] == std::vector<float>{0, 0});
+  auto six = run_bounded(model, bounds, {1, 1}, 6);
+  REQUIRE_FALSE(six.has_value());
+  CHECK(six.status().code() == StatusCode::kOutOfRange);
+  CHECK(contains(six.status(),
+                 "scan output 'acc_all' has room for 5 iterations (--bound acc_all=5) but the "
+                 "loop ran 6"));
+  // The planned output says why its shape is a bound.
+  ImportOptions options;
+  options.bounds = bounds;
+  auto graph = import_model(model, options);
+  REQUIRE(graph.has_value());
+  const Value& scanned = graph->values[static_cast<size_t>(graph->outputs[1])];
+  CHECK(scanned.shape == Shape{5, 2});
+  CHECK(scanned.bound.find("at most 5 iterations of Loop 'loop' (--bound acc_all=5)") !=
+        std::string::npos);
+}
+
+// A constant M = 3 and a body that stops after two iterations: with a bound the early stop is
+// the scan output's actual length.
+TEST_CASE("Loop: --bound lets a loop with a known M stop early") {
+  auto stopped = run_bounded(stops_after_two(true), {{"acc_all", 3}}, {1, 1}, 0);
+  REQUIRE_MESSAGE(stopped.has_value(), stopped.status().to_string());
+  CHECK(stopped->shapes[1] == Shape{2, 2});
+  CHECK(stopped->values[1] == std::vector<float>{1, 1, 2, 2});
+  CHECK(stopped->values[0] == std::vector<float>{2, 2});
+}
+
+TEST_CASE("Loop: --bound errors name what is wrong") {
+  const Status unbound = import_model(accumulate_model(false)).status();
+  CHECK(contains(unbound, "(or give its scan outputs a --bound: M is then fed at run time)"));
+  ImportOptions not_a_scan;
+  not_a_scan.bounds = {{"acc_all", 4}, {"acc_final", 4}};
+  CHECK(contains(import_model(accumulate_model(false), not_a_scan).status(),
+                 "--bound names 'acc_final', which is not a scan output of a Loop"));
+  ImportOptions negative;
+  negative.bounds = {{"acc_all", -1}};
+  CHECK(contains(import_model(accumulate_model(false), negative).status(),
+                 "--bound acc_all=-1: a bound is a count (0 or more)"));
 }
 
 }  // namespace onepool

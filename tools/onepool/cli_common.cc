@@ -24,15 +24,6 @@ std::string join(const std::vector<std::string>& items) {
   return text.empty() ? "(none)" : text;
 }
 
-Expected<Plan> read_plan_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_status(StatusCode::kNotFound, "cannot open plan file '", path, "'");
-  std::stringstream text;
-  text << in.rdbuf();
-  Expected<Plan> plan = Plan::from_json(text.str());
-  if (!plan) return plan.status().with_context(str_cat("plan file '", path, "'"));
-  return plan;
-}
 // What a plan made now for this model and these flags belongs to.
 Expected<PlanProvenance> current_provenance(const ModelFlags& flags, const Model& model) {
   PlanProvenance provenance;
@@ -48,6 +39,16 @@ Expected<PlanProvenance> current_provenance(const ModelFlags& flags, const Model
 }
 
 }  // namespace
+
+Expected<Plan> read_plan_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return make_status(StatusCode::kNotFound, "cannot open plan file '", path, "'");
+  std::stringstream text;
+  text << in.rdbuf();
+  Expected<Plan> plan = Plan::from_json(text.str());
+  if (!plan) return plan.status().with_context(str_cat("plan file '", path, "'"));
+  return plan;
+}
 
 // Checked field by field before the Session looks at a single offset.
 Status check_saved_plan(const Plan& saved, const ModelFlags& flags, const Model& model) {
@@ -69,6 +70,9 @@ void add_model_flags(CLI::App& command, ModelFlags& flags) {
                      "input shapes, e.g. x:1x3x224x224 or x:[1,3,224,224] (repeatable)");
   command.add_option("--dim", flags.dims, "symbolic dim value, e.g. batch=8 (repeatable)");
   command.add_option("--values", flags.values, kValuesFlagHelp);
+  command.add_option("--bound", flags.bounds,
+                     "most rows of a Loop's scan output whose trip count is not known at load, "
+                     "e.g. tokens=256; the run returns the rows it produced (repeatable)");
   command.add_option("--device", flags.device, "cpu or cuda:N (never a silent fallback)")
       ->capture_default_str();
   command.add_option("--optimize", flags.optimize, "graph optimizations: none|basic|all")
@@ -123,7 +127,20 @@ Expected<LoadOptions> make_load_options(const ModelFlags& flags) {
   for (const auto& text : flags.values) {
     ONEPOOL_RETURN_IF_ERROR(parse_values_flag(text, &options.shape_input_values));
   }
+  ONEPOOL_RETURN_IF_ERROR(parse_bound_flags(flags.bounds, &options.bounds));
   return options;
+}
+
+Status parse_bound_flags(const std::vector<std::string>& texts,
+                         std::map<std::string, int64_t>* bounds) {
+  for (const auto& text : texts) {
+    ONEPOOL_ASSIGN_OR_RETURN(auto bound, parse_bound_flag(text));
+    if (!bounds->emplace(bound).second) {
+      return make_status(StatusCode::kInvalidArgument, "--bound '", bound.first,
+                         "' is given twice");
+    }
+  }
+  return Status::ok();
 }
 
 Expected<SessionOptions> make_session_options(const ModelFlags& flags) {

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,6 +20,7 @@ struct ModelFlags {
   std::vector<std::string> shapes;  // repeatable --shapes
   std::vector<std::string> dims;    // repeatable --dim
   std::vector<std::string> values;  // repeatable --values (shape inputs)
+  std::vector<std::string> bounds;  // repeatable --bound (Loop scan output lengths)
   std::string device = "cpu";
   std::string optimize = "all";
   std::string algorithm = "auto";
@@ -49,8 +51,11 @@ inline constexpr const char* kValuesFlagHelp =
     "starts, ReduceSum's axes, Resize's scales...), bound at load: name:1,2,3 entries separated "
     "by ';', e.g. axes:1;scales:1,1,2,2 (repeatable)";
 
-/// Parses --shapes, --dim and --values into LoadOptions.
+/// Parses --shapes, --dim, --values and --bound into LoadOptions.
 Expected<LoadOptions> make_load_options(const ModelFlags& flags);
+/// Parses --bound values (name=N) into `bounds`; a name given twice is an error.
+Status parse_bound_flags(const std::vector<std::string>& texts,
+                         std::map<std::string, int64_t>* bounds);
 
 /// The SessionOptions the flags ask for (no plan_override: load_session reads --load-plan), with
 /// a new CpuThreadPool of --threads threads under --shared-threads.
@@ -63,6 +68,9 @@ struct LoadedSession {
   double load_ms = 0.0;
   double session_ms = 0.0;
 };
+
+/// Reads a saved plan (--load-plan); errors name the file.
+Expected<Plan> read_plan_file(const std::string& path);
 
 /// A saved plan (--load-plan) must belong to this model, input shapes, device and options: an
 /// error naming every field that differs. A schema_version 1 file records none of them: a

@@ -10,7 +10,7 @@
 #include <set>
 
 #include "planner/shape_binding.h"
-#include "planner/shape_input_flag.h"
+#include "tools/onepool/shape_ranges.h"
 #include "tools/onepool/tensor_files.h"
 
 namespace onepool::cli {
@@ -45,33 +45,6 @@ Expected<std::vector<SweepLine>> read_sweep_file(const std::string& path) {
   }
   if (lines.empty()) return make_status(StatusCode::kInvalidArgument, "'", path, "' has no shapes");
   return lines;
-}
-
-Expected<DynamicSessionOptions> make_options(const ModelFlags& model, const SweepFlags& sweep) {
-  DynamicSessionOptions options;
-  ONEPOOL_ASSIGN_OR_RETURN(options.profile, parse_profile_flags(model.shapes));
-  if (sweep.mode != "static" && sweep.mode != "dynamic") {
-    return make_status(StatusCode::kInvalidArgument, "--mode '", sweep.mode,
-                       "': expected static or dynamic");
-  }
-  options.mode = sweep.mode == "static" ? PoolMode::kStatic : PoolMode::kDynamic;
-  options.cache_capacity = sweep.cache;
-  options.load.optimize = model.optimize;
-  options.load.schedule = model.schedule;
-  for (const auto& text : model.dims) {
-    ONEPOOL_ASSIGN_OR_RETURN(auto dim, parse_dim_flag(text));
-    options.load.dims.push_back(std::move(dim));
-  }
-  for (const auto& text : model.values) {  // shape inputs: fixed for the whole sweep
-    ONEPOOL_RETURN_IF_ERROR(parse_values_flag(text, &options.load.shape_input_values));
-  }
-  ONEPOOL_ASSIGN_OR_RETURN(options.session.device, Device::parse(model.device));
-  options.session.threads = model.threads;
-  options.session.plan.algorithm = model.algorithm;
-  options.session.plan.alignment = model.alignment;
-  options.session.plan.aliasing = model.aliasing == "on";
-  options.session.plan.budget_ms = model.plan_budget_ms;
-  return options;
 }
 
 // Inputs of the line's shapes (inputs it does not name keep their top shape): read from
@@ -263,30 +236,9 @@ void print_summary(const DynamicSession& session, const std::vector<LineResult>&
 
 }  // namespace
 
-Expected<ShapeProfile> parse_profile_flags(const std::vector<std::string>& shapes) {
-  ShapeProfile profile;
-  for (const std::string& text : shapes) {
-    ONEPOOL_ASSIGN_OR_RETURN(ShapeProfile part, ShapeProfile::parse(text));
-    ONEPOOL_RETURN_IF_ERROR(profile.merge(part));
-  }
-  return profile;
-}
-
-Expected<std::vector<std::string>> top_of_range_shapes(const std::vector<std::string>& shapes) {
-  std::vector<std::string> result;
-  for (const std::string& text : shapes) {
-    if (text.find("..") == std::string::npos) {
-      result.push_back(text);
-      continue;
-    }
-    ONEPOOL_ASSIGN_OR_RETURN(ShapeProfile profile, ShapeProfile::parse(text));
-    result.push_back(format_shapes_flag(profile.max_shapes()));
-  }
-  return result;
-}
-
 Status run_shape_sweep(const ModelFlags& model, const SweepFlags& sweep, uint64_t seed) {
-  ONEPOOL_ASSIGN_OR_RETURN(DynamicSessionOptions options, make_options(model, sweep));
+  ONEPOOL_ASSIGN_OR_RETURN(DynamicSessionOptions options,
+                           make_dynamic_session_options(model, sweep.mode, sweep.cache));
   ONEPOOL_ASSIGN_OR_RETURN(std::vector<SweepLine> lines, read_sweep_file(sweep.shapes_file));
   std::printf("model:     %s\n", model.model_path.c_str());
   std::printf("profile:   %s\n", options.profile.to_string().c_str());

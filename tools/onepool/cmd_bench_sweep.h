@@ -21,12 +21,6 @@ struct SweepFlags {
   std::string io_dir;
 };
 
-/// Every --shapes value merged into one profile (ranges allowed).
-Expected<ShapeProfile> parse_profile_flags(const std::vector<std::string>& shapes);
-
-/// The `--shapes` values with every range replaced by its top (for plain run / bench).
-Expected<std::vector<std::string>> top_of_range_shapes(const std::vector<std::string>& shapes);
-
 /// Runs every line of the sweep file on one DynamicSession and prints per-shape and summary
 /// lines (plan time, cache hits, pool bytes, growth events).
 Status run_shape_sweep(const ModelFlags& model, const SweepFlags& sweep, uint64_t seed);

@@ -30,7 +30,7 @@
 #include "runtime/cpu/weight_folding.h"
 #include "runtime/tensor_budget.h"
 #include "tools/onepool/cli_common.h"
-#include "tools/onepool/cmd_bench_sweep.h"
+#include "tools/onepool/shape_ranges.h"
 #include "tools/onepool/commands.h"
 
 namespace onepool::cli {
@@ -47,6 +47,7 @@ struct PlanFlags {
   std::vector<std::string> shapes;  // repeatable --shapes
   std::vector<std::string> dims;    // repeatable --dim
   std::vector<std::string> values;  // repeatable --values (shape inputs)
+  std::vector<std::string> bounds;  // repeatable --bound (Loop scan output lengths)
   std::string algorithm = "auto";
   size_t alignment = 256;
   std::string optimize = "all";
@@ -96,6 +97,7 @@ Expected<ImportOptions> import_options(const PlanFlags& flags,
   for (const std::string& text : flags.values) {
     ONEPOOL_RETURN_IF_ERROR(parse_values_flag(text, &options.shape_input_values));
   }
+  ONEPOOL_RETURN_IF_ERROR(parse_bound_flags(flags.bounds, &options.bounds));
   return options;
 }
 
@@ -352,6 +354,11 @@ void register_plan_command(CLI::App& app, int& exit_code) {
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   command->add_option("--dim", flags->dims, "symbolic dim value: name=N (repeatable)")
+      ->expected(1)
+      ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
+  command->add_option("--bound", flags->bounds,
+                      "most rows of a Loop's scan output whose trip count is not known at load, "
+                      "e.g. tokens=256 (repeatable)")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   command->add_option("--values", flags->values, kValuesFlagHelp)

@@ -2,8 +2,6 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "onepool/session_pool.h"
 #include "onepool/thread_pool.h"
@@ -12,6 +10,7 @@
 #include "tools/onepool/host_info.h"
 #include "tools/onepool/memory_report.h"
 #include "tools/onepool/serve_routes.h"
+#include "tools/onepool/shape_ranges.h"
 
 namespace onepool::cli {
 
@@ -24,17 +23,11 @@ struct ServeFlags {
   int64_t queue_timeout_ms = 1000;
   int64_t header_timeout_ms = 5000;
   int64_t read_timeout_ms = 30000;
+  std::string mode = "static";  // with --shapes ranges: DynamicSession pool mode
+  size_t cache = 8;             // with --shapes ranges: specializations kept per Session
 };
 
-Expected<Plan> read_plan(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_status(StatusCode::kNotFound, "cannot open plan file '", path, "'");
-  std::stringstream text;
-  text << in.rdbuf();
-  Expected<Plan> plan = Plan::from_json(text.str());
-  if (!plan) return plan.status().with_context(str_cat("plan file '", path, "'"));
-  return plan;
-}
+using serve::InferenceSlots;
 
 // Who runs the Sessions' CPU work: one shared pool, or a pool of its own per Session (then up to
 // sessions x threads threads busy at once, more than the cores unless --threads says otherwise).
@@ -52,25 +45,18 @@ void print_thread_use(const SessionOptions& options, size_t sessions) {
                   : "");
 }
 
-Expected<std::unique_ptr<SessionPool>> make_pool(const ServeFlags& flags) {
+// Fixed shapes: one Model (weights shared) and a SessionPool over it.
+Expected<std::unique_ptr<InferenceSlots>> make_session_slots(const ServeFlags& flags) {
   ONEPOOL_ASSIGN_OR_RETURN(LoadOptions load_options, make_load_options(flags.model));
-  ONEPOOL_ASSIGN_OR_RETURN(Device device, Device::parse(flags.model.device));
+  ONEPOOL_ASSIGN_OR_RETURN(SessionOptions options, make_session_options(flags.model));
   const auto start = std::chrono::steady_clock::now();
   ONEPOOL_ASSIGN_OR_RETURN(auto model, Model::load(flags.model.model_path, load_options));
   for (const std::string& warning : model->warnings()) {
     std::fprintf(stderr, "warning: %s\n", warning.c_str());
   }
-  SessionOptions options;
-  options.device = device;
-  options.threads = flags.model.threads;
-  if (flags.model.shared_threads) {
-    ONEPOOL_ASSIGN_OR_RETURN(options.thread_pool, CpuThreadPool::create(flags.model.threads));
-  }
-  options.plan.algorithm = flags.model.algorithm;
-  options.plan.alignment = flags.model.alignment;
   Plan saved_plan;
   if (!flags.model.load_plan.empty()) {
-    ONEPOOL_ASSIGN_OR_RETURN(saved_plan, read_plan(flags.model.load_plan));
+    ONEPOOL_ASSIGN_OR_RETURN(saved_plan, read_plan_file(flags.model.load_plan));
     ONEPOOL_RETURN_IF_ERROR(check_saved_plan(saved_plan, flags.model, *model));
     options.plan_override = &saved_plan;
   }
@@ -82,11 +68,39 @@ Expected<std::unique_ptr<SessionPool>> make_pool(const ServeFlags& flags) {
   std::printf("sessions:  %zu x pool %s = %s\n", pool->size(),
               format_bytes(pool->plan().pool_bytes).c_str(),
               format_bytes(pool->pool_bytes()).c_str());
-  if (device.kind == DeviceKind::kCpu) print_thread_use(options, pool->size());
+  if (options.device.kind == DeviceKind::kCpu) print_thread_use(options, pool->size());
   std::printf("%s\n", peak_rss_text(peak_rss_bytes(), pool->pool_bytes(), model->weights_bytes(),
-                                    device.kind == DeviceKind::kCpu)
+                                    options.device.kind == DeviceKind::kCpu)
                           .c_str());
-  return pool;
+  return serve::make_session_slots(std::move(pool));
+}
+
+// Shape ranges: one DynamicSession per slot, each taking any shape inside the profile.
+Expected<std::unique_ptr<InferenceSlots>> make_range_slots(const ServeFlags& flags) {
+  if (!flags.model.load_plan.empty() || !flags.model.save_plan.empty()) {
+    return Status(StatusCode::kInvalidArgument,
+                  "--load-plan / --save-plan need fixed --shapes: with ranges each shape is "
+                  "planned when it first arrives");
+  }
+  ONEPOOL_ASSIGN_OR_RETURN(DynamicSessionOptions options,
+                           make_dynamic_session_options(flags.model, flags.mode, flags.cache));
+  if (options.session.device.kind != DeviceKind::kCpu) {
+    return make_status(StatusCode::kUnsupported, "--shapes with ranges serves on the CPU only (",
+                       flags.model.device, " asked): give fixed --shapes for CUDA");
+  }
+  const auto start = std::chrono::steady_clock::now();
+  ONEPOOL_ASSIGN_OR_RETURN(auto slots, serve::make_dynamic_slots(flags.model.model_path, options,
+                                                                flags.sessions));
+  const double ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  std::printf("profile:   %s (%s mode, %zu shapes cached per Session)\n",
+              options.profile.to_string().c_str(), flags.mode.c_str(), flags.cache);
+  std::printf("loaded:    %.1f ms | %zu DynamicSessions, pools %s together now\n", ms,
+              slots->size(), format_bytes(slots->pool_bytes()).c_str());
+  print_thread_use(options.session, slots->size());
+  std::printf("%s\n",
+              peak_rss_text(peak_rss_bytes(), slots->pool_bytes(), 0, true).c_str());
+  return slots;
 }
 
 Status run_serve(ServeFlags flags) {
@@ -105,9 +119,11 @@ Status run_serve(ServeFlags flags) {
   std::printf("device:    %s   sessions: %zu   queue timeout: %lld ms   max body: %zu B\n",
               flags.model.device.c_str(), flags.sessions,
               static_cast<long long>(flags.queue_timeout_ms), flags.server.max_body_bytes);
-  ONEPOOL_ASSIGN_OR_RETURN(auto pool, make_pool(flags));
+  ONEPOOL_ASSIGN_OR_RETURN(auto slots, has_shape_ranges(flags.model.shapes)
+                                           ? make_range_slots(flags)
+                                           : make_session_slots(flags));
   ONEPOOL_ASSIGN_OR_RETURN(auto server,
-                           serve::InferenceServer::create(std::move(pool), flags.server));
+                           serve::InferenceServer::create(std::move(slots), flags.server));
   ONEPOOL_ASSIGN_OR_RETURN(int port, server->bind());
   std::printf("serving:   http://%s:%d/v2/models/%s/infer\n", flags.server.host.c_str(), port,
               flags.server.model_name.c_str());
@@ -131,6 +147,18 @@ void register_serve_command(CLI::App& app, int& exit_code) {
   serve->add_flag("--shared-threads", flags->model.shared_threads,
                   "the Sessions share one pool of --threads CPU threads (0 = all cores) "
                   "instead of each starting its own");
+  serve
+      ->add_option("--mode", flags->mode,
+                   "with --shapes ranges: static (one pool sized for the top of the ranges) or "
+                   "dynamic (a pool that grows to the largest shape seen)")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"static", "dynamic"}));
+  serve
+      ->add_option("--cache", flags->cache,
+                   "with --shapes ranges: shapes kept planned per Session (least recently used "
+                   "out)")
+      ->capture_default_str()
+      ->check(CLI::Range(size_t{1}, size_t{1024}));
   serve->add_option("--name", flags->server.model_name,
                     "model name in the URLs (default: file stem)");
   serve->add_option("--max-body-bytes", flags->server.max_body_bytes, "larger requests get 413")

@@ -4,7 +4,7 @@
 
 #include "planner/graph.h"
 #include "runtime/shape_input_feeds.h"
-#include "tools/onepool/cmd_bench_sweep.h"
+#include "tools/onepool/shape_ranges.h"
 #include "tools/onepool/tensor_compare.h"
 #include "tools/onepool/tensor_files.h"
 

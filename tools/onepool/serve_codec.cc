@@ -16,9 +16,11 @@ using Json = nlohmann::json;
 // Nested "data" arrays deeper than this are rejected rather than recursed into.
 constexpr int kMaxDataDepth = 2 * Shape::kMaxRank;
 
-std::string quoted_names(const std::vector<TensorInfo>& infos) {
+std::string quoted_names(const std::vector<ServedTensor>& tensors) {
   std::string names;
-  for (const TensorInfo& info : infos) names += (names.empty() ? "'" : ", '") + info.name + "'";
+  for (const ServedTensor& tensor : tensors) {
+    names += (names.empty() ? "'" : ", '") + tensor.info.name + "'";
+  }
   return names;
 }
 
@@ -160,23 +162,6 @@ Expected<Shape> parse_shape(const Json& input, const std::string& name) {
   return shape;
 }
 
-Status check_shape(const TensorInfo& info, const Shape& got) {
-  if (got == info.shape) return Status::ok();
-  std::string detail;
-  if (got.rank() != info.shape.rank()) {
-    detail = str_cat("; rank ", info.shape.rank(), " vs ", got.rank());
-  } else {
-    for (int axis = 0; axis < got.rank(); ++axis) {
-      if (got[axis] != info.shape[axis]) {
-        detail = str_cat("; axis ", axis, " differs");
-        break;
-      }
-    }
-  }
-  return make_status(StatusCode::kInvalidArgument, "input '", info.name, "': expected shape ",
-                     info.shape.to_string(), ", got ", got.to_string(), detail);
-}
-
 // Fills one input's data from 'data' or from the binary tail.
 Status fill_input(const Json& input, const TensorInfo& info, HostTensor& tensor, BinaryTail& tail) {
   const Json* parameters = input.contains("parameters") ? &input.at("parameters") : nullptr;
@@ -185,7 +170,7 @@ Status fill_input(const Json& input, const TensorInfo& info, HostTensor& tensor,
     if (size != tensor.data.size()) {
       return make_status(StatusCode::kInvalidArgument, "input '", info.name, "': binary_data_size ",
                          size, " bytes, expected ", tensor.data.size(), " (",
-                         info.shape.to_string(), " x ", kserve_dtype_name(info.dtype), ")");
+                         tensor.shape.to_string(), " x ", kserve_dtype_name(info.dtype), ")");
     }
     ONEPOOL_ASSIGN_OR_RETURN(std::string_view bytes, tail.take(info.name, size));
     if (size != 0) std::memcpy(tensor.data.data(), bytes.data(), size);
@@ -199,30 +184,30 @@ Status fill_input(const Json& input, const TensorInfo& info, HostTensor& tensor,
 }
 
 // Decodes one element of "inputs" into tensors[index of its name].
-Status decode_input(const Json& input, const Model& model, std::vector<HostTensor>& tensors,
+Status decode_input(const Json& input, const ServedModel& model, std::vector<HostTensor>& tensors,
                     std::vector<bool>& seen, BinaryTail& tail) {
   ONEPOOL_ASSIGN_OR_RETURN(const std::string name, string_field(input, "name", ""));
   const int index = model.input_index(name);
   if (index < 0) {
     return make_status(StatusCode::kInvalidArgument, "unknown input '", name,
-                       "'; the model's inputs are ", quoted_names(model.inputs()));
+                       "'; the model's inputs are ", quoted_names(model.inputs));
   }
   const auto slot = static_cast<size_t>(index);
   if (seen[slot])
     return make_status(StatusCode::kInvalidArgument, "input '", name, "' given twice");
   seen[slot] = true;
-  const TensorInfo& info = model.inputs()[slot];
+  const TensorInfo& info = model.inputs[slot].info;
   ONEPOOL_ASSIGN_OR_RETURN(const std::string datatype, string_field(input, "datatype", name));
   if (dtype_from_kserve(datatype) != info.dtype) {
     return make_status(StatusCode::kInvalidArgument, "input '", name, "': expected datatype ",
                        kserve_dtype_name(info.dtype), ", got ", datatype);
   }
   ONEPOOL_ASSIGN_OR_RETURN(Shape shape, parse_shape(input, name));
-  ONEPOOL_RETURN_IF_ERROR(check_shape(info, shape));
+  ONEPOOL_RETURN_IF_ERROR(model.check_input_shape(slot, shape));
   HostTensor& tensor = tensors[slot];
   tensor.dtype = info.dtype;
-  tensor.shape = info.shape;
-  ONEPOOL_ASSIGN_OR_RETURN(size_t bytes, tensor_bytes(info.shape, info.dtype));
+  tensor.shape = shape;
+  ONEPOOL_ASSIGN_OR_RETURN(size_t bytes, tensor_bytes(shape, info.dtype));
   tensor.data.resize(bytes);
   return fill_input(input, info, tensor, tail);
 }
@@ -235,16 +220,16 @@ bool wants_binary(const Json& object, const char* key) {
 
 // Outputs: all (in model order) unless the request lists some. JSON has no FP16 / BF16 form,
 // so those always go binary.
-Status decode_outputs(const Json& request, const Model& model, std::vector<RequestedOutput>& out) {
+Status decode_outputs(const Json& request, const ServedModel& model, std::vector<RequestedOutput>& out) {
   const bool default_binary = wants_binary(request, "binary_data_output");
   auto needs_binary = [&](int index) {
-    const DType dtype = model.outputs()[static_cast<size_t>(index)].dtype;
+    const DType dtype = model.outputs[static_cast<size_t>(index)].info.dtype;
     return dtype == DType::kFloat16 || dtype == DType::kBFloat16;
   };
   if (!request.contains("outputs")) {
-    for (size_t i = 0; i < model.outputs().size(); ++i) {
+    for (size_t i = 0; i < model.outputs.size(); ++i) {
       const int index = static_cast<int>(i);
-      out.push_back({model.outputs()[i].name, index, default_binary || needs_binary(index)});
+      out.push_back({model.outputs[i].info.name, index, default_binary || needs_binary(index)});
     }
     return Status::ok();
   }
@@ -253,7 +238,7 @@ Status decode_outputs(const Json& request, const Model& model, std::vector<Reque
     const int index = model.output_index(name);
     if (index < 0) {
       return make_status(StatusCode::kInvalidArgument, "unknown output '", name,
-                         "'; the model's outputs are ", quoted_names(model.outputs()));
+                         "'; the model's outputs are ", quoted_names(model.outputs));
     }
     const bool binary = item.contains("parameters") && item.at("parameters").contains("binary_data")
                             ? wants_binary(item, "binary_data")
@@ -263,7 +248,7 @@ Status decode_outputs(const Json& request, const Model& model, std::vector<Reque
   return Status::ok();
 }
 
-Status decode_into(const Model& model, const Json& request, std::string_view binary,
+Status decode_into(const ServedModel& model, const Json& request, std::string_view binary,
                    InferRequest& result) {
   if (!request.is_object()) {
     return Status(StatusCode::kInvalidArgument, "the request body must be a JSON object");
@@ -272,16 +257,16 @@ Status decode_into(const Model& model, const Json& request, std::string_view bin
     return Status(StatusCode::kInvalidArgument, "the request needs an 'inputs' array");
   }
   if (request.contains("id")) result.id = request.at("id");
-  result.inputs.resize(model.inputs().size());
-  std::vector<bool> seen(model.inputs().size(), false);
+  result.inputs.resize(model.inputs.size());
+  std::vector<bool> seen(model.inputs.size(), false);
   BinaryTail tail(binary);
   for (const Json& input : request.at("inputs")) {
     ONEPOOL_RETURN_IF_ERROR(decode_input(input, model, result.inputs, seen, tail));
   }
   for (size_t i = 0; i < seen.size(); ++i) {
     if (!seen[i]) {
-      return make_status(StatusCode::kInvalidArgument, "missing input '", model.inputs()[i].name,
-                         "'; the model's inputs are ", quoted_names(model.inputs()));
+      return make_status(StatusCode::kInvalidArgument, "missing input '", model.inputs[i].info.name,
+                         "'; the model's inputs are ", quoted_names(model.inputs));
     }
   }
   ONEPOOL_RETURN_IF_ERROR(tail.check_all_used());
@@ -335,7 +320,7 @@ Json data_json(const HostTensor& tensor) {
 
 }  // namespace
 
-Expected<InferRequest> decode_infer_request(const Model& model, std::string_view header,
+Expected<InferRequest> decode_infer_request(const ServedModel& model, std::string_view header,
                                             std::string_view binary) {
   InferRequest result;
   try {
@@ -350,7 +335,7 @@ Expected<InferRequest> decode_infer_request(const Model& model, std::string_view
   return result;
 }
 
-EncodedResponse encode_infer_response(const std::string& model_name, const Model& model,
+EncodedResponse encode_infer_response(const std::string& model_name, const ServedModel& model,
                                       const InferRequest& request,
                                       const std::vector<HostTensor>& outputs) {
   Json response = {{"model_name", model_name}, {"model_version", "1"}};
@@ -360,7 +345,7 @@ EncodedResponse encode_infer_response(const std::string& model_name, const Model
   bool has_binary = false;
   for (const RequestedOutput& wanted : request.outputs) {
     const HostTensor& tensor = outputs[static_cast<size_t>(wanted.index)];
-    const TensorInfo& info = model.outputs()[static_cast<size_t>(wanted.index)];
+    const TensorInfo& info = model.outputs[static_cast<size_t>(wanted.index)].info;
     Json item = {{"name", info.name},
                  {"datatype", kserve_dtype_name(info.dtype)},
                  {"shape", Json(std::vector<int64_t>(tensor.shape.begin(), tensor.shape.end()))}};

@@ -13,6 +13,7 @@
 
 #include "onepool/model.h"
 #include "planner/graph.h"
+#include "tools/onepool/serve_slots.h"
 
 namespace onepool::serve {
 
@@ -26,11 +27,11 @@ std::string triton_dtype_name(DType dtype);
 /// One output the client asked for.
 struct RequestedOutput {
   std::string name;
-  int index = -1;       ///< index into Model::outputs()
+  int index = -1;       ///< index into ServedModel::outputs
   bool binary = false;  ///< send as binary tensor data (Triton extension)
 };
 
-/// A decoded infer request: inputs in Model::inputs() order, ready for Session::run.
+/// A decoded infer request: inputs in ServedModel::inputs order, ready to run.
 struct InferRequest {
   nlohmann::json id;                     ///< echoed when present (null otherwise)
   std::vector<HostTensor> inputs;        ///< one per model input, model order
@@ -39,8 +40,8 @@ struct InferRequest {
 
 /// Decodes a request. `header` is the JSON part; `binary` the bytes after it (inputs with
 /// parameters.binary_data_size take their data from there, in order). Checks names, presence,
-/// datatype, shape and data length against `model`.
-Expected<InferRequest> decode_infer_request(const Model& model, std::string_view header,
+/// datatype, shape (exact, or inside the profile's range) and data length against `model`.
+Expected<InferRequest> decode_infer_request(const ServedModel& model, std::string_view header,
                                             std::string_view binary);
 
 /// An encoded response: JSON text, then the binary outputs (if any) appended.
@@ -50,17 +51,18 @@ struct EncodedResponse {
   bool has_binary = false;
 };
 
-/// Encodes {model_name, id, outputs[...]}; `outputs` are in Model::outputs() order.
-EncodedResponse encode_infer_response(const std::string& model_name, const Model& model,
+/// Encodes {model_name, id, outputs[...]}; `outputs` are in ServedModel::outputs order.
+EncodedResponse encode_infer_response(const std::string& model_name, const ServedModel& model,
                                       const InferRequest& request,
                                       const std::vector<HostTensor>& outputs);
 
 /// GET /v2: {name, version, extensions}.
 nlohmann::json server_metadata();
 /// GET /v2/models/{m}: {name, versions, platform, inputs, outputs}.
-nlohmann::json model_metadata(const std::string& model_name, const Model& model);
+/// Axes that vary (shape ranges) show as -1.
+nlohmann::json model_metadata(const std::string& model_name, const ServedModel& model);
 /// GET /v2/models/{m}/config: Triton-style model configuration.
-nlohmann::json model_config(const std::string& model_name, const Model& model, size_t sessions,
+nlohmann::json model_config(const std::string& model_name, const ServedModel& model, size_t sessions,
                             const Device& device);
 
 }  // namespace onepool::serve

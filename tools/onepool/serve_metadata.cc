@@ -25,28 +25,23 @@ constexpr std::array<std::pair<DType, const char*>, 13> kKServeNames = {{
     {DType::kBool, "BOOL"},
 }};
 
-nlohmann::json dims_json(const Shape& shape) {
-  nlohmann::json dims = nlohmann::json::array();
-  for (int64_t dim : shape) dims.push_back(dim);
-  return dims;
-}
 
-nlohmann::json tensor_metadata(const std::vector<TensorInfo>& infos) {
+nlohmann::json tensor_metadata(const std::vector<ServedTensor>& tensors) {
   nlohmann::json list = nlohmann::json::array();
-  for (const TensorInfo& info : infos) {
-    list.push_back({{"name", info.name},
-                    {"datatype", kserve_dtype_name(info.dtype)},
-                    {"shape", dims_json(info.shape)}});
+  for (const ServedTensor& tensor : tensors) {
+    list.push_back({{"name", tensor.info.name},
+                    {"datatype", kserve_dtype_name(tensor.info.dtype)},
+                    {"shape", tensor.dims}});
   }
   return list;
 }
 
-nlohmann::json tensor_config(const std::vector<TensorInfo>& infos) {
+nlohmann::json tensor_config(const std::vector<ServedTensor>& tensors) {
   nlohmann::json list = nlohmann::json::array();
-  for (const TensorInfo& info : infos) {
-    list.push_back({{"name", info.name},
-                    {"data_type", triton_dtype_name(info.dtype)},
-                    {"dims", dims_json(info.shape)}});
+  for (const ServedTensor& tensor : tensors) {
+    list.push_back({{"name", tensor.info.name},
+                    {"data_type", triton_dtype_name(tensor.info.dtype)},
+                    {"dims", tensor.dims}});
   }
   return list;
 }
@@ -78,23 +73,23 @@ nlohmann::json server_metadata() {
           {"extensions", {"binary_tensor_data", "model_configuration", "statistics", "metrics"}}};
 }
 
-nlohmann::json model_metadata(const std::string& model_name, const Model& model) {
+nlohmann::json model_metadata(const std::string& model_name, const ServedModel& model) {
   return {{"name", model_name},
           {"versions", {"1"}},
           {"platform", "onnx"},
-          {"inputs", tensor_metadata(model.inputs())},
-          {"outputs", tensor_metadata(model.outputs())}};
+          {"inputs", tensor_metadata(model.inputs)},
+          {"outputs", tensor_metadata(model.outputs)}};
 }
 
-nlohmann::json model_config(const std::string& model_name, const Model& model, size_t sessions,
+nlohmann::json model_config(const std::string& model_name, const ServedModel& model, size_t sessions,
                             const Device& device) {
   const char* kind = device.kind == DeviceKind::kCuda ? "KIND_GPU" : "KIND_CPU";
   return {{"name", model_name},
           {"platform", "onnx"},
           {"backend", "onepool"},
           {"max_batch_size", 0},
-          {"input", tensor_config(model.inputs())},
-          {"output", tensor_config(model.outputs())},
+          {"input", tensor_config(model.inputs)},
+          {"output", tensor_config(model.outputs)},
           {"instance_group", {{{"count", sessions}, {"kind", kind}}}}};
 }
 

@@ -10,7 +10,6 @@
 #include <utility>
 #include <vector>
 
-#include "runtime/host_outputs.h"
 #include "tools/onepool/serve_binary.h"
 #include "tools/onepool/serve_codec.h"
 #include "tools/onepool/serve_front.h"
@@ -95,10 +94,10 @@ std::string default_error_message(const httplib::Request& req, int status, size_
 
 class InferenceServerImpl {
  public:
-  InferenceServerImpl(std::unique_ptr<SessionPool> pool, ServeOptions options)
-      : pool_(std::move(pool)),
+  InferenceServerImpl(std::unique_ptr<InferenceSlots> slots, ServeOptions options)
+      : slots_(std::move(slots)),
         options_(std::move(options)),
-        http_(front_options(options_, pool_->size(), [this](int status, double seconds) {
+        http_(front_options(options_, slots_->size(), [this](int status, double seconds) {
           metrics_.record_request(status, seconds);
         })) {}
 
@@ -130,9 +129,9 @@ class InferenceServerImpl {
   void handle_infer(const httplib::Request& req, const std::string& body, httplib::Response& res);
   Status infer(const httplib::Request& req, const std::string& body, httplib::Response& res,
                InferencePhases& phases);
-  PoolGauges gauges() const { return {pool_->pool_bytes(), pool_->size(), pool_->busy()}; }
+  PoolGauges gauges() const { return {slots_->pool_bytes(), slots_->size(), slots_->busy()}; }
 
-  std::unique_ptr<SessionPool> pool_;
+  std::unique_ptr<InferenceSlots> slots_;
   ServeOptions options_;
   ServeMetrics metrics_;
   std::vector<Route> routes_;
@@ -239,7 +238,7 @@ void InferenceServerImpl::configure() {
   route_get("/v2", [](auto&, auto& res) { respond_json(res, 200, server_metadata()); });
   route_get(model, [this](const auto& req, auto& res) {
     if (check_model(req, res))
-      respond_json(res, 200, model_metadata(options_.model_name, pool_->model()));
+      respond_json(res, 200, model_metadata(options_.model_name, slots_->served()));
   });
   route_get(model + "/ready", [this](const auto& req, auto& res) {
     if (check_model(req, res))
@@ -248,7 +247,8 @@ void InferenceServerImpl::configure() {
   route_get(model + "/config", [this](const auto& req, auto& res) {
     if (!check_model(req, res)) return;
     respond_json(res, 200,
-                 model_config(options_.model_name, pool_->model(), pool_->size(), pool_->device()));
+                 model_config(options_.model_name, slots_->served(), slots_->size(),
+                              slots_->device()));
   });
   route_get(model + "/stats", [this](const auto& req, auto& res) {
     if (check_model(req, res)) respond_json(res, 200, metrics_.triton_stats(options_.model_name));
@@ -299,37 +299,18 @@ void InferenceServerImpl::handle_infer(const httplib::Request& req, const std::s
   metrics_.record_success(phases);
 }
 
-// Step 1. decode (no Session held), Step 2. run on a leased Session, Step 3. encode.
+// Step 1. decode (no Session held), Step 2. run on a free slot, Step 3. encode.
 Status InferenceServerImpl::infer(const httplib::Request& req, const std::string& body,
                                   httplib::Response& res, InferencePhases& phases) {
   auto start = Clock::now();
   ONEPOOL_ASSIGN_OR_RETURN(BodyParts parts,
                            split_body(body, req.get_header_value(kInferenceHeaderLength)));
-  const Model& model = pool_->model();
+  const ServedModel& model = slots_->served();
   ONEPOOL_ASSIGN_OR_RETURN(InferRequest request,
                            decode_infer_request(model, parts.json, parts.binary));
-  std::vector<HostTensor> outputs(model.outputs().size());
-  std::vector<TensorView> input_views;
-  std::vector<TensorView> output_views;
-  for (HostTensor& tensor : request.inputs) {
-    input_views.push_back({tensor.data.data(), tensor.dtype, tensor.shape, Device{}});
-  }
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    const TensorInfo& info = model.outputs()[i];
-    ONEPOOL_ASSIGN_OR_RETURN(size_t bytes, tensor_bytes(info.shape, info.dtype));
-    outputs[i] = HostTensor{info.dtype, info.shape, std::vector<std::byte>(bytes)};
-    output_views.push_back({outputs[i].data.data(), info.dtype, info.shape, Device{}});
-  }
   phases.input_ns = ns_since(start);
-
-  start = Clock::now();
-  ONEPOOL_ASSIGN_OR_RETURN(SessionPool::Lease lease, pool_->acquire(options_.queue_timeout));
-  phases.queue_ns = ns_since(start);
-  start = Clock::now();
-  ONEPOOL_RETURN_IF_ERROR(lease.session().run(input_views, output_views));
-  phases.infer_ns = ns_since(start);
-  keep_actual_shapes(lease.session(), outputs);
-  { SessionPool::Lease done = std::move(lease); }  // give the Session back before encoding
+  ONEPOOL_ASSIGN_OR_RETURN(std::vector<HostTensor> outputs,
+                           slots_->run(request.inputs, options_.queue_timeout, phases));
 
   start = Clock::now();
   EncodedResponse encoded = encode_infer_response(options_.model_name, model, request, outputs);
@@ -373,6 +354,12 @@ Status InferenceServerImpl::serve() {
 Expected<std::unique_ptr<InferenceServer>> InferenceServer::create(
     std::unique_ptr<SessionPool> pool, const ServeOptions& options) {
   if (!pool) return Status(StatusCode::kInvalidArgument, "serve: no session pool");
+  return create(make_session_slots(std::move(pool)), options);
+}
+
+Expected<std::unique_ptr<InferenceServer>> InferenceServer::create(
+    std::unique_ptr<InferenceSlots> slots, const ServeOptions& options) {
+  if (!slots) return Status(StatusCode::kInvalidArgument, "serve: no sessions");
   if (options.model_name.empty())
     return Status(StatusCode::kInvalidArgument, "serve: empty model name");
   if (options.max_body_bytes == 0) {
@@ -396,7 +383,7 @@ Expected<std::unique_ptr<InferenceServer>> InferenceServer::create(
   if (options.max_connections == 0) {
     return Status(StatusCode::kInvalidArgument, "serve: --max-connections must be > 0");
   }
-  auto impl = std::make_unique<InferenceServerImpl>(std::move(pool), options);
+  auto impl = std::make_unique<InferenceServerImpl>(std::move(slots), options);
   impl->configure();
   return std::unique_ptr<InferenceServer>(new InferenceServer(std::move(impl)));
 }

@@ -1,4 +1,5 @@
-// InferenceServer: the KServe v2 / Open Inference Protocol HTTP routes over one SessionPool.
+// InferenceServer: the KServe v2 / Open Inference Protocol HTTP routes over one SessionPool, or
+// over DynamicSessions that take every input shape inside declared ranges (serve_slots.h).
 //
 // Routes: GET /v2/health/live, /v2/health/ready, /v2, /v2/models/{m}[/versions/{v}],
 // .../ready, .../config, .../stats, /metrics; POST /v2/models/{m}[/versions/{v}]/infer (JSON
@@ -25,6 +26,7 @@
 
 #include "onepool/session_pool.h"
 #include "onepool/status.h"
+#include "tools/onepool/serve_slots.h"
 
 namespace onepool::serve {
 
@@ -49,6 +51,9 @@ class InferenceServer {
   /// Takes ownership of `pool`; fails on an empty model name, a zero body limit, a port outside
   /// 0..65535 or a non-positive time-out.
   static Expected<std::unique_ptr<InferenceServer>> create(std::unique_ptr<SessionPool> pool,
+                                                           const ServeOptions& options);
+  /// The same over any slots (fixed shapes or shape ranges).
+  static Expected<std::unique_ptr<InferenceServer>> create(std::unique_ptr<InferenceSlots> slots,
                                                            const ServeOptions& options);
   ~InferenceServer();  // stops serving
   InferenceServer(const InferenceServer&) = delete;
