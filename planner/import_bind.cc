@@ -171,9 +171,9 @@ Status collect_dim_values(const onnx::GraphProto& graph, const ImportOptions& op
                          ": dims must be positive");
     }
     if (known_dims.count(name) == 0) {
-      return make_status(StatusCode::kInvalidArgument, "--dim '", name,
-                         "' is not a symbolic dim of any input; inputs: ",
-                         suggested_shapes_line(inputs));
+      return make_status(
+          StatusCode::kInvalidArgument, "--dim '", name,
+          "' is not a symbolic dim of any input; inputs: ", suggested_shapes_line(inputs));
     }
     ONEPOOL_RETURN_IF_ERROR(record_dim(values, name, value, "--dim"));
   }

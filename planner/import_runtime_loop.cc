@@ -145,10 +145,10 @@ std::optional<ScanRows> scan_rows(const onnx::NodeProto& node, int carried,
     return ScanRows{*trip_count, ""};
   }
   const int64_t count = trip_count ? std::min(*trip_count, *smallest) : *smallest;
-  return ScanRows{count, str_cat("at most ", count, " iterations of Loop '", node.name(),
-                                 "' (--bound ", named, "=", *smallest,
-                                 trip_count ? str_cat(", M = ", *trip_count) : std::string(),
-                                 "): the rows the run produced")};
+  return ScanRows{
+      count, str_cat("at most ", count, " iterations of Loop '", node.name(), "' (--bound ", named,
+                     "=", *smallest, trip_count ? str_cat(", M = ", *trip_count) : std::string(),
+                     "): the rows the run produced")};
 }
 
 void add_int_attribute(onnx::NodeProto* node, const char* name, int64_t value) {

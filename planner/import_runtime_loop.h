@@ -15,9 +15,10 @@
 //   (LoadOptions::bounds) they are typed [B, ...] instead (B the smallest bound given for one of
 //   them, at most M), marked bounded (Value::bound), and the node gets the attribute
 //   kLoopScanBoundAttribute = B: M may then be a runtime input or absent and the loop may stop
-//   early; the run reports the rows it produced and fails if it needs more than B. The Loop's outputs get their
-//   types as value_info, and the node becomes `ai.onepool.Loop` with the captured runtime values
-//   appended to its inputs (make_runtime_node) and its carried count as an attribute.
+//   early; the run reports the rows it produced and fails if it needs more than B. The Loop's
+//   outputs get their types as value_info, and the node becomes `ai.onepool.Loop` with the captured
+//   runtime values appended to its inputs (make_runtime_node) and its carried count as an
+//   attribute.
 #pragma once
 
 #include <onnx/onnx_pb.h>

@@ -83,8 +83,8 @@ Status extract_runtime_ifs_until_done(onnx::ModelProto* model, const std::string
   for (;;) {
     ONEPOOL_ASSIGN_OR_RETURN(int extracted, extract_runtime_ifs(model, import_branch, branches));
     if (extracted == 0) {
-      ONEPOOL_ASSIGN_OR_RETURN(extracted,
-                               extract_runtime_loops(model, import_branch, options.bounds, branches));
+      ONEPOOL_ASSIGN_OR_RETURN(
+          extracted, extract_runtime_loops(model, import_branch, options.bounds, branches));
     }
     if (extracted == 0) {
       ONEPOOL_ASSIGN_OR_RETURN(extracted, extract_runtime_scans(model, import_branch, branches));

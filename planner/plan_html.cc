@@ -224,6 +224,16 @@ std::string peak_table_html(const Plan& plan, const PlanPeak& peak) {
                  rows, "</tbody>\n</table>\n", more);
 }
 
+// Search, reset and a one-line key to the mouse; the script wires them up.
+std::string toolbar_html() {
+  return "<div id=\"toolbar\"><input id=\"search\" type=\"search\" autocomplete=\"off\" "
+         "placeholder=\"search tensor or op name (op:MatMul = that op only)\">"
+         "<span id=\"search-count\"></span><button id=\"reset\" type=\"button\">reset zoom"
+         "</button><span class=\"hint\">wheel: zoom steps, shift+wheel: addresses, ctrl+wheel: "
+         "both; drag: pan; double-click: reset; click a tensor: pin its details (Esc: unpin)"
+         "</span></div>\n";
+}
+
 }  // namespace
 
 int64_t plan_step_count(const Plan& plan) {
@@ -301,9 +311,11 @@ std::string render_plan_html(const Plan& plan, const PlanHtmlOptions& options) {
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>", title,
       " - OnePool memory plan</title>\n<style>\n", plan_html::page_style(), "</style>\n</head>\n",
       "<body>\n<h1>", title, " <span class=\"sub\">memory plan</span></h1>\n", source,
-      summary_html(plan),
+      summary_html(plan), toolbar_html(),
       "<div id=\"chart-box\"><canvas id=\"chart\"></canvas><canvas id=\"overlay\"></canvas>"
       "<div id=\"tip\"></div></div>\n"
+      "<div id=\"pin\" hidden><button id=\"pin-close\" type=\"button\" title=\"unpin (Escape)\">"
+      "&times;</button><pre id=\"pin-text\"></pre></div>\n"
       "<noscript><p>The chart needs JavaScript; the summary and the peak table do not.</p>"
       "</noscript>\n"
       "<div id=\"legend\"></div>\n",

@@ -1,5 +1,8 @@
 // The plan as one self-contained, offline HTML page: summary on top, an address × step chart
-// (canvas, drawn on load, hover for details), the peak step marked and its live tensors listed.
+// with the bytes live at each step plotted under it (canvas, drawn on load; zoom and pan both
+// axes, search by tensor or op name, hover for details, click to pin them), the peak step
+// marked and its live tensors listed. `page.html#selftest` runs the page's self-test
+// (plan_html_assets.h).
 //
 // Pure function of the plan; thread-safe. The page fetches nothing: CSS, script and the plan data
 // (JSON, with every '<' escaped so a tensor name cannot close the script) are all inline.

@@ -75,8 +75,7 @@ namespace {
 
 // `flag 'text'`: name=N with N a positive integer.
 Expected<std::pair<std::string, int64_t>> parse_named_count(const std::string& text,
-                                                            const char* flag,
-                                                            const char* example) {
+                                                            const char* flag, const char* example) {
   const size_t equals = text.rfind('=');
   if (equals == std::string::npos || equals == 0) {
     return make_status(StatusCode::kInvalidArgument, flag, " '", text,

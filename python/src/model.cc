@@ -157,9 +157,8 @@ Loop's scan output whose trip count is not known at load ({"tokens": 256}); opti
            }),
            py::arg("path"), py::kw_only(), py::arg("shapes") = py::none(),
            py::arg("dims") = py::none(), py::arg("values") = py::none(),
-           py::arg("bounds") = py::none(),
-           py::arg("optimize") = "all", py::arg("schedule") = "model", py::arg("check") = true,
-           py::arg("max_tensor_bytes") = 0)
+           py::arg("bounds") = py::none(), py::arg("optimize") = "all",
+           py::arg("schedule") = "model", py::arg("check") = true, py::arg("max_tensor_bytes") = 0)
       .def_readonly("path", &PyModel::path)
       .def_property_readonly("inputs", [](const PyModel& m) { return m.model->inputs(); })
       .def_property_readonly("outputs", [](const PyModel& m) { return m.model->outputs(); })

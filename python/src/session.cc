@@ -213,11 +213,10 @@ time (a second caller waits); run() releases the GIL.
 )doc")
       .def(py::init([](const py::object& model_or_path, const py::object& shapes,
                        const py::object& dims, const py::object& values, const py::object& bounds,
-                       const py::object& optimize,
-                       int threads, const std::string& device, const std::string& algorithm,
-                       size_t alignment, bool aliasing, const std::string& workspaces, bool profile,
-                       bool cuda_graph, bool tf32, const std::string& cpu_isa,
-                       const py::object& thread_pool) {
+                       const py::object& optimize, int threads, const std::string& device,
+                       const std::string& algorithm, size_t alignment, bool aliasing,
+                       const std::string& workspaces, bool profile, bool cuda_graph, bool tf32,
+                       const std::string& cpu_isa, const py::object& thread_pool) {
              SessionOptions options =
                  session_options(threads, device, algorithm, alignment, aliasing, workspaces,
                                  profile, cuda_graph, tf32);
@@ -226,8 +225,8 @@ time (a second caller waits); run() releases the GIL.
                options.thread_pool = thread_pool.cast<std::shared_ptr<CpuThreadPool>>();
              }
              if (py::isinstance<PyModel>(model_or_path)) {
-               if (!shapes.is_none() || !dims.is_none() || !values.is_none() ||
-                   !bounds.is_none() || !optimize.is_none()) {
+               if (!shapes.is_none() || !dims.is_none() || !values.is_none() || !bounds.is_none() ||
+                   !optimize.is_none()) {
                  raise_status(make_status(
                      StatusCode::kInvalidArgument,
                      "Session(model): shapes, dims, values, bounds and optimize apply when a "
@@ -244,11 +243,10 @@ time (a second caller waits); run() releases the GIL.
            }),
            py::arg("model"), py::kw_only(), py::arg("shapes") = py::none(),
            py::arg("dims") = py::none(), py::arg("values") = py::none(),
-           py::arg("bounds") = py::none(),
-           py::arg("optimize") = py::none(), py::arg("threads") = 0, py::arg("device") = "cpu",
-           py::arg("algorithm") = "auto", py::arg("alignment") = 256, py::arg("aliasing") = true,
-           py::arg("workspaces") = "fit", py::arg("profile") = false, py::arg("cuda_graph") = true,
-           py::arg("tf32") = false, py::arg("cpu_isa") = "auto",
+           py::arg("bounds") = py::none(), py::arg("optimize") = py::none(), py::arg("threads") = 0,
+           py::arg("device") = "cpu", py::arg("algorithm") = "auto", py::arg("alignment") = 256,
+           py::arg("aliasing") = true, py::arg("workspaces") = "fit", py::arg("profile") = false,
+           py::arg("cuda_graph") = true, py::arg("tf32") = false, py::arg("cpu_isa") = "auto",
            py::arg("thread_pool") = py::none())
       .def("run", &run, py::arg("feeds"), py::arg("outputs") = py::none(),
            "Runs the model on {input name: numpy array}; returns {output name: numpy array} "

@@ -222,7 +222,8 @@ TEST_CASE("bad model: unbound symbolic dims are all listed with a --shapes line"
   CHECK(contains(status, "input 'x' axis 3 '?'"));
   CHECK(contains(status, "input 'mask' axis 0 'batch'"));
   CHECK(contains(status, "input 'mask' axis 1 'seq'"));
-  CHECK(contains(status, "--shapes x:1x3x224x224,mask:1x1 (from a guess (batch 1, image sides 224"));
+  CHECK(
+      contains(status, "--shapes x:1x3x224x224,mask:1x1 (from a guess (batch 1, image sides 224"));
   // Binding only batch leaves height, ? and seq; the line shows batch's value.
   ImportOptions options;
   options.dims = {{"batch", 4}};

@@ -361,3 +361,21 @@ def test_outputs_of_data_dependent_size_come_back_at_their_actual_shape(data_dep
     selected = out["selected_indices"]
     assert selected.ndim == 2 and selected.shape[1] == 3 and 0 < selected.shape[0] <= 60
     np.testing.assert_array_equal(out["kept_boxes"], boxes[0][selected[:, 2]])
+
+
+def test_loop_scan_output_bounded_by_bounds(data_dependent_path):
+    # loop_bounded (models/control_flow.py): Loop(M = input m) stopping after iteration 4; its
+    # scan output h_all is planned at bounds={"h_all": 6} and comes back with the rows run.
+    path = os.path.join(os.path.dirname(data_dependent_path), "loop_bounded.onnx")
+    with pytest.raises(onepool.InvalidArgumentError, match="--bound"):
+        onepool.Session(path)
+    session = onepool.Session(path, bounds={"h_all": 6})
+    info = {o.name: o for o in session.outputs}
+    assert "at most 6 iterations" in info["h_all"].bound
+    x = np.linspace(-1, 1, 24, dtype=np.float32).reshape(6, 4)
+    h0 = np.zeros((1, 4), dtype=np.float32)
+    for m, rows in ((3, 3), (6, 5), (0, 0)):
+        out = session.run({"x": x, "m": np.array(m, dtype=np.int64), "h0": h0})
+        assert out["h_all"].shape == (rows, 1, 4)
+        if rows:
+            np.testing.assert_array_equal(out["h_all"][-1], out["h_final"])

@@ -116,8 +116,8 @@ struct BoundedRun {
 
 // Runs `model` (imported with `bounds`) with x = `x` and the int64 input m = `trip`.
 Expected<BoundedRun> run_bounded(const onnx::ModelProto& model,
-                                 const std::map<std::string, int64_t>& bounds,
-                                 std::vector<float> x, int64_t trip) {
+                                 const std::map<std::string, int64_t>& bounds, std::vector<float> x,
+                                 int64_t trip) {
   ImportOptions options;
   options.bounds = bounds;
   ONEPOOL_ASSIGN_OR_RETURN(Graph graph, import_model(model, options));
@@ -127,8 +127,8 @@ Expected<BoundedRun> run_bounded(const onnx::ModelProto& model,
                            Session::create(loaded, SessionOptions{}));
   std::vector<TensorView> inputs;
   for (const TensorInfo& info : loaded->inputs()) {
-    void* data = info.dtype == DType::kInt64 ? static_cast<void*>(&trip)
-                                             : static_cast<void*>(x.data());
+    void* data =
+        info.dtype == DType::kInt64 ? static_cast<void*>(&trip) : static_cast<void*>(x.data());
     inputs.push_back(TensorView{data, info.dtype, info.shape, Device{}});
   }
   BoundedRun result;

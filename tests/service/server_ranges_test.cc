@@ -106,8 +106,8 @@ Outputs reference_outputs(const std::string& path, int64_t batch, std::vector<fl
     outputs.values.emplace_back(static_cast<size_t>(info.shape.element_count()));
   }
   for (size_t i = 0; i < outputs.values.size(); ++i) {
-    views.push_back({outputs.values[i].data(), DType::kFloat32, (*model)->outputs()[i].shape,
-                     Device{}});
+    views.push_back(
+        {outputs.values[i].data(), DType::kFloat32, (*model)->outputs()[i].shape, Device{}});
   }
   TensorView in{input.data(), DType::kFloat32, Shape{batch, kFeatures}, Device{}};
   const Status status = (*session)->run({&in, 1}, views);
@@ -116,7 +116,8 @@ Outputs reference_outputs(const std::string& path, int64_t batch, std::vector<fl
 }
 
 std::string json_request(const std::vector<int64_t>& shape, const std::vector<float>& x) {
-  Json request = {{"inputs", {{{"name", "x"}, {"shape", shape}, {"datatype", "FP32"}, {"data", x}}}}};
+  Json request = {
+      {"inputs", {{{"name", "x"}, {"shape", shape}, {"datatype", "FP32"}, {"data", x}}}}};
   return request.dump();
 }
 
@@ -222,9 +223,9 @@ TEST_CASE("serve ranges: 4 clients at different batch sizes get the single-threa
     clients.emplace_back([&, t] {
       httplib::Client client = running.client();
       for (int i = t; i < 8; i += 4) {
-        auto res = client.Post(
-            kInfer, json_request({1 + i, kFeatures}, inputs[static_cast<size_t>(i)]),
-            "application/json");
+        auto res =
+            client.Post(kInfer, json_request({1 + i, kFeatures}, inputs[static_cast<size_t>(i)]),
+                        "application/json");
         if (res && res->status == 200) responses[static_cast<size_t>(i)] = res->body;
       }
     });

@@ -30,8 +30,8 @@
 #include "runtime/cpu/weight_folding.h"
 #include "runtime/tensor_budget.h"
 #include "tools/onepool/cli_common.h"
-#include "tools/onepool/shape_ranges.h"
 #include "tools/onepool/commands.h"
+#include "tools/onepool/shape_ranges.h"
 
 namespace onepool::cli {
 namespace {
@@ -356,9 +356,10 @@ void register_plan_command(CLI::App& app, int& exit_code) {
   command->add_option("--dim", flags->dims, "symbolic dim value: name=N (repeatable)")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
-  command->add_option("--bound", flags->bounds,
-                      "most rows of a Loop's scan output whose trip count is not known at load, "
-                      "e.g. tokens=256 (repeatable)")
+  command
+      ->add_option("--bound", flags->bounds,
+                   "most rows of a Loop's scan output whose trip count is not known at load, "
+                   "e.g. tokens=256 (repeatable)")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   command->add_option("--values", flags->values, kValuesFlagHelp)

@@ -89,8 +89,8 @@ Expected<std::unique_ptr<InferenceSlots>> make_range_slots(const ServeFlags& fla
                        flags.model.device, " asked): give fixed --shapes for CUDA");
   }
   const auto start = std::chrono::steady_clock::now();
-  ONEPOOL_ASSIGN_OR_RETURN(auto slots, serve::make_dynamic_slots(flags.model.model_path, options,
-                                                                flags.sessions));
+  ONEPOOL_ASSIGN_OR_RETURN(
+      auto slots, serve::make_dynamic_slots(flags.model.model_path, options, flags.sessions));
   const double ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   std::printf("profile:   %s (%s mode, %zu shapes cached per Session)\n",
@@ -98,8 +98,7 @@ Expected<std::unique_ptr<InferenceSlots>> make_range_slots(const ServeFlags& fla
   std::printf("loaded:    %.1f ms | %zu DynamicSessions, pools %s together now\n", ms,
               slots->size(), format_bytes(slots->pool_bytes()).c_str());
   print_thread_use(options.session, slots->size());
-  std::printf("%s\n",
-              peak_rss_text(peak_rss_bytes(), slots->pool_bytes(), 0, true).c_str());
+  std::printf("%s\n", peak_rss_text(peak_rss_bytes(), slots->pool_bytes(), 0, true).c_str());
   return slots;
 }
 

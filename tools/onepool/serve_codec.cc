@@ -220,7 +220,8 @@ bool wants_binary(const Json& object, const char* key) {
 
 // Outputs: all (in model order) unless the request lists some. JSON has no FP16 / BF16 form,
 // so those always go binary.
-Status decode_outputs(const Json& request, const ServedModel& model, std::vector<RequestedOutput>& out) {
+Status decode_outputs(const Json& request, const ServedModel& model,
+                      std::vector<RequestedOutput>& out) {
   const bool default_binary = wants_binary(request, "binary_data_output");
   auto needs_binary = [&](int index) {
     const DType dtype = model.outputs[static_cast<size_t>(index)].info.dtype;

@@ -62,7 +62,7 @@ nlohmann::json server_metadata();
 /// Axes that vary (shape ranges) show as -1.
 nlohmann::json model_metadata(const std::string& model_name, const ServedModel& model);
 /// GET /v2/models/{m}/config: Triton-style model configuration.
-nlohmann::json model_config(const std::string& model_name, const ServedModel& model, size_t sessions,
-                            const Device& device);
+nlohmann::json model_config(const std::string& model_name, const ServedModel& model,
+                            size_t sessions, const Device& device);
 
 }  // namespace onepool::serve

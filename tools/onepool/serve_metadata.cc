@@ -25,7 +25,6 @@ constexpr std::array<std::pair<DType, const char*>, 13> kKServeNames = {{
     {DType::kBool, "BOOL"},
 }};
 
-
 nlohmann::json tensor_metadata(const std::vector<ServedTensor>& tensors) {
   nlohmann::json list = nlohmann::json::array();
   for (const ServedTensor& tensor : tensors) {
@@ -81,8 +80,8 @@ nlohmann::json model_metadata(const std::string& model_name, const ServedModel& 
           {"outputs", tensor_metadata(model.outputs)}};
 }
 
-nlohmann::json model_config(const std::string& model_name, const ServedModel& model, size_t sessions,
-                            const Device& device) {
+nlohmann::json model_config(const std::string& model_name, const ServedModel& model,
+                            size_t sessions, const Device& device) {
   const char* kind = device.kind == DeviceKind::kCuda ? "KIND_GPU" : "KIND_CPU";
   return {{"name", model_name},
           {"platform", "onnx"},

@@ -246,9 +246,9 @@ void InferenceServerImpl::configure() {
   });
   route_get(model + "/config", [this](const auto& req, auto& res) {
     if (!check_model(req, res)) return;
-    respond_json(res, 200,
-                 model_config(options_.model_name, slots_->served(), slots_->size(),
-                              slots_->device()));
+    respond_json(
+        res, 200,
+        model_config(options_.model_name, slots_->served(), slots_->size(), slots_->device()));
   });
   route_get(model + "/stats", [this](const auto& req, auto& res) {
     if (check_model(req, res)) respond_json(res, 200, metrics_.triton_stats(options_.model_name));

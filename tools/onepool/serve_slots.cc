@@ -62,8 +62,8 @@ Expected<std::vector<HostTensor>> make_outputs(const std::vector<TensorInfo>& in
 std::vector<TensorView> views_of(std::span<const HostTensor> tensors) {
   std::vector<TensorView> views;
   for (const HostTensor& tensor : tensors) {
-    views.push_back({const_cast<std::byte*>(tensor.data.data()), tensor.dtype, tensor.shape,
-                     Device{}});
+    views.push_back(
+        {const_cast<std::byte*>(tensor.data.data()), tensor.dtype, tensor.shape, Device{}});
   }
   return views;
 }

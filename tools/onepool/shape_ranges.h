@@ -25,7 +25,6 @@ Expected<std::vector<std::string>> top_of_range_shapes(const std::vector<std::st
 /// "dynamic") and `cache` specializations, --dim and --values fixed for every shape, and the
 /// SessionOptions the flags ask for (device, threads, ISA, planner settings).
 Expected<DynamicSessionOptions> make_dynamic_session_options(const ModelFlags& flags,
-                                                             const std::string& mode,
-                                                             size_t cache);
+                                                             const std::string& mode, size_t cache);
 
 }  // namespace onepool::cli
