@@ -198,15 +198,54 @@ Expected<NodeBounds> nms_bounds(const onnx::GraphProto& graph, const onnx::NodeP
   return bounds;
 }
 
-bool is_data_dependent(const onnx::NodeProto& node) {
+// The smallest --bound given for one of the node's outputs, and its name.
+std::optional<std::pair<std::string, int64_t>> user_bound(
+    const onnx::NodeProto& node, const std::map<std::string, int64_t>& user) {
+  std::optional<std::pair<std::string, int64_t>> smallest;
+  for (const std::string& output : node.output()) {
+    const auto given = user.find(output);
+    if (given == user.end() || (smallest && smallest->second <= given->second)) continue;
+    smallest = *given;
+  }
+  return smallest;
+}
+
+Expected<NodeBounds> topk_bounds(const onnx::NodeProto& node, const TensorType& x,
+                                 const std::pair<std::string, int64_t>& given) {
+  ONEPOOL_ASSIGN_OR_RETURN(
+      const int64_t axis,
+      normalized_axis(node, int_attribute(node, "axis").value_or(-1), x.dims.size()));
+  Dims dims = x.dims;
+  const int64_t count = std::min(given.second, dims[static_cast<size_t>(axis)]);
+  dims[static_cast<size_t>(axis)] = count;
+  NodeBounds bounds;
+  bounds.outputs.push_back(TensorType{x.elem_type, dims});
+  bounds.outputs.push_back(TensorType{onnx::TensorProto::INT64, dims});
+  bounds.reason = str_cat("TopK of '", node.input(0), "' ", dims_text(x.dims), " along axis ", axis,
+                          ": K known at run time, at most ", count, " (--bound ", given.first, "=",
+                          given.second, ")");
+  return bounds;
+}
+
+NodeBounds range_bounds(const TensorType& start, const std::pair<std::string, int64_t>& given) {
+  NodeBounds bounds;
+  bounds.outputs.push_back(TensorType{start.elem_type, {given.second}});
+  bounds.reason = str_cat("Range known at run time: at most ", given.second, " elements (--bound ",
+                          given.first, "=", given.second, ")");
+  return bounds;
+}
+
+bool is_data_dependent(const onnx::NodeProto& node, const std::map<std::string, int64_t>& user) {
   if (!node.domain().empty() && node.domain() != "ai.onnx") return false;
   const std::string& op = node.op_type();
+  if (op == "TopK" || op == "Range") return user_bound(node, user).has_value();
   return op == "NonZero" || op == "Compress" || op == "Unique" || op == "NonMaxSuppression";
 }
 
 // The node's bounds, or nullopt while an input's shape is not static yet.
 Expected<std::optional<NodeBounds>> bounds_of(const onnx::GraphProto& graph,
-                                              const onnx::NodeProto& node) {
+                                              const onnx::NodeProto& node,
+                                              const std::map<std::string, int64_t>& user) {
   const size_t needed =
       node.op_type() == "Compress" || node.op_type() == "NonMaxSuppression" ? 2 : 1;
   std::vector<TensorType> inputs;
@@ -219,6 +258,12 @@ Expected<std::optional<NodeBounds>> bounds_of(const onnx::GraphProto& graph,
     inputs.push_back(*type);
   }
   const std::string& op = node.op_type();
+  if (op == "TopK" || op == "Range") {
+    const auto given = *user_bound(node, user);
+    if (op == "Range") return std::optional<NodeBounds>(range_bounds(inputs[0], given));
+    ONEPOOL_ASSIGN_OR_RETURN(NodeBounds topk, topk_bounds(node, inputs[0], given));
+    return std::optional<NodeBounds>(std::move(topk));
+  }
   Expected<NodeBounds> bounds = op == "NonZero"    ? nonzero_bounds(node, inputs[0])
                                 : op == "Compress" ? compress_bounds(node, inputs[0], inputs[1])
                                 : op == "Unique"   ? unique_bounds(node, inputs[0])
@@ -232,9 +277,16 @@ Expected<std::optional<NodeBounds>> bounds_of(const onnx::GraphProto& graph,
 Expected<int> bound_data_dependent_outputs(onnx::GraphProto* graph, DataDependentBounds* bounds) {
   int bounded = 0;
   for (const auto& node : graph->node()) {
-    if (!is_data_dependent(node) || bounds->nodes_done.count(node.name()) != 0) continue;
-    ONEPOOL_ASSIGN_OR_RETURN(std::optional<NodeBounds> node_bounds, bounds_of(*graph, node));
+    if (!is_data_dependent(node, bounds->user) || bounds->nodes_done.count(node.name()) != 0) {
+      continue;
+    }
+    ONEPOOL_ASSIGN_OR_RETURN(std::optional<NodeBounds> node_bounds,
+                             bounds_of(*graph, node, bounds->user));
     if (!node_bounds) continue;
+    for (const std::string& output : node.output()) {
+      const bool takes_user_bound = node.op_type() == "TopK" || node.op_type() == "Range";
+      if (takes_user_bound && bounds->user.count(output) != 0) bounds->user_used.insert(output);
+    }
     for (int i = 0; i < node.output_size() && i < static_cast<int>(node_bounds->outputs.size());
          ++i) {
       const size_t k = static_cast<size_t>(i);

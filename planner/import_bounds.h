@@ -9,12 +9,18 @@
 //   Unique(x) no axis            Y, indices, counts [numel(x)]; inverse_indices exactly [numel]
 //   Unique(x, axis)              Y keeps x's shape, indices/counts [dim]; inverse exactly [dim]
 //   NonMaxSuppression(b, s, M)   [batch × classes × min(boxes, M), 3] (M a constant; else boxes)
+// and, where the user declared a bound on an output (--bound, LoadOptions::bounds; K, start,
+// limit and delta then stay runtime values):
+//   TopK(x, K) along axis        values, indices: dim[axis] → min(bound, dim[axis])
+//   Range(start, limit, delta)   [bound]
 // Shape inference then carries the bounds downstream. `bounds` maps each bounded tensor to why
 // its bound holds; values computed from one are bounded too (mark_bounded_values).
 #pragma once
 
 #include <onnx/onnx_pb.h>
 
+#include <map>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -31,6 +37,8 @@ using BoundReasons = std::unordered_map<std::string, std::string>;
 struct DataDependentBounds {
   BoundReasons reasons;
   std::unordered_set<std::string> nodes_done;  // names of the nodes bounded already
+  std::map<std::string, int64_t> user;         // --bound entries (LoadOptions::bounds)
+  std::set<std::string> user_used;             // the entries that bounded a TopK or Range
 };
 
 /// Bounds the outputs of every data-dependent node whose inputs have static shapes and that is

@@ -88,9 +88,18 @@ bool scan_outputs_bounded(const onnx::NodeProto& node, const LengthBounds& bound
   return true;
 }
 
-// Whether this Loop's M fixes a shape.
-bool trip_count_fixes_shapes(const onnx::NodeProto& node, const LengthBounds& bounds) {
-  return has_scan_outputs(node) && !scan_outputs_bounded(node, bounds);
+// Whether the node's shape parameters fix its output shapes: not for a Loop without scan
+// outputs, nor where a --bound plans the outputs (a Loop's every scan output; any output of TopK
+// or Range): K, the trip count or Range's scalars then stay runtime inputs.
+bool parameters_fix_shapes(const onnx::NodeProto& node, const LengthBounds& bounds) {
+  const std::string& op = node.op_type();
+  if (op == "Loop") return has_scan_outputs(node) && !scan_outputs_bounded(node, bounds);
+  if (op == "TopK" || op == "Range") {
+    for (const std::string& output : node.output()) {
+      if (bounds.count(output) != 0) return false;
+    }
+  }
+  return true;
 }
 
 bool is_default_domain(const std::string& domain) { return domain.empty() || domain == "ai.onnx"; }
@@ -133,7 +142,7 @@ class ShapeInputFinder {
       for (const ShapeParameter& parameter : shape_parameters(node.op_type(), opset_)) {
         if (parameter.position >= node.input_size()) continue;
         if (node.input(parameter.position).empty()) continue;  // an omitted optional input
-        if (node.op_type() == "Loop" && !trip_count_fixes_shapes(node, bounds_)) continue;
+        if (!parameters_fix_shapes(node, bounds_)) continue;
         walk_from(n, parameter);
       }
     }
@@ -221,14 +230,21 @@ Status check_value_names(const std::vector<ShapeInputUse>& uses,
   return Status::ok();
 }
 
+// Where a --bound would let the value stay a runtime input instead.
+const char* bound_hint(const std::string& op_type) {
+  if (op_type == "Loop") return " (or give its scan outputs a --bound: M is then fed at run time)";
+  if (op_type == "TopK" || op_type == "Range") {
+    return " (or give its output a --bound: the value is then fed at run time)";
+  }
+  return "";
+}
+
 Status missing_values_error(const std::vector<const ShapeInputUse*>& missing) {
   std::string list;
   std::string example;
   for (const ShapeInputUse* use : missing) {
     list += str_cat("\n  input '", use->input, "': ", use->describe(), " needs its value",
-                    use->op_type == "Loop"
-                        ? " (or give its scan outputs a --bound: M is then fed at run time)"
-                        : "");
+                    bound_hint(use->op_type));
     example += str_cat(example.empty() ? "" : ";", use->input, ":...");
   }
   return make_status(StatusCode::kInvalidArgument, missing.size(),

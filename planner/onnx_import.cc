@@ -3,6 +3,7 @@
 
 #include <exception>
 #include <mutex>
+#include <set>
 
 #include "planner/constant_folding.h"
 #include "planner/import_attribute_checks.h"
@@ -97,23 +98,37 @@ Status extract_runtime_ifs_until_done(onnx::ModelProto* model, const std::string
   }
 }
 
-// Every --bound is a size (>= 0); after extraction, every one must have bounded a tensor.
-Status check_bound_values(const LengthBounds& bounds) {
+// Every --bound is a count (>= 0) naming an output of a Loop, TopK or Range node; after
+// extraction, every one must have bounded a tensor (check_bounds_used).
+Status check_bound_values(const LengthBounds& bounds, const onnx::GraphProto& graph) {
+  std::set<std::string> boundable;
+  for (const auto& node : graph.node()) {
+    const std::string& op = node.op_type();
+    if (op != "Loop" && op != "TopK" && op != "Range") continue;
+    boundable.insert(node.output().begin(), node.output().end());
+  }
   for (const auto& [name, value] : bounds) {
     if (value < 0) {
       return make_status(StatusCode::kInvalidArgument, "--bound ", name, "=", value,
                          ": a bound is a count (0 or more)");
     }
+    if (boundable.count(name) == 0) {
+      return make_status(StatusCode::kInvalidArgument, "--bound names '", name,
+                         "', which is not an output whose length a --bound can fix (a Loop's "
+                         "scan output, or an output of TopK or Range)");
+    }
   }
   return Status::ok();
 }
 
-Status check_bounds_used(const LengthBounds& bounds, const RuntimeIfBranches& branches) {
+Status check_bounds_used(const LengthBounds& bounds, const RuntimeIfBranches& branches,
+                         const DataDependentBounds& data_dependent) {
   for (const auto& entry : bounds) {
     if (branches.used_length_bounds.count(entry.first) != 0) continue;
+    if (data_dependent.user_used.count(entry.first) != 0) continue;
     return make_status(StatusCode::kInvalidArgument, "--bound names '", entry.first,
-                       "', which is not a scan output of a Loop (the tensors whose length a "
-                       "--bound can fix)");
+                       "', which is not an output whose length a --bound can fix (a Loop's scan "
+                       "output, or an output of TopK or Range)");
   }
   return Status::ok();
 }
@@ -123,11 +138,11 @@ Expected<Graph> import_model(onnx::ModelProto* model, const std::string& model_d
   onnx::GraphProto* graph = model->mutable_graph();
   // Step 1. Structure first, so cycles and dangling inputs get OnePool's message; nodes listed
   // out of order are sorted (stable: a valid order is kept as it is).
-  ONEPOOL_RETURN_IF_ERROR(check_bound_values(options.bounds));
   name_nodes(graph);
   ONEPOOL_RETURN_IF_ERROR(sort_nodes_topologically(graph));
   ONEPOOL_RETURN_IF_ERROR(check_graph_structure(*graph));
   ONEPOOL_RETURN_IF_ERROR(check_window_attributes(*graph));  // before ONNX shape inference
+  ONEPOOL_RETURN_IF_ERROR(check_bound_values(options.bounds, *graph));
   // Step 2. External data into raw_data (the checker would look for the files itself).
   ONEPOOL_RETURN_IF_ERROR(resolve_external_data(model, model_dir));
   // Step 3. The ONNX checker (skipped, with a warning, for versions newer than the library).
@@ -147,6 +162,7 @@ Expected<Graph> import_model(onnx::ModelProto* model, const std::string& model_d
   fold_options.fold = options.fold_constants;
   ONEPOOL_RETURN_IF_ERROR(fold_constants(model, fold_options, &strict_error));
   DataDependentBounds bounds;
+  bounds.user = options.bounds;
   ONEPOOL_RETURN_IF_ERROR(
       bound_data_dependent_until_done(model, &fold_options, &strict_error, &bounds));
   // Step 6. Runtime Ifs (the constant ones are inlined by now), Loops and Scans get their bodies as
@@ -155,10 +171,10 @@ Expected<Graph> import_model(onnx::ModelProto* model, const std::string& model_d
   ONEPOOL_RETURN_IF_ERROR(extract_runtime_ifs_until_done(model, model_dir, options, &fold_options,
                                                          &strict_error, &bounds, &branches));
   ONEPOOL_RETURN_IF_ERROR(check_no_runtime_if(*graph));
-  ONEPOOL_RETURN_IF_ERROR(check_bounds_used(options.bounds, branches));
   // Data-dependent nodes that read an If's, Loop's or Scan's outputs get their bounds now.
   ONEPOOL_RETURN_IF_ERROR(
       bound_data_dependent_until_done(model, &fold_options, &strict_error, &bounds));
+  ONEPOOL_RETURN_IF_ERROR(check_bounds_used(options.bounds, branches, bounds));
   // Step 7. The Graph.
   ONEPOOL_ASSIGN_OR_RETURN(Graph converted, convert_to_graph(model, declared, strict_error));
   ONEPOOL_RETURN_IF_ERROR(attach_runtime_bodies(&converted, &branches));

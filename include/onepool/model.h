@@ -53,9 +53,11 @@ struct LoadOptions {
   std::map<std::string, ShapeInputValues> shape_input_values;
   /// Upper bounds of data-dependent lengths by tensor name (`--bound rows=64`): a Loop's scan
   /// output whose trip count is not known at load (M a graph input or computed, or a condition
-  /// that may stop early) is planned for this many iterations and comes back with the rows the
-  /// run produced (Session::output_shape). A run needing more fails with an error naming the
-  /// tensor, the bound and the actual count; nothing is written past the bound. Naming a tensor
+  /// that may stop early) is planned for this many iterations; an output of TopK (K a runtime
+  /// value) for at most this K; Range's output (runtime start/limit/delta) for this many
+  /// elements. K, M and Range's scalars then stay runtime inputs, and each run returns the
+  /// actual shape (Session::output_shape). A run needing more fails with an error naming the
+  /// node, the bound and the actual count; nothing is written past the bound. Naming a tensor
   /// that is not such an output is an error.
   std::map<std::string, int64_t> bounds;
   /// Receives the import warnings (kWarning, the same as Model::warnings()), the optimization

@@ -301,8 +301,9 @@ TEST_CASE("Loop: --bound errors name what is wrong") {
   CHECK(contains(unbound, "(or give its scan outputs a --bound: M is then fed at run time)"));
   ImportOptions not_a_scan;
   not_a_scan.bounds = {{"acc_all", 4}, {"acc_final", 4}};
-  CHECK(contains(import_model(accumulate_model(false), not_a_scan).status(),
-                 "--bound names 'acc_final', which is not a scan output of a Loop"));
+  CHECK(
+      contains(import_model(accumulate_model(false), not_a_scan).status(),
+               "--bound names 'acc_final', which is not an output whose length a --bound can fix"));
   ImportOptions negative;
   negative.bounds = {{"acc_all", -1}};
   CHECK(contains(import_model(accumulate_model(false), negative).status(),

@@ -71,8 +71,9 @@ void add_model_flags(CLI::App& command, ModelFlags& flags) {
   command.add_option("--dim", flags.dims, "symbolic dim value, e.g. batch=8 (repeatable)");
   command.add_option("--values", flags.values, kValuesFlagHelp);
   command.add_option("--bound", flags.bounds,
-                     "most rows of a Loop's scan output whose trip count is not known at load, "
-                     "e.g. tokens=256; the run returns the rows it produced (repeatable)");
+                     "the most elements a data-dependent length may take: a Loop's scan output "
+                     "(iterations), TopK's outputs (K) or Range's output, when not known at "
+                     "load, e.g. tokens=256; runs return the actual shape (repeatable)");
   command.add_option("--device", flags.device, "cpu or cuda:N (never a silent fallback)")
       ->capture_default_str();
   command.add_option("--optimize", flags.optimize, "graph optimizations: none|basic|all")

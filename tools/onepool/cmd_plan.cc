@@ -358,8 +358,9 @@ void register_plan_command(CLI::App& app, int& exit_code) {
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   command
       ->add_option("--bound", flags->bounds,
-                   "most rows of a Loop's scan output whose trip count is not known at load, "
-                   "e.g. tokens=256 (repeatable)")
+                   "the most elements a data-dependent length may take: a Loop's scan output "
+                   "(iterations), TopK's outputs (K) or Range's output, when not known at "
+                   "load, e.g. tokens=256 (repeatable)")
       ->expected(1)
       ->multi_option_policy(CLI::MultiOptionPolicy::TakeAll);
   command->add_option("--values", flags->values, kValuesFlagHelp)

@@ -32,12 +32,14 @@ T read_scalar(const TensorView& view) {
   return value;
 }
 
-// Range: out[i] = start + i * delta for i < max(ceil((limit - start) / delta), 0). The count is
+// Range: out[i] = start + i * delta for i < max(ceil((limit - start) / delta), 0). An output
+// planned at a --bound takes any count up to it and reports its actual length. The count is
 // checked against the static output shape at run time (the scalars may be runtime tensors).
 template <class T>
 class RangeKernel final : public Kernel {
  public:
-  RangeKernel(std::string node, int64_t count) : node_(std::move(node)), count_(count) {}
+  RangeKernel(std::string node, int64_t count, bool bounded)
+      : node_(std::move(node)), count_(count), bounded_(bounded) {}
   Status run(const RunContext& context) override {
     const T start = read_scalar<T>(context.inputs[0]);
     const T limit = read_scalar<T>(context.inputs[1]);
@@ -52,7 +54,9 @@ class RangeKernel final : public Kernel {
                          " elements, more than an int64 count; the output has ", count_);
     }
     const int64_t count = steps > 0 ? static_cast<int64_t>(steps) : 0;
-    if (count != count_) {
+    if (bounded_) {
+      ONEPOOL_RETURN_IF_ERROR(take_count(context, count));
+    } else if (count != count_) {
       return make_status(StatusCode::kInvalidArgument, node_, ": output has ", count_,
                          " elements but start/limit/delta give ", count);
     }
@@ -62,22 +66,37 @@ class RangeKernel final : public Kernel {
   }
 
  private:
+  // Output planned at a --bound: any count up to it, reported as the output's actual shape.
+  Status take_count(const RunContext& context, int64_t count) const {
+    if (context.output_shapes == nullptr) {
+      return make_status(StatusCode::kInternal, node_, ": run without RunContext::output_shapes");
+    }
+    if (count > count_) {
+      return make_status(StatusCode::kOutOfRange, node_, ": start/limit/delta give ", count,
+                         " elements, the output is planned for at most ", count_,
+                         " (--bound): give a larger --bound");
+    }
+    context.output_shapes[0] = Shape{count};
+    return Status::ok();
+  }
+
   std::string node_;
-  int64_t count_;
+  int64_t count_;  // the output's elements (bounded: the most a run may produce)
+  bool bounded_;
 };
 
-std::unique_ptr<Kernel> make_range_for(DType dtype, std::string node, int64_t count) {
+std::unique_ptr<Kernel> make_range_for(DType dtype, std::string node, int64_t count, bool bounded) {
   switch (dtype) {
     case DType::kFloat32:
-      return std::make_unique<RangeKernel<float>>(std::move(node), count);
+      return std::make_unique<RangeKernel<float>>(std::move(node), count, bounded);
     case DType::kFloat64:
-      return std::make_unique<RangeKernel<double>>(std::move(node), count);
+      return std::make_unique<RangeKernel<double>>(std::move(node), count, bounded);
     case DType::kInt16:
-      return std::make_unique<RangeKernel<int16_t>>(std::move(node), count);
+      return std::make_unique<RangeKernel<int16_t>>(std::move(node), count, bounded);
     case DType::kInt32:
-      return std::make_unique<RangeKernel<int32_t>>(std::move(node), count);
+      return std::make_unique<RangeKernel<int32_t>>(std::move(node), count, bounded);
     case DType::kInt64:
-      return std::make_unique<RangeKernel<int64_t>>(std::move(node), count);
+      return std::make_unique<RangeKernel<int64_t>>(std::move(node), count, bounded);
     default:
       return nullptr;
   }
@@ -140,8 +159,10 @@ Expected<PreparedKernel> make_range_kernel(const NodeContext& node) {
     }
   }
   PreparedKernel prepared;
-  prepared.kernel =
-      make_range_for(dtype, describe_node(node.node()), node.output(0).shape.element_count());
+  const bool bounded = !node.output(0).bound.empty();
+  prepared.kernel = make_range_for(dtype, describe_node(node.node()),
+                                   node.output(0).shape.element_count(), bounded);
+  prepared.data_dependent_outputs = bounded;
   if (prepared.kernel == nullptr) {
     return node.error(StatusCode::kUnsupported, "dtype ", dtype_name(dtype),
                       " (expected float32, float64, int16, int32 or int64)");

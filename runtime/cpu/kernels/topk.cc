@@ -1,6 +1,9 @@
 // CPU TopK: the K largest (largest=1) or smallest elements along one axis, and their int64
 // indices. K is input 1 (opset 10+; a constant, or a shape input bound at load) or the `k`
-// attribute (opset 1); a runtime K is read and checked against the declared output.
+// attribute (opset 1); a runtime K is read and checked against the declared output. Outputs
+// planned at a --bound (Value::bound: K known only at run time) take any K up to the bound: the
+// run writes [.., K, ..] densely from the start and reports that shape (a data-dependent
+// kernel); a K beyond the bound or the axis is an error naming both.
 //
 // Order, as the ONNX spec and ONNX Runtime have it: by value (descending for largest), equal
 // values by lower index first. NaN ranks above every number (ORT, and numpy's sort puts it last
@@ -27,11 +30,23 @@ bool ranks_above(T a, T b) {
 template <class T>
 class TopKKernel final : public Kernel {
  public:
-  TopKKernel(AxisSplit split, int64_t k, bool k_constant, bool largest, std::string node)
-      : split_(split), k_(k), k_constant_(k_constant), largest_(largest), node_(std::move(node)) {}
+  TopKKernel(AxisSplit split, int axis, int64_t k, bool k_constant, bool bounded, bool largest,
+             std::string node)
+      : split_(split),
+        axis_(axis),
+        k_(k),
+        k_bound_(k),
+        k_constant_(k_constant),
+        bounded_(bounded),
+        largest_(largest),
+        node_(std::move(node)) {}
 
   Status run(const RunContext& context) override {
-    if (!k_constant_) ONEPOOL_RETURN_IF_ERROR(check_runtime_k(context.inputs[1]));
+    if (bounded_) {
+      ONEPOOL_RETURN_IF_ERROR(take_runtime_k(context));
+    } else if (!k_constant_) {
+      ONEPOOL_RETURN_IF_ERROR(check_runtime_k(context.inputs[1]));
+    }
     const T* x = context.inputs[0].as<const T>();
     T* values = context.outputs[0].as<T>();
     int64_t* indices = context.outputs.size() > 1 ? context.outputs[1].as<int64_t>() : nullptr;
@@ -65,17 +80,47 @@ class TopKKernel final : public Kernel {
     });
   }
 
+  static int64_t read_k(const TensorView& k) {
+    return k.dtype == DType::kInt32 ? *k.as<const int32_t>() : *k.as<const int64_t>();
+  }
+
+  // Bounded outputs: K from input 1, at most the planned bound and the axis; the outputs' actual
+  // shapes reported.
+  Status take_runtime_k(const RunContext& context) {
+    if (context.output_shapes == nullptr) {
+      return make_status(StatusCode::kInternal, node_, ": run without RunContext::output_shapes");
+    }
+    const int64_t value = read_k(context.inputs[1]);
+    if (value < 0 || value > split_.dim) {
+      return make_status(StatusCode::kInvalidArgument, node_, ": input 1 (K) is ", value,
+                         " at run time, outside [0, ", split_.dim, "] (the axis)");
+    }
+    if (value > k_bound_) {
+      return make_status(StatusCode::kOutOfRange, node_, ": input 1 (K) is ", value,
+                         " at run time, the outputs are planned for at most ", k_bound_,
+                         " (--bound): give a larger --bound");
+    }
+    k_ = value;
+    for (size_t i = 0; i < context.outputs.size(); ++i) {
+      context.output_shapes[i] = context.outputs[i].shape;
+      context.output_shapes[i][axis_] = value;
+    }
+    return Status::ok();
+  }
+
   Status check_runtime_k(const TensorView& k) const {
-    const int64_t value =
-        k.dtype == DType::kInt32 ? *k.as<const int32_t>() : *k.as<const int64_t>();
+    const int64_t value = read_k(k);
     if (value == k_) return Status::ok();
     return make_status(StatusCode::kInvalidArgument, node_, ": input 1 (K) is ", value,
                        " at run time, the declared output has ", k_, " along the axis");
   }
 
   AxisSplit split_;
-  int64_t k_;
+  int axis_;
+  int64_t k_;        // this run's K
+  int64_t k_bound_;  // the planned K (bounded outputs: the most a run may take)
   bool k_constant_;
+  bool bounded_;
   bool largest_;
   std::string node_;
 };
@@ -84,6 +129,7 @@ struct TopKParameters {
   int axis = 0;
   int64_t k = 0;
   bool k_constant = true;
+  bool bounded = false;  // outputs planned at a --bound: K read at run time
 };
 
 // K from the constant input 1, the opset-1 attribute, or (runtime K) the declared output.
@@ -102,9 +148,10 @@ Expected<TopKParameters> topk_parameters(const NodeContext& node) {
                         k.shape.to_string());
     }
     const HostTensor* constant = node.constant_input(1);
-    parameters.k_constant = constant != nullptr;
+    parameters.bounded = !node.output(0).bound.empty();
+    parameters.k_constant = constant != nullptr && !parameters.bounded;
     parameters.k =
-        constant != nullptr ? constant->int_at(0) : node.output(0).shape[parameters.axis];
+        parameters.k_constant ? constant->int_at(0) : node.output(0).shape[parameters.axis];
   } else {
     parameters.k = node.node().attributes.get_int("k", -1);
   }
@@ -145,9 +192,11 @@ PreparedKernel prepared(const NodeContext& node, AxisSplit split,
                         const TopKParameters& parameters) {
   PreparedKernel result;
   const bool largest = node.node().attributes.get_int("largest", 1) != 0;
-  result.kernel = std::make_unique<TopKKernel<T>>(split, parameters.k, parameters.k_constant,
-                                                  largest, describe_node(node.node()));
+  result.kernel =
+      std::make_unique<TopKKernel<T>>(split, parameters.axis, parameters.k, parameters.k_constant,
+                                      parameters.bounded, largest, describe_node(node.node()));
   result.workspace_bytes = static_cast<size_t>(split.dim) * sizeof(int64_t);
+  result.data_dependent_outputs = parameters.bounded;
   return result;
 }
 
