@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "planner/alias.h"
+#include "planner/external_io.h"
 #include "planner/liveness.h"
 #include "planner/workspace_growth.h"
 
@@ -140,6 +141,21 @@ NodeMemoryNeeds with_preferred_workspaces(const NodeMemoryNeeds& declared) {
   return needs;
 }
 
+// The external values (caller buffers) as plan tensors: their steps, no pool bytes.
+Status add_external_tensors(const Graph& graph, const std::vector<uint8_t>& external, Plan& plan) {
+  for (size_t id = 0; id < external.size(); ++id) {
+    if (external[id] == 0) continue;
+    UsageRecord lifetime;
+    ONEPOOL_ASSIGN_OR_RETURN(const bool live, value_lifetime(graph, graph.values[id], lifetime));
+    PlannedTensor tensor = planned_value(graph, static_cast<ValueId>(id));
+    tensor.external = true;
+    tensor.first = live ? lifetime.first : 0;
+    tensor.last = live ? lifetime.last : 0;
+    plan.tensors.push_back(std::move(tensor));
+  }
+  return Status::ok();
+}
+
 void place_tensor(const UsageRecord& record, size_t offset, PlannedTensor& tensor) {
   tensor.bytes = record.bytes;
   tensor.offset = offset;
@@ -154,7 +170,10 @@ Expected<Plan> build_plan(const Graph& graph, const PlanOptions& options,
   // Step 1. Liveness: one record per planned value and workspace.
   const NodeMemoryNeeds needs =
       options.fast_workspaces ? with_preferred_workspaces(declared) : declared;
-  ONEPOOL_ASSIGN_OR_RETURN(Liveness plain, compute_liveness(graph, needs, options.alignment));
+  ONEPOOL_ASSIGN_OR_RETURN(const std::vector<uint8_t> external,
+                           find_external_values(graph, options));
+  ONEPOOL_ASSIGN_OR_RETURN(Liveness plain,
+                           compute_liveness(graph, needs, options.alignment, external));
   // Step 2. Sharing and placement: the smallest pool among the selections.
   Plan plan;
   ONEPOOL_ASSIGN_OR_RETURN(Candidate chosen, choose_candidate(graph, plain, needs, options, plan));
@@ -188,6 +207,7 @@ Expected<Plan> build_plan(const Graph& graph, const PlanOptions& options,
     tensor.last = plain.records[i].last;
     plan.tensors.push_back(std::move(tensor));
   }
+  ONEPOOL_RETURN_IF_ERROR(add_external_tensors(graph, external, plan));
   // Step 4. Workspaces take the free bytes of their steps, up to what their kernels prefer.
   grow_workspaces(plan, needs.workspace_preferred_bytes);
   // Step 5. Check the result independently of the algorithm (nested plans included).

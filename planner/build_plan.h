@@ -42,6 +42,8 @@ struct NodeMemoryNeeds {
 
 /// Plans every non-weight value of `graph` (graph inputs live from step 0, graph outputs to the
 /// last step) plus each node's workspace as a one-step record, then verifies the result.
+/// External graph inputs and outputs (PlanOptions::external_*) get no record: they appear as
+/// tensors with `external` set, share storage with nothing, and take no pool bytes.
 /// With options.aliasing, values share storage where `needs.aliasing` allows it; several
 /// selections of sharing are placed and the smallest pool is kept (ties: more sharing), so the
 /// pool never exceeds the plain one (plain_pool_bytes).

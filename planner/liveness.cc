@@ -19,7 +19,8 @@ int64_t last_step_of(const Graph& graph) {
   return graph.nodes.empty() ? 0 : static_cast<int64_t>(graph.nodes.size()) - 1;
 }
 
-// The lifetime of a value, or false when the value is not planned (weights, unused names).
+}  // namespace
+
 Expected<bool> value_lifetime(const Graph& graph, const Value& value, UsageRecord& record) {
   if (value.kind == ValueKind::kWeight) return false;
   const bool is_input = value.kind == ValueKind::kGraphInput;
@@ -35,9 +36,13 @@ Expected<bool> value_lifetime(const Graph& graph, const Value& value, UsageRecor
   return true;
 }
 
-Status add_values(const Graph& graph, size_t alignment, Liveness& liveness) {
+namespace {
+
+Status add_values(const Graph& graph, size_t alignment, std::span<const uint8_t> external,
+                  Liveness& liveness) {
   for (size_t id = 0; id < graph.values.size(); ++id) {
     const Value& value = graph.values[id];
+    if (id < external.size() && external[id] != 0) continue;  // in a caller buffer
     UsageRecord record;
     ONEPOOL_ASSIGN_OR_RETURN(const bool planned, value_lifetime(graph, value, record));
     if (!planned) continue;
@@ -82,10 +87,10 @@ Expected<size_t> align_up(size_t bytes, size_t alignment) {
 }
 
 Expected<Liveness> compute_liveness(const Graph& graph, const NodeMemoryNeeds& needs,
-                                    size_t alignment) {
+                                    size_t alignment, std::span<const uint8_t> external) {
   ONEPOOL_RETURN_IF_ERROR(check_alignment(alignment));
   Liveness liveness;
-  ONEPOOL_RETURN_IF_ERROR(add_values(graph, alignment, liveness));
+  ONEPOOL_RETURN_IF_ERROR(add_values(graph, alignment, external, liveness));
   ONEPOOL_RETURN_IF_ERROR(add_workspaces(graph, needs, alignment, liveness));
   return liveness;
 }

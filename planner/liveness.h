@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "onepool/status.h"
@@ -30,9 +31,14 @@ struct Liveness {
 };
 
 /// Errors: alignment not a power of two, a workspace list whose length differs from the node
-/// count, a value read by a node but produced by none, or a size that overflows.
+/// count, a value read by a node but produced by none, or a size that overflows. Values flagged
+/// in `external` (one flag per value, or empty) live in caller buffers and get no record.
 Expected<Liveness> compute_liveness(const Graph& graph, const NodeMemoryNeeds& needs,
-                                    size_t alignment);
+                                    size_t alignment, std::span<const uint8_t> external = {});
+
+/// The steps `value` is live (its record's first and last; bytes untouched), or false when the
+/// value is not planned (a weight, a name nothing reads or produces).
+Expected<bool> value_lifetime(const Graph& graph, const Value& value, UsageRecord& record);
 
 /// `bytes` rounded up to `alignment` (a power of two); kOutOfRange when that overflows.
 Expected<size_t> align_up(size_t bytes, size_t alignment);

@@ -20,6 +20,10 @@ Status verify_alias(const Plan& plan, const PlannedTensor& alias) {
                        alias.alias_of, ", which the plan does not hold");
   }
   const PlannedTensor& target = plan.tensors[static_cast<size_t>(target_index)];
+  if (target.external) {
+    return make_status(StatusCode::kInternal, describe_tensor(alias), ": aliases ",
+                       describe_tensor(target), ", which lives in a caller buffer (external)");
+  }
   if (target.alias_of >= 0) {
     return make_status(StatusCode::kInternal, describe_tensor(alias), ": aliases ",
                        describe_tensor(target), ", which is itself an alias");
@@ -68,6 +72,13 @@ Status Plan::verify() const {
   placement.pool_bytes = pool_bytes;
   for (size_t i = 0; i < tensors.size(); ++i) {
     const PlannedTensor& tensor = tensors[i];
+    if (tensor.external) {
+      if (tensor.bytes != 0 || tensor.offset != 0 || tensor.alias_of >= 0) {
+        return make_status(StatusCode::kInternal, describe_tensor(tensor),
+                           ": external (in a caller buffer) but placed in the pool");
+      }
+      continue;
+    }
     if (tensor.alias_of >= 0) {
       ONEPOOL_RETURN_IF_ERROR(verify_alias(*this, tensor));
       continue;

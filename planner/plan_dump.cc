@@ -50,6 +50,7 @@ std::string dtype_text(DType dtype) { return dtype == DType::kUndefined ? "-" : 
 
 // An alias is named by the tensor whose storage it uses: "in conv_1_out+512".
 std::string offset_text(const Plan& plan, const PlannedTensor& tensor) {
+  if (tensor.external) return "external";
   if (tensor.alias_of < 0) return std::to_string(tensor.offset);
   const int32_t owner = plan.find_tensor(tensor.alias_of);
   const std::string owner_name =
@@ -341,6 +342,8 @@ std::string render_plan_summary(const Plan& plan, double total_planning_ms) {
     std::snprintf(timing, sizeof(timing), "%.3f ms (placement)", plan.planning_ms);
   }
   out << "planning:    " << timing << "\n";
+  const std::string external = describe_external_tensors(plan);
+  if (!external.empty()) out << "external:    " << external << "\n";
   out << "plan:        " << plan.algorithm << ", alignment " << plan.alignment << " B, "
       << plan.tensors.size() << " tensors, " << plan_step_count(plan) << " steps\n";
   for (const NestedPlan& nested : plan.nested) {
@@ -350,6 +353,22 @@ std::string render_plan_summary(const Plan& plan, double total_planning_ms) {
         << " tensors, in the workspace of " << nested.node << "\n";
   }
   return out.str();
+}
+
+std::string describe_external_tensors(const Plan& plan) {
+  size_t count = 0;
+  size_t bytes = 0;
+  std::string names;
+  for (const PlannedTensor& tensor : plan.tensors) {
+    if (!tensor.external) continue;
+    ++count;
+    Expected<size_t> size = tensor_bytes(tensor.shape, tensor.dtype);
+    bytes += size ? *size : 0;
+    names += str_cat(names.empty() ? "" : ", ", tensor.name);
+  }
+  if (count == 0) return {};
+  return str_cat(count, count == 1 ? " tensor" : " tensors", " in caller buffers, ",
+                 format_bytes(bytes, 0), " outside the pool: ", names);
 }
 
 std::string render_plan_csv(const Plan& plan) {

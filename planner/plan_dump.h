@@ -28,6 +28,10 @@ std::string render_plan_chart(const Plan& plan, int width = 100, int height = 60
 std::string render_plan_summary(const Plan& plan, double total_planning_ms = -1.0);
 /// `name,op,dtype,shape,bytes,offset,first,last` header plus one line per tensor.
 std::string render_plan_csv(const Plan& plan);
+
+/// "2 tensors in caller buffers, 3,211,264 B (3.06 MiB) outside the pool: x, logits" for the
+/// plan's external tensors (PlannedTensor::external); empty when there are none.
+std::string describe_external_tensors(const Plan& plan);
 /// One chart symbol per entry of plan.tensors, never repeated for two tensors: the 62 largest
 /// owning tensors get A-Z, a-z, 0-9 in order of first step (then offset), smaller owners '+',
 /// aliases and empty tensors '-' (they have no bytes of their own).

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "planner/byte_units.h"
+#include "planner/plan_dump.h"
 #include "planner/plan_html_assets.h"
 
 namespace onepool {
@@ -180,6 +181,8 @@ std::string summary_html(const Plan& plan) {
   items += summary_item("planning", planning);
   items += summary_item("verified", plan.verified ? "yes: no overlaps" : "no");
   items += summary_item("tensors", tensor_counts_text(plan));
+  const std::string external = describe_external_tensors(plan);
+  if (!external.empty()) items += summary_item("external", external);
   items += summary_item("steps", std::to_string(plan_step_count(plan)));
   items += summary_item("alignment", str_cat(plan.alignment, " B"));
   return str_cat("<div class=\"summary\">\n", items, "</div>\n");
@@ -193,6 +196,7 @@ std::string peak_row(const Plan& plan, const std::unordered_map<int32_t, size_t>
     note = str_cat("alias of ", owner_name(plan, by_id, tensor), " +", tensor.alias_offset);
   }
   if (kind_of(tensor) == TensorKind::kWorkspace) note = "workspace";
+  if (tensor.external) note = "external: in a caller buffer";
   return str_cat("<tr><td>", escape_html(tensor.name), "</td><td>", escape_html(tensor.producer_op),
                  "</td><td class=\"num\">", drawn_bytes(tensor), "</td><td class=\"num\">", address,
                  "</td><td class=\"num\">", tensor.first, "-", tensor.last, "</td><td>",

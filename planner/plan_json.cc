@@ -12,6 +12,8 @@
 //                   "workspace_node": 1,                   // only for workspaces (id -1)
 //                   "bounded": true, "bound": "NonZero of 'x' [2,3]: at most 6 ..." }, ... ],
 //                 // only for tensors of data-dependent size: shape is the bound planned
+//                   "external": true                       // only for graph inputs and
+//                 // outputs in caller buffers (bytes and offset 0)
 //     "nested": [ {"node": "If_25", "body": "then_branch", "pool_bytes": 541440,
 //                  "lower_bound_bytes": 541440, "tensors": 120, "algorithm": "auto"} ],
 //                 // optional: plans of If branches / Loop and Scan bodies, each in its node's
@@ -19,7 +21,9 @@
 //     "provenance": { "model_path": "m.onnx", "model_hash": "fnv1a64:...", "input_shapes":
 //                     "x:1x3x8x8", "device": "cpu", "algorithm": "auto", "alignment": 256,
 //                     "aliasing": "on", "schedule": "model", "optimize": "all",
-//                     "workspaces": "fit", "onepool_version": "0.1.0" } }  // only when known
+//                     "workspaces": "fit", "external": "none",
+//                     "onepool_version": "0.1.0" } }  // only when known; "external" may be
+//                 // absent ("none")
 // The plain_* fields (bounds without aliasing) may be absent: they then equal the plan's own.
 // nlohmann throws on type errors; every throw is caught here and becomes a Status.
 #include <cstdint>
@@ -49,6 +53,7 @@ Json provenance_to_json(const PlanProvenance& p) {
           {"schedule", p.schedule},
           {"optimize", p.optimize},
           {"workspaces", p.workspaces},
+          {"external", p.external.empty() ? std::string("none") : p.external},
           {"onepool_version", p.onepool_version}};
 }
 
@@ -63,6 +68,7 @@ Expected<PlanProvenance> provenance_from_json(const Json& object) {
   p.schedule = object.at("schedule").get<std::string>();
   p.optimize = object.at("optimize").get<std::string>();
   p.workspaces = object.at("workspaces").get<std::string>();
+  p.external = object.contains("external") ? object.at("external").get<std::string>() : "none";
   p.onepool_version = object.at("onepool_version").get<std::string>();
   const Json& alignment = object.at("alignment");
   if (!alignment.is_number_unsigned()) {
@@ -101,6 +107,7 @@ Json tensor_to_json(const PlannedTensor& tensor) {
     out["bounded"] = true;
     out["bound"] = tensor.bound;
   }
+  if (tensor.external) out["external"] = true;
   return out;
 }
 
@@ -161,6 +168,11 @@ Expected<PlannedTensor> tensor_from_json(const Json& object, size_t index) {
   }
   if (object.contains("bound") && object.at("bound").is_string()) {
     tensor.bound = object.at("bound").get<std::string>();
+  }
+  if (object.contains("external")) tensor.external = object.at("external").get<bool>();
+  if (tensor.external && (tensor.bytes != 0 || tensor.alias_of >= 0 || tensor.id < 0)) {
+    return make_status(StatusCode::kInvalidArgument, "plan JSON: ", where, ": external tensor '",
+                       tensor.name, "' must be a graph value with 0 bytes and no alias");
   }
   return tensor;
 }

@@ -46,6 +46,9 @@ std::vector<std::string> provenance_differences(const PlanProvenance& saved,
       {"schedule", {saved.schedule, current.schedule}},
       {"optimize", {saved.optimize, current.optimize}},
       {"workspaces", {saved.workspaces, current.workspaces}},
+      {"external",
+       {saved.external.empty() ? "none" : saved.external,
+        current.external.empty() ? "none" : current.external}},
       {"onepool_version", {saved.onepool_version, current.onepool_version}}};
   std::vector<std::string> lines;
   for (const auto& [field, values] : fields) {

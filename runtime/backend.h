@@ -23,8 +23,9 @@ namespace onepool {
 
 /// Where one graph value lives once a plan is bound.
 struct ValueLocation {
-  enum class Region : uint8_t { kNone, kPool, kWeights } region = Region::kNone;
-  size_t offset = 0;  // bytes from the region's base
+  /// kExternal: a caller buffer (PlannedTensor::external), set by Backend::set_external_data.
+  enum class Region : uint8_t { kNone, kPool, kWeights, kExternal } region = Region::kNone;
+  size_t offset = 0;  // bytes from the region's base (0 for kExternal)
 };
 
 /// Resolves every value's location from a plan (aliases followed to their owner). Values the
@@ -61,6 +62,16 @@ class Backend {
       ONEPOOL_RETURN_IF_ERROR(copy_out(output_ids[i], outputs[i]));
     }
     return Status::ok();
+  }
+  /// (optional) Points external value `id` (PlannedTensor::external) at the caller's `data`,
+  /// which the Session has checked (dtype, shape, device, alignment): every node that reads or
+  /// writes the value uses it from then on. No allocation, except that a CUDA backend whose
+  /// captured graph used another address captures it again on the next run.
+  virtual Status set_external_data(int32_t id, void* data) {
+    (void)id;
+    (void)data;
+    return make_status(StatusCode::kUnsupported,
+                       "external inputs and outputs are not supported on ", device().to_string());
   }
   /// (optional) The flag execute() reads before each node until the next call (RunOptions::
   /// cancel; nullptr: none). A backend without the check ignores it.

@@ -445,6 +445,12 @@ Expected<std::unique_ptr<DynamicSession>> DynamicSession::create(
     return make_status(StatusCode::kUnsupported, "DynamicSession: device ",
                        options.session.device.to_string(), " is not supported yet (cpu only)");
   }
+  if (options.session.plan.has_external_io()) {
+    return make_status(StatusCode::kUnsupported,
+                       "DynamicSession: external inputs and outputs (PlanOptions::external_*) "
+                       "are not supported with shape ranges; use one Session per shape for "
+                       "zero-copy inputs and outputs");
+  }
   auto impl = std::make_unique<DynamicSessionImpl>();
   impl->path = path;
   impl->options = options;

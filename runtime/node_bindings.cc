@@ -24,7 +24,45 @@ Status bind_workspace(const PlannedTensor& tensor, std::byte* pool, size_t align
   return Status::ok();
 }
 
+// NodeBindings::external_uses from the plan's external tensors and the laid-out views.
+void index_external_uses(const Graph& graph, const Plan& plan, NodeBindings& bindings) {
+  bindings.external_uses.assign(graph.values.size(), {});
+  std::vector<uint8_t> external(graph.values.size(), 0);
+  bool any = false;
+  for (const PlannedTensor& tensor : plan.tensors) {
+    if (!tensor.external || tensor.id < 0 || static_cast<size_t>(tensor.id) >= external.size()) {
+      continue;
+    }
+    external[static_cast<size_t>(tensor.id)] = 1;
+    any = true;
+  }
+  if (!any) return;
+  for (size_t n = 0; n < graph.nodes.size(); ++n) {
+    const Node& node = graph.nodes[n];
+    const BoundNode& bound = bindings.nodes[n];
+    for (size_t i = 0; i < node.inputs.size(); ++i) {
+      const ValueId id = node.inputs[i];
+      if (id != kNoValue && external[static_cast<size_t>(id)] != 0) {
+        bindings.external_uses[static_cast<size_t>(id)].push_back(bound.first_input + i);
+      }
+    }
+    for (size_t o = 0; o < node.outputs.size(); ++o) {
+      const ValueId id = node.outputs[o];
+      if (id != kNoValue && external[static_cast<size_t>(id)] != 0) {
+        bindings.external_uses[static_cast<size_t>(id)].push_back(bound.first_output + o);
+      }
+    }
+  }
+}
+
 }  // namespace
+
+void point_external_value(int32_t id, void* data,
+                          std::span<const std::vector<size_t>> external_uses,
+                          std::span<TensorView> value_views, std::span<TensorView> views) {
+  value_views[static_cast<size_t>(id)].data = data;
+  for (size_t entry : external_uses[static_cast<size_t>(id)]) views[entry].data = data;
+}
 
 Expected<NodeBindings> bind_nodes(const Graph& graph, std::span<const TensorView> value_views,
                                   const Plan& plan, std::byte* pool,
@@ -42,6 +80,7 @@ Expected<NodeBindings> bind_nodes(const Graph& graph, std::span<const TensorView
     for (ValueId id : node.outputs) bindings.views.push_back(view_of(value_views, id));
     bound.output_count = node.outputs.size();
   }
+  index_external_uses(graph, plan, bindings);
   for (const PlannedTensor& tensor : plan.tensors) {
     if (tensor.workspace_node < 0) continue;
     ONEPOOL_RETURN_IF_ERROR(bind_workspace(tensor, pool, workspace_alignment, bindings.nodes));

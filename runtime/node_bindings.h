@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -26,10 +27,20 @@ struct BoundNode {
 struct NodeBindings {
   std::vector<TensorView> views;  // every node's inputs then outputs, contiguous
   std::vector<BoundNode> nodes;   // one per graph node
+  /// Per value id: the entries of `views` that show it, for the plan's external values (caller
+  /// buffers, PlannedTensor::external) only; empty for every other value.
+  std::vector<std::vector<size_t>> external_uses;
 };
 
+/// Points external value `id` at the caller's `data`: `value_views[id]` and every entry of
+/// `views` listed in `external_uses[id]`. No allocation.
+void point_external_value(int32_t id, void* data,
+                          std::span<const std::vector<size_t>> external_uses,
+                          std::span<TensorView> value_views, std::span<TensorView> views);
+
 /// Binds every node of `graph` to `value_views` (one per value; omitted inputs and outputs get
-/// an empty view) and to the plan's workspace records inside `pool`. Errors: a workspace naming
+/// an empty view) and to the plan's workspace records inside `pool`, and indexes where each
+/// external value appears. Errors: a workspace naming
 /// a step beyond the graph, one not a multiple of `workspace_alignment`, or one smaller than
 /// `needed_workspace_bytes[n]` (what node n's kernel declared).
 Expected<NodeBindings> bind_nodes(const Graph& graph, std::span<const TensorView> value_views,

@@ -6,6 +6,7 @@
 #include "planner/build_plan.h"
 #include "planner/graph.h"
 #include "runtime/backend.h"
+#include "runtime/session_impl.h"
 #include "runtime/session_with_backend.h"
 #include "runtime/shape_input_feeds.h"
 
@@ -49,17 +50,6 @@ Status set_debug_perturbation(Backend& backend, const Graph& graph, const Sessio
                      backend.device().to_string());
 }
 }  // namespace
-
-class SessionImpl {
- public:
-  std::shared_ptr<const Model> model;
-  std::unique_ptr<Backend> backend;
-  Plan plan;
-  SessionTimings timings;
-  std::vector<int32_t> input_ids;
-  std::vector<int32_t> output_ids;
-  std::vector<TensorView> feeds;  // an ONNX-style feed without its shape inputs (run())
-};
 
 namespace {
 // Session::create's messages for SessionOptions::logger: the kernel of each node (kDebug), then
@@ -150,6 +140,7 @@ Expected<std::unique_ptr<Session>> create_session_with_backend(std::shared_ptr<c
   impl->input_ids.assign(graph.inputs.begin(), graph.inputs.end());
   impl->output_ids.assign(graph.outputs.begin(), graph.outputs.end());
   impl->feeds.resize(graph.inputs.size());
+  index_external_io(*impl);
   log_session(*impl, options.logger);
   return std::unique_ptr<Session>(new Session(std::move(impl)));
 }
@@ -182,6 +173,8 @@ Status Session::run(std::span<const TensorView> inputs, std::span<const TensorVi
   for (size_t i = 0; i < outputs.size(); ++i) {
     ONEPOOL_RETURN_IF_ERROR(check_tensor_matches(output_infos[i], outputs[i], "output"));
   }
+  ONEPOOL_RETURN_IF_ERROR(point_external_io(*impl_, inputs, outputs));
+  // In-place inputs and outputs are the backend's own views now: their copies are skipped.
   return impl_->backend->run(impl_->input_ids, inputs, impl_->output_ids, outputs);
 }
 
@@ -193,7 +186,17 @@ Status Session::run(std::span<const TensorView> inputs, std::span<const TensorVi
   return status;
 }
 
-Status Session::run_in_place() { return impl_->backend->execute(); }
+Status Session::run_in_place() {
+  for (int32_t id : impl_->external_ids) {
+    const TensorView view = impl_->backend->value_view(id);
+    if (view.data != nullptr || view.bytes() == 0) continue;
+    return make_status(StatusCode::kFailedPrecondition, "external tensor '",
+                       impl_->model->graph().values[static_cast<size_t>(id)].name,
+                       "' has no buffer yet: bind it (bind_input / bind_output) or run() once "
+                       "before run_in_place()");
+  }
+  return impl_->backend->execute();
+}
 
 TensorView Session::input_view(size_t i) const {
   return impl_->backend->value_view(impl_->input_ids[i]);

@@ -40,6 +40,14 @@ Expected<std::vector<ValueLocation>> locate_values(const Model& model, const Pla
                          tensor.name, "' but the model's value ", id, " is '", value.name,
                          "': the plan was made for another model");
     }
+    if (tensor.external) {
+      if (value.kind != ValueKind::kGraphInput && !value.is_graph_output) {
+        return make_status(StatusCode::kInvalidArgument, "plan tensor '", tensor.name,
+                           "' is external but is not a graph input or output of the model");
+      }
+      locations[id] = {ValueLocation::Region::kExternal, 0};
+      continue;
+    }
     ONEPOOL_ASSIGN_OR_RETURN(size_t offset, resolve_pool_offset(plan, static_cast<size_t>(index)));
     if (offset + value.bytes() > plan.pool_bytes) {
       return make_status(StatusCode::kInvalidArgument, "tensor '", value.name, "' at offset ",

@@ -34,6 +34,9 @@ struct PlannedTensor {
   /// Data-dependent size (NonZero, Compress, Unique, NonMaxSuppression and what is computed
   /// from them): why `shape` is an upper bound, which the plan reserves. Empty: exact.
   std::string bound;
+  /// A graph input or output that lives in the caller's buffer (PlanOptions::external_inputs
+  /// and the like), not in the pool: `bytes` and `offset` are 0 and no tensor shares it.
+  bool external = false;
 };
 
 /// One execution step: a node of the graph, in execution order.
@@ -56,6 +59,16 @@ struct PlanOptions {
   /// true ("fast"): planned with the workspace each kernel prefers (Conv: 2 MiB im2col tiles),
   /// which may enlarge the pool but runs no kernel with narrow tiles.
   bool fast_workspaces = false;
+  /// Graph inputs and outputs that live in the caller's buffers instead of the pool (ONNX
+  /// Runtime's IoBinding, TensorRT's setTensorAddress): they take no pool bytes, runs read and
+  /// write them in place with no copy (Session::run, Session::bind_input / bind_output), and no
+  /// other tensor ever shares their storage (no view, in-place or Concat sharing into them).
+  bool external_inputs = false;   ///< every graph input
+  bool external_outputs = false;  ///< every graph output the graph computes (not a constant)
+  std::vector<std::string> external_tensors;  ///< more, by name: graph inputs or outputs
+  bool has_external_io() const {
+    return external_inputs || external_outputs || !external_tensors.empty();
+  }
 };
 
 /// What a plan was made for: the model file, the bound input shapes, the device and the options
@@ -73,6 +86,7 @@ struct PlanProvenance {
   std::string schedule;    ///< "model" | "memory"
   std::string optimize;    ///< "none" | "basic" | "all"
   std::string workspaces;  ///< "fit" | "fast"
+  std::string external;    ///< "none", or the external tensors' names in plan order: "x,y"
   std::string onepool_version;
   bool known() const { return !model_hash.empty(); }
 };

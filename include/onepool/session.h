@@ -72,10 +72,13 @@ struct SessionTimings {
 /// CUDA graph, and how many runs replayed it or fell back to launching node by node. All zero
 /// on the CPU. A plain copy: safe to keep, no reference into the Session.
 struct CudaGraphStats {
-  bool enabled = false;         ///< SessionOptions::cuda_graph on a CUDA device
-  bool captured = false;        ///< a graph was captured and instantiated (on the first run)
-  int64_t replays = 0;          ///< runs that launched the captured graph
-  int64_t direct_runs = 0;      ///< runs that launched the nodes one by one
+  bool enabled = false;     ///< SessionOptions::cuda_graph on a CUDA device
+  bool captured = false;    ///< a graph was captured and instantiated (on the first run)
+  int64_t replays = 0;      ///< runs that launched the captured graph
+  int64_t direct_runs = 0;  ///< runs that launched the nodes one by one
+  /// Captured graphs dropped because an external input or output moved to another address
+  /// (each is captured again on the next run).
+  int64_t recaptures = 0;
   std::string fallback_reason;  ///< why capture failed (then every run is direct); else empty
 };
 
@@ -127,7 +130,9 @@ class Session {
   Session& operator=(const Session&) = delete;
 
   /// Runs the model. `inputs` and `outputs` follow Model::inputs() / outputs() order; each is
-  /// checked (dtype, rank, every dim) and copied in / out. No allocation. `inputs` may also be
+  /// checked (dtype, rank, every dim) and copied in / out, except that external ones (see
+  /// bind_input) are read and written in place, with the same checks as bind_input. No
+  /// allocation. `inputs` may also be
   /// ONNX-style, every graph input of the model file in its order with the shape inputs
   /// (Model::shape_inputs()) included: each of those must equal its values bound at load.
   Status run(std::span<const TensorView> inputs, std::span<const TensorView> outputs);
@@ -135,7 +140,28 @@ class Session {
   Status run(std::span<const TensorView> inputs, std::span<const TensorView> outputs,
              const RunOptions& options);
 
+  /// IoBinding (ONNX Runtime's IoBinding, TensorRT's setTensorAddress). Every run_bound() reads
+  /// input i (Model::inputs() order) from `buffer`; its dtype, shape, device and alignment are
+  /// checked here. An external input (PlanOptions::external_inputs, external_tensors) is read
+  /// where it lies, with no copy and no pool bytes, and is never written; any other is copied
+  /// into the pool at each run. On CUDA an external buffer must be device memory of the
+  /// Session's device, 256-byte aligned; on the CPU, aligned to its element size. The buffer
+  /// must stay valid while runs use it.
+  Status bind_input(size_t i, const TensorView& buffer);
+  /// Every run_bound() leaves output i in `buffer`: an external output is written there by the
+  /// node that computes it (no copy, no pool bytes), any other is copied there after the run.
+  /// An external output may not overlap an external input or another output.
+  Status bind_output(size_t i, const TensorView& buffer);
+  /// Runs on the bound buffers; every input and output must be bound. No allocation (on CUDA a
+  /// captured graph is captured again once after an external buffer moves).
+  Status run_bound(const RunOptions& options = {});
+  /// Whether runs read input i / write output i in the caller's buffer, with no copy: the plan
+  /// holds it as external. run() gives the same zero-copy treatment to the views it is passed.
+  bool input_is_external(size_t i) const;
+  bool output_is_external(size_t i) const;
+
   /// The view of input i inside the pool: write there and call run_in_place() to skip copies.
+  /// For an external input: the caller's buffer it was last bound to (data null before that).
   TensorView input_view(size_t i) const;
   /// The view of output i (in the pool, or in the weights for a constant output), with the shape
   /// the last run produced (an output of data-dependent size: its actual shape).

@@ -52,6 +52,9 @@ T unwrap(Expected<T> expected) {
 /// `workspaces` other than "fit" or "fast".
 PlanOptions plan_options(const std::string& algorithm, size_t alignment, bool aliasing,
                          const std::string& workspaces);
+/// Applies `external` (None, a str or a list of str: "inputs", "outputs", "all" or tensor
+/// names) to PlanOptions::external_*; raises InvalidArgumentError for anything else.
+void set_external(const py::object& external, PlanOptions& options);
 
 py::dtype numpy_dtype(DType dtype);
 /// The OnePool dtype of a numpy dtype; kUndefined for one OnePool has no match for.

@@ -83,11 +83,12 @@ std::string describe(const TensorInfo& info) {
 // workspace and aliasing) come from the backend, which only a Session prepares, so a short-lived
 // single-threaded Session builds it (its pool is allocated and freed untouched).
 Plan plan_of(const PyModel& model, const std::string& algorithm, size_t alignment, bool aliasing,
-             const std::string& workspaces, double budget_ms) {
+             const std::string& workspaces, double budget_ms, const py::object& external) {
   SessionOptions options;
   options.threads = 1;
   options.plan = plan_options(algorithm, alignment, aliasing, workspaces);
   options.plan.budget_ms = budget_ms;
+  set_external(external, options.plan);
   Expected<std::unique_ptr<Session>> session = Status();
   {
     py::gil_scoped_release release;
@@ -170,12 +171,15 @@ Loop's scan output whose trip count is not known at load ({"tokens": 256}); opti
       .def(
           "plan",
           [](const PyModel& m, const std::string& algorithm, size_t alignment, bool aliasing,
-             const std::string& workspaces, double budget_ms) {
-            return wrap_plan(plan_of(m, algorithm, alignment, aliasing, workspaces, budget_ms));
+             const std::string& workspaces, double budget_ms, const py::object& external) {
+            return wrap_plan(
+                plan_of(m, algorithm, alignment, aliasing, workspaces, budget_ms, external));
           },
           py::kw_only(), py::arg("algorithm") = "auto", py::arg("alignment") = 256,
           py::arg("aliasing") = true, py::arg("workspaces") = "fit", py::arg("budget_ms") = 100.0,
-          "The memory plan a CPU Session of this model uses (`onepool plan`'s), as a Plan.")
+          py::arg("external") = py::none(),
+          "The memory plan a CPU Session of this model uses (`onepool plan`'s), as a Plan. "
+          "external: graph inputs/outputs kept out of the pool, as in Session.")
       .def("__repr__", [](const PyModel& m) {
         return "onepool.Model('" + m.path +
                "', inputs=" + py::repr(py::cast(m.model->inputs())).cast<std::string>() + ")";
@@ -194,6 +198,29 @@ PlanOptions plan_options(const std::string& algorithm, size_t alignment, bool al
   options.aliasing = aliasing;
   options.fast_workspaces = workspaces == "fast";
   return options;
+}
+
+void set_external(const py::object& external, PlanOptions& options) {
+  if (external.is_none()) return;
+  std::vector<std::string> items;
+  if (py::isinstance<py::str>(external)) {
+    items.push_back(external.cast<std::string>());
+  } else {
+    try {
+      items = external.cast<std::vector<std::string>>();
+    } catch (const py::cast_error&) {
+      raise_status(make_status(StatusCode::kInvalidArgument,
+                               "external: expected a str or a list of str, got ",
+                               py::repr(external).cast<std::string>()));
+    }
+  }
+  for (const std::string& item : items) {
+    if (item == "inputs" || item == "all") options.external_inputs = true;
+    if (item == "outputs" || item == "all") options.external_outputs = true;
+    if (item != "inputs" && item != "outputs" && item != "all") {
+      options.external_tensors.push_back(item);
+    }
+  }
 }
 
 }  // namespace onepool::python

@@ -48,6 +48,8 @@ An alias (alias_of >= 0) has bytes 0 and uses the storage of tensor alias_of.
       .def_readonly("alias_of", &PlannedTensor::alias_of)
       .def_readonly("alias_offset", &PlannedTensor::alias_offset)
       .def_readonly("workspace_node", &PlannedTensor::workspace_node)
+      .def_readonly("external", &PlannedTensor::external,
+                    "a graph input or output in the caller's buffer, not the pool (bytes 0)")
       .def("__repr__", [](const PlannedTensor& t) {
         return "PlannedTensor(name='" + t.name + "', offset=" + std::to_string(t.offset) +
                ", bytes=" + std::to_string(t.bytes) + ", first=" + std::to_string(t.first) +

@@ -208,18 +208,22 @@ all); thread_pool: an onepool.CpuThreadPool whose threads this Session shares wi
 instead of starting its own; cpu_isa: "auto", "avx512", "avx2" or "portable", the widest
 instruction set the CPU kernels may use; device: "cpu" or "cuda:N" (never silently changed);
 algorithm, alignment, aliasing and
-workspaces: the planner's options (see `onepool plan --help`). One thread runs a Session at a
-time (a second caller waits); run() releases the GIL.
+workspaces: the planner's options (see `onepool plan --help`); external: "inputs", "outputs",
+"all" or a list of tensor names, the graph inputs/outputs that run() reads and writes in the
+numpy arrays themselves (no pool bytes, no copies; Session.plan() shows them as external). One
+thread runs a Session at a time (a second caller waits); run() releases the GIL.
 )doc")
       .def(py::init([](const py::object& model_or_path, const py::object& shapes,
                        const py::object& dims, const py::object& values, const py::object& bounds,
                        const py::object& optimize, int threads, const std::string& device,
                        const std::string& algorithm, size_t alignment, bool aliasing,
                        const std::string& workspaces, bool profile, bool cuda_graph, bool tf32,
-                       const std::string& cpu_isa, const py::object& thread_pool) {
+                       const std::string& cpu_isa, const py::object& thread_pool,
+                       const py::object& external) {
              SessionOptions options =
                  session_options(threads, device, algorithm, alignment, aliasing, workspaces,
                                  profile, cuda_graph, tf32);
+             set_external(external, options.plan);
              options.cpu_isa = unwrap(parse_cpu_isa(cpu_isa));
              if (!thread_pool.is_none()) {
                options.thread_pool = thread_pool.cast<std::shared_ptr<CpuThreadPool>>();
@@ -247,7 +251,7 @@ time (a second caller waits); run() releases the GIL.
            py::arg("device") = "cpu", py::arg("algorithm") = "auto", py::arg("alignment") = 256,
            py::arg("aliasing") = true, py::arg("workspaces") = "fit", py::arg("profile") = false,
            py::arg("cuda_graph") = true, py::arg("tf32") = false, py::arg("cpu_isa") = "auto",
-           py::arg("thread_pool") = py::none())
+           py::arg("thread_pool") = py::none(), py::arg("external") = py::none())
       .def("run", &run, py::arg("feeds"), py::arg("outputs") = py::none(),
            "Runs the model on {input name: numpy array}; returns {output name: numpy array} "
            "(every output, or those named in `outputs`). Feeds must match each input's dtype "

@@ -129,6 +129,10 @@ class CpuBackend final : public Backend {
   void set_cancel_flag(const std::atomic<bool>* cancel) override {
     cancel_ = cancel != nullptr ? cancel : &never_cancelled_;
   }
+  Status set_external_data(int32_t id, void* data) override {
+    point_external_value(id, data, external_uses_, value_views_, views_);
+    return Status::ok();
+  }
 
  private:
   Status allocate_pool(size_t bytes, void* caller_pool, size_t caller_capacity);
@@ -157,6 +161,7 @@ class CpuBackend final : public Backend {
   std::vector<TensorView> value_views_;
   std::vector<TensorView> views_;  // every node's inputs then outputs, contiguous
   std::vector<BoundNode> bound_nodes_;
+  std::vector<std::vector<size_t>> external_uses_;  // NodeBindings::external_uses
   // Data-dependent nodes (PreparedKernel::data_dependent_outputs): where run() reports each
   // output's actual shape, indexed by the node's first slot; sized at bind.
   std::vector<Shape> actual_shapes_;
@@ -288,6 +293,7 @@ Status CpuBackend::bind_node_views(const Plan& plan) {
                            bind_nodes(*graph_, value_views_, plan, pool_, needed, 1));
   views_ = std::move(bindings.views);
   bound_nodes_ = std::move(bindings.nodes);
+  external_uses_ = std::move(bindings.external_uses);
   index_actual_shapes();
   for (size_t n = 0; n < kernels_.size(); ++n) {
     const Status bound =

@@ -45,8 +45,11 @@ class CudaBackend final : public Backend {
   void set_cancel_flag(const std::atomic<bool>* cancel) override {
     cancel_ = cancel != nullptr ? cancel : &never_cancelled_;
   }
+  Status set_external_data(int32_t id, void* data) override;
 
  private:
+  Status check_external_pointer(int32_t id, const void* data) const;
+  void drop_captured_graph();
   Status adopt_pool(size_t bytes, void* caller_pool, size_t caller_capacity);
   Status bind_node_views(const Plan& plan);
   Status enqueue_copy_in(int32_t id, const TensorView& source);
@@ -73,6 +76,7 @@ class CudaBackend final : public Backend {
   std::vector<TensorView> value_views_;
   std::vector<TensorView> views_;  // every node's inputs then outputs, contiguous
   std::vector<BoundNode> bound_nodes_;
+  std::vector<std::vector<size_t>> external_uses_;  // NodeBindings::external_uses
   // RunOptions::cancel for the current run; never null (see set_cancel_flag).
   std::atomic<bool> never_cancelled_{false};
   const std::atomic<bool>* cancel_ = &never_cancelled_;
@@ -217,7 +221,48 @@ Status CudaBackend::bind_node_views(const Plan& plan) {
                                                              needed, kPoolAlignment));
   views_ = std::move(bindings.views);
   bound_nodes_ = std::move(bindings.nodes);
+  external_uses_ = std::move(bindings.external_uses);
   return Status::ok();
+}
+
+// A caller buffer for an external value must be memory of this device (or managed memory).
+Status CudaBackend::check_external_pointer(int32_t id, const void* data) const {
+  if (data == nullptr) return Status::ok();  // an empty tensor
+  cudaPointerAttributes attributes{};
+  ONEPOOL_CUDA_RETURN_IF_ERROR(cudaPointerGetAttributes(&attributes, data));
+  const bool on_device =
+      attributes.type == cudaMemoryTypeDevice || attributes.type == cudaMemoryTypeManaged;
+  if (on_device && attributes.device == index_) return Status::ok();
+  return make_status(StatusCode::kInvalidArgument, "external tensor '",
+                     graph_ir_->values[static_cast<size_t>(id)].name,
+                     "': the buffer is not device memory of cuda:", index_,
+                     " (an external input or output of a CUDA Session is read and written by its "
+                     "kernels in place)");
+}
+
+// A new address invalidates the captured graph, which holds the old one: the next run
+// captures again (stats_.recaptures counts it).
+Status CudaBackend::set_external_data(int32_t id, void* data) {
+  if (value_views_[static_cast<size_t>(id)].data == data) return Status::ok();
+  ScopedDevice scoped;
+  ONEPOOL_RETURN_IF_ERROR(scoped.enter(index_));
+  ONEPOOL_RETURN_IF_ERROR(check_external_pointer(id, data));
+  point_external_value(id, data, external_uses_, value_views_, views_);
+  if (graph_exec_ != nullptr) {
+    drop_captured_graph();
+    ++stats_.recaptures;
+  }
+  return Status::ok();
+}
+
+void CudaBackend::drop_captured_graph() {
+  (void)cudaStreamSynchronize(stream_);
+  if (graph_exec_ != nullptr) (void)cudaGraphExecDestroy(graph_exec_);
+  if (graph_ != nullptr) (void)cudaGraphDestroy(graph_);
+  graph_exec_ = nullptr;
+  graph_ = nullptr;
+  capture_tried_ = false;
+  stats_.captured = false;
 }
 
 // Stream-ordered before the run's kernels; the run waits before it returns, so the caller's

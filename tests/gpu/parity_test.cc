@@ -368,4 +368,85 @@ TEST_CASE("run allocates nothing") {
 #endif
 }
 
+#ifdef ONEPOOL_HAVE_CUDA
+namespace {
+
+// Device buffers (cudaMalloc: 256-byte aligned) for `tensors`, holding their bytes.
+struct DeviceTensors {
+  std::vector<void*> buffers;
+  std::vector<TensorView> views;
+  DeviceTensors() = default;
+  DeviceTensors(const DeviceTensors&) = delete;
+  DeviceTensors& operator=(const DeviceTensors&) = delete;
+  ~DeviceTensors() {
+    for (void* buffer : buffers) (void)cudaFree(buffer);
+  }
+  void add(const HostTensor& tensor) {
+    void* buffer = nullptr;
+    REQUIRE(cudaMalloc(&buffer, std::max<size_t>(tensor.data.size(), 1)) == cudaSuccess);
+    buffers.push_back(buffer);
+    REQUIRE(cudaMemcpy(buffer, tensor.data.data(), tensor.data.size(), cudaMemcpyHostToDevice) ==
+            cudaSuccess);
+    views.push_back({buffer, tensor.dtype, tensor.shape, Device{DeviceKind::kCuda, 0}});
+  }
+};
+
+std::vector<HostTensor> download(const DeviceTensors& device, std::vector<HostTensor> host) {
+  for (size_t i = 0; i < host.size(); ++i) {
+    REQUIRE(cudaMemcpy(host[i].data.data(), device.buffers[i], host[i].data.size(),
+                       cudaMemcpyDeviceToHost) == cudaSuccess);
+  }
+  return host;
+}
+
+}  // namespace
+#endif
+
+// External inputs and outputs in device buffers: the kernels read and write them in place, the
+// outputs are bit-identical to a pooled CUDA Session's, a host buffer is refused, and moving to
+// other buffers recaptures the CUDA graph once.
+TEST_CASE("external inputs and outputs in device memory") {
+  require_device();
+#ifdef ONEPOOL_HAVE_CUDA
+  std::string dir;
+  const std::optional<nlohmann::json> manifest = read_manifest(dir);
+  REQUIRE(manifest.has_value());
+  const nlohmann::json& entry = (*manifest)["models"][0];
+  Expected<std::shared_ptr<const Model>> model = load_manifest_model(dir, entry);
+  REQUIRE_MESSAGE(model.has_value(), model.status().to_string());
+  SessionOptions options;
+  options.device = Device{DeviceKind::kCuda, 0};
+  std::vector<HostTensor> inputs = model_inputs(**model, entry, 3000);
+  std::vector<std::vector<HostTensor>> sets = {inputs};
+  Expected<std::vector<std::vector<HostTensor>>> pooled = run_sets(*model, options, sets);
+  REQUIRE_MESSAGE(pooled.has_value(), pooled.status().to_string());
+
+  options.plan.external_inputs = true;
+  options.plan.external_outputs = true;
+  Expected<std::unique_ptr<Session>> session = Session::create(*model, options);
+  REQUIRE_MESSAGE(session.has_value(), session.status().to_string());
+  std::vector<HostTensor> host_outputs = allocate_outputs(**model);
+  std::vector<TensorView> host_in = views_of(inputs);
+  std::vector<TensorView> host_out = views_of(host_outputs);
+  const Status on_host = (*session)->run(host_in, host_out);
+  CHECK(on_host.message().find("must be on cuda:0") != std::string::npos);
+  for (int round = 0; round < 2; ++round) {
+    DeviceTensors device_in, device_out;
+    for (const HostTensor& tensor : inputs) device_in.add(tensor);
+    for (const HostTensor& tensor : allocate_outputs(**model)) device_out.add(tensor);
+    for (int run = 0; run < 3; ++run) {
+      const Status status = (*session)->run(device_in.views, device_out.views);
+      REQUIRE_MESSAGE(status.is_ok(), status.to_string());
+    }
+    const std::vector<HostTensor> got = download(device_out, allocate_outputs(**model));
+    for (size_t i = 0; i < got.size(); ++i) CHECK(got[i].data == (*pooled)[0][i].data);
+    CHECK((*session)->output_view(0).data == device_out.views[0].data);
+  }
+  const CudaGraphStats stats = (*session)->cuda_graph_stats();
+  CHECK(stats.recaptures == 1);
+  std::printf("external device I/O: %lld replays, %lld recaptures\n",
+              static_cast<long long>(stats.replays), static_cast<long long>(stats.recaptures));
+#endif
+}
+
 }  // namespace onepool

@@ -12,59 +12,13 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "common/model_manifest.h"
 #include "onepool/onepool.h"
 
 namespace {
 
-struct ManifestModel {
-  std::string name;
-  std::string path;
-  onepool::LoadOptions load;
-  std::map<std::string, std::pair<double, double>> ranges;  // integer inputs
-  bool fetched = false;  // a real model from the npm cache (not generated)
-};
-
-std::vector<ManifestModel> read_manifest(const std::string& dir) {
-  std::vector<ManifestModel> models;
-  std::ifstream in(dir + "/manifest.json");
-  if (!in) return models;
-  const nlohmann::json manifest = nlohmann::json::parse(in);
-  for (const auto& entry : manifest.at("models")) {
-    ManifestModel model;
-    model.name = entry.at("name");
-    model.path = dir + "/" + entry.at("file").get<std::string>();
-    for (const auto& [name, shape] : entry.at("inputs").items()) {
-      model.load.input_shapes.emplace_back(name, shape.get<std::vector<int64_t>>());
-    }
-    if (entry.contains("input_ranges")) {
-      for (const auto& [name, range] : entry.at("input_ranges").items()) {
-        model.ranges[name] = {range[0].get<double>(), range[1].get<double>()};
-      }
-    }
-    if (entry.contains("bounds")) {  // a Loop's scan output length (--bound)
-      for (const auto& [name, bound] : entry.at("bounds").items()) {
-        model.load.bounds[name] = bound.get<int64_t>();
-      }
-    }
-    models.push_back(std::move(model));
-  }
-  return models;
-}
-
-std::vector<ManifestModel> all_models() {
-  std::vector<ManifestModel> models;
-  for (const char* variable : {"ONEPOOL_MODELS_DIR", "ONEPOOL_CACHE_DIR"}) {
-    const char* dir = std::getenv(variable);
-    if (dir == nullptr) continue;
-    const std::string base =
-        std::string(dir) + (std::string(variable) == "ONEPOOL_CACHE_DIR" ? "/models" : "");
-    for (auto& model : read_manifest(base)) {
-      model.fetched = std::string(variable) == "ONEPOOL_CACHE_DIR";
-      models.push_back(std::move(model));
-    }
-  }
-  return models;
-}
+using onepool_test::all_manifest_models;
+using onepool_test::ManifestModel;
 
 struct Tensors {
   std::vector<std::vector<std::byte>> storage;
@@ -140,7 +94,7 @@ std::vector<float> run_model(const ManifestModel& entry, const std::string& opti
 }  // namespace
 
 TEST_CASE("every suite and real model plans, runs, and is unchanged by graph optimizations") {
-  const std::vector<ManifestModel> models = all_models();
+  const std::vector<ManifestModel> models = all_manifest_models();
   if (models.empty()) {
     MESSAGE("no manifest found under ONEPOOL_MODELS_DIR or ONEPOOL_CACHE_DIR/models: skipped");
     return;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "common/model_manifest.h"
 #include "onepool/onepool.h"
 #include "planner/algo/algorithms.h"
 #include "planner/graph.h"
@@ -39,44 +40,16 @@ void check_topological(const Graph& graph) {
   }
 }
 
-struct ManifestModel {
-  std::string name;
-  std::string path;
-  std::vector<std::pair<std::string, std::vector<int64_t>>> shapes;
-  std::map<std::string, int64_t> bounds;  // --bound entries (a Loop's scan output length)
-};
-
-std::vector<ManifestModel> manifest_models() {
-  std::vector<ManifestModel> models;
-  for (const char* variable : {"ONEPOOL_MODELS_DIR", "ONEPOOL_CACHE_DIR"}) {
-    const char* dir = std::getenv(variable);
-    if (dir == nullptr) continue;
-    const std::string base =
-        std::string(dir) + (std::string(variable) == "ONEPOOL_CACHE_DIR" ? "/models" : "");
-    std::ifstream in(base + "/manifest.json");
-    if (!in) continue;
-    const nlohmann::json manifest = nlohmann::json::parse(in);
-    for (const auto& entry : manifest.at("models")) {
-      ManifestModel model{
-          entry.at("name"), base + "/" + entry.at("file").get<std::string>(), {}, {}};
-      for (const auto& [name, shape] : entry.at("inputs").items()) {
-        model.shapes.emplace_back(name, shape.get<std::vector<int64_t>>());
-      }
-      if (entry.contains("bounds")) model.bounds = entry.at("bounds").get<decltype(model.bounds)>();
-      models.push_back(std::move(model));
-    }
-  }
-  return models;
-}
+using onepool_test::ManifestModel;
 
 TEST_CASE("every generated and fetched model: a valid order, never a higher peak") {
-  const std::vector<ManifestModel> models = manifest_models();
+  const std::vector<ManifestModel> models = onepool_test::all_manifest_models();
   REQUIRE_MESSAGE(!models.empty(), "no manifest under ONEPOOL_MODELS_DIR");
   for (const ManifestModel& entry : models) {
     CAPTURE(entry.name);
     ImportOptions import;
-    import.input_shapes = entry.shapes;
-    import.bounds = entry.bounds;
+    import.input_shapes = entry.load.input_shapes;
+    import.bounds = entry.load.bounds;
     auto graph = import_onnx_file(entry.path, import);
     if (!graph) {  // a fetched model may be missing: the model suite reports it
       MESSAGE(entry.name, ": not imported: ", graph.status().to_string());
@@ -96,9 +69,7 @@ TEST_CASE("every generated and fetched model: a valid order, never a higher peak
 
 std::vector<float> run_with_schedule(const ManifestModel& entry, const std::string& schedule,
                                      std::string& summary) {
-  LoadOptions load;
-  load.input_shapes = entry.shapes;
-  load.bounds = entry.bounds;
+  LoadOptions load = entry.load;
   load.schedule = schedule;
   auto model = Model::load(entry.path, load);
   REQUIRE_MESSAGE(model.has_value(), model.status().to_string());
@@ -127,7 +98,7 @@ std::vector<float> run_with_schedule(const ManifestModel& entry, const std::stri
 
 // Reordering nodes changes no arithmetic: the outputs are bit for bit those of the model order.
 TEST_CASE("a Session with schedule 'memory' gives the outputs of the model order") {
-  for (const ManifestModel& entry : manifest_models()) {
+  for (const ManifestModel& entry : onepool_test::all_manifest_models()) {
     if (entry.name != "inception" && entry.name != "unet") continue;
     CAPTURE(entry.name);
     std::string model_summary, memory_summary;
@@ -137,11 +108,9 @@ TEST_CASE("a Session with schedule 'memory' gives the outputs of the model order
     CHECK(memory_summary.find("schedule memory: peak") != std::string::npos);
     MESSAGE(memory_summary);
   }
-  const std::vector<ManifestModel> models = manifest_models();
+  const std::vector<ManifestModel> models = onepool_test::all_manifest_models();
   REQUIRE(!models.empty());
-  LoadOptions load;
-  load.input_shapes = models[0].shapes;
-  load.bounds = models[0].bounds;
+  LoadOptions load = models[0].load;
   load.schedule = "smallest";
   auto model = Model::load(models[0].path, load);
   REQUIRE_FALSE(model.has_value());

@@ -379,3 +379,35 @@ def test_loop_scan_output_bounded_by_bounds(data_dependent_path):
         assert out["h_all"].shape == (rows, 1, 4)
         if rows:
             np.testing.assert_array_equal(out["h_all"][-1], out["h_final"])
+
+
+def test_external_inputs_and_outputs_are_the_numpy_arrays(session, mlp_path, mlp_input):
+    # external="all": x and probs live in the caller's arrays, not the pool (no copies), and the
+    # outputs are the same bits as the pooled Session's.
+    ext = onepool.Session(mlp_path, dims={"batch": 1}, external="all")
+    external = [t for t in ext.plan().tensors if t.external]
+    assert sorted(t.name for t in external) == ["probs", "x"]
+    assert all(t.bytes == 0 and t.offset == 0 for t in external)
+    assert ext.pool_bytes < session.pool_bytes
+    np.testing.assert_array_equal(ext.run({"x": mlp_input})["probs"],
+                                  session.run({"x": mlp_input})["probs"])
+    only_x = onepool.Model(mlp_path, dims={"batch": 1}).plan(external=["x"])
+    assert [t.name for t in only_x.tensors if t.external] == ["x"]
+    with pytest.raises(onepool.InvalidArgumentError,
+                       match=r"external tensor 'nope' is not a graph input or output.*x, probs"):
+        onepool.Session(mlp_path, dims={"batch": 1}, external=["nope"])
+    with pytest.raises(onepool.InvalidArgumentError, match="external: expected a str or a list"):
+        onepool.Session(mlp_path, dims={"batch": 1}, external=3)
+
+
+def test_external_outputs_of_data_dependent_size(data_dependent_path):
+    pooled = onepool.Session(data_dependent_path)
+    ext = onepool.Session(data_dependent_path, external="outputs")
+    x = np.linspace(-1, 1, 64, dtype=np.float32).reshape(4, 16)
+    boxes = np.random.default_rng(1).random((1, 40, 4), dtype=np.float32)
+    scores = np.random.default_rng(2).random((1, 3, 40), dtype=np.float32)
+    feeds = {"x": x, "boxes": boxes, "scores": scores}
+    expected, got = pooled.run(feeds), ext.run(feeds)
+    assert list(got) == list(expected)
+    for name in expected:
+        np.testing.assert_array_equal(got[name], expected[name])

@@ -6,6 +6,9 @@
 #include <sstream>
 
 #include "onepool/version.h"
+#include "planner/external_io.h"
+#include "planner/flag_split.h"
+#include "planner/plan_dump.h"
 #include "planner/plan_provenance.h"
 #include "planner/shape_binding.h"
 #include "planner/shape_input_flag.h"
@@ -35,6 +38,11 @@ Expected<PlanProvenance> current_provenance(const ModelFlags& flags, const Model
   ONEPOOL_ASSIGN_OR_RETURN(Device device, Device::parse(flags.device));
   provenance.device = device.to_string();
   set_planner_provenance(flags, provenance);
+  PlanOptions plan_options;
+  ONEPOOL_RETURN_IF_ERROR(parse_external_flags(flags.external, plan_options));
+  ONEPOOL_ASSIGN_OR_RETURN(const std::vector<uint8_t> external,
+                           find_external_values(model.graph(), plan_options));
+  provenance.external = describe_external_values(model.graph(), external);
   return provenance;
 }
 
@@ -95,6 +103,7 @@ void add_model_flags(CLI::App& command, ModelFlags& flags) {
                   "(what kernels prefer; the pool may grow)")
       ->check(CLI::IsMember({"fit", "fast"}))
       ->capture_default_str();
+  command.add_option("--external", flags.external, kExternalFlagHelp);
   command
       .add_option("--plan-budget", flags.plan_budget_ms,
                   "time budget of the searching planners, in ms")
@@ -144,6 +153,33 @@ Status parse_bound_flags(const std::vector<std::string>& texts,
   return Status::ok();
 }
 
+Status parse_external_flags(const std::vector<std::string>& texts, PlanOptions& options) {
+  for (const std::string& text : texts) {
+    for (const std::string& item : split_text(text, ',')) {
+      if (item.empty()) {
+        return make_status(StatusCode::kInvalidArgument, "--external '", text,
+                           "': empty name (expected inputs, outputs, all, none or tensor names, "
+                           "comma-separated)");
+      }
+      if (item == "none") continue;
+      if (item == "inputs" || item == "all") options.external_inputs = true;
+      if (item == "outputs" || item == "all") options.external_outputs = true;
+      if (item != "inputs" && item != "outputs" && item != "all") {
+        options.external_tensors.push_back(item);
+      }
+    }
+  }
+  return Status::ok();
+}
+
+std::string external_tensor_names(const Plan& plan) {
+  std::string names;
+  for (const PlannedTensor& tensor : plan.tensors) {
+    if (tensor.external) names += str_cat(names.empty() ? "" : ",", tensor.name);
+  }
+  return names.empty() ? "none" : names;
+}
+
 Expected<SessionOptions> make_session_options(const ModelFlags& flags) {
   SessionOptions options;
   ONEPOOL_ASSIGN_OR_RETURN(options.device, Device::parse(flags.device));
@@ -157,6 +193,7 @@ Expected<SessionOptions> make_session_options(const ModelFlags& flags) {
   options.plan.aliasing = flags.aliasing == "on";
   options.plan.fast_workspaces = flags.workspaces == "fast";
   options.plan.budget_ms = flags.plan_budget_ms;
+  ONEPOOL_RETURN_IF_ERROR(parse_external_flags(flags.external, options.plan));
   options.cuda_graph = !flags.no_cuda_graph;
   options.tf32 = flags.tf32;
   options.profile = flags.profile;
@@ -212,6 +249,8 @@ Expected<LoadedSession> load_session(const ModelFlags& flags) {
               format_bytes(plan.pool_bytes).c_str(), format_bytes(plan.lower_bound_bytes).c_str(),
               format_bytes(plan.naive_bytes).c_str(),
               format_bytes(loaded.model->weights_bytes()).c_str());
+  const std::string external = describe_external_tensors(plan);
+  if (!external.empty()) std::printf("external:  %s\n", external.c_str());
   return loaded;
 }
 

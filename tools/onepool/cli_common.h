@@ -28,6 +28,7 @@ struct ModelFlags {
   std::string schedule = "model";
   std::string aliasing = "on";
   std::string workspaces = "fit";
+  std::vector<std::string> external;  // repeatable --external (caller-buffer inputs/outputs)
   double plan_budget_ms = 100.0;
   int threads = 0;
   bool shared_threads = false;  // bench --streams, serve --sessions: one CpuThreadPool for all
@@ -56,6 +57,17 @@ Expected<LoadOptions> make_load_options(const ModelFlags& flags);
 /// Parses --bound values (name=N) into `bounds`; a name given twice is an error.
 Status parse_bound_flags(const std::vector<std::string>& texts,
                          std::map<std::string, int64_t>* bounds);
+
+/// The --external option's help (run, bench, compare and plan share it).
+inline constexpr const char* kExternalFlagHelp =
+    "graph inputs/outputs that live in the caller's buffers instead of the pool (no pool bytes, "
+    "no copies; shown as external in the plan): inputs, outputs, all, or tensor names, "
+    "comma-separated (repeatable)";
+/// Applies --external values to `options` (PlanOptions::external_*): "inputs", "outputs",
+/// "all", "none" or tensor names, comma-separated. An empty item is an error.
+Status parse_external_flags(const std::vector<std::string>& texts, PlanOptions& options);
+/// The external tensors' names in plan order, comma-separated, or "none" (provenance).
+std::string external_tensor_names(const Plan& plan);
 
 /// The SessionOptions the flags ask for (no plan_override: load_session reads --load-plan), with
 /// a new CpuThreadPool of --threads threads under --shared-threads.

@@ -80,6 +80,7 @@ ModelFlags reference_flags(const CompareFlags& flags) {
   ref.algorithm = "linear";
   ref.aliasing = "off";
   ref.workspaces = "fit";
+  ref.external.clear();  // every input and output copied through the pool
   ref.threads = 1;
   return ref;
 }

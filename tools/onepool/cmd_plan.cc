@@ -54,6 +54,7 @@ struct PlanFlags {
   std::string schedule = "model";
   std::string aliasing = "on";
   std::string workspaces = "fit";
+  std::vector<std::string> external;  // repeatable --external
   double plan_budget_ms = 100.0;
   std::string format = "text";  // text: summary, chart, peak tensors; table: text + every tensor
   bool table = false;           // --table / -v: the per-tensor table in the text view
@@ -101,8 +102,9 @@ Expected<ImportOptions> import_options(const PlanFlags& flags,
   return options;
 }
 
-PlanOptions plan_options(const PlanFlags& flags) {
+Expected<PlanOptions> plan_options(const PlanFlags& flags) {
   PlanOptions options;
+  ONEPOOL_RETURN_IF_ERROR(parse_external_flags(flags.external, options));
   options.algorithm = flags.algorithm;
   options.alignment = flags.alignment;
   options.aliasing = flags.aliasing == "on";
@@ -163,7 +165,8 @@ Expected<PlannedSource> plan_model(const PlanFlags& flags) {
               unsupported > 0 ? str_cat(" (", unsupported, " node(s) without one)") : std::string(),
               schedule_note);
   start = std::chrono::steady_clock::now();
-  ONEPOOL_ASSIGN_OR_RETURN(source.plan, build_plan(graph, plan_options(flags), needs));
+  ONEPOOL_ASSIGN_OR_RETURN(const PlanOptions options, plan_options(flags));
+  ONEPOOL_ASSIGN_OR_RETURN(source.plan, build_plan(graph, options, needs));
   source.build_ms = elapsed_ms(start);
   return source;
 }
@@ -173,9 +176,13 @@ Expected<PlannedSource> plan_records(const PlanFlags& flags) {
   auto start = std::chrono::steady_clock::now();
   ONEPOOL_ASSIGN_OR_RETURN(RecordsFile file, load_records_csv(flags.records_path));
   source.load_ms = elapsed_ms(start);
+  if (!flags.external.empty()) {
+    return make_status(StatusCode::kInvalidArgument,
+                       "--external needs a model: usage records have no graph inputs or outputs");
+  }
   start = std::chrono::steady_clock::now();
-  ONEPOOL_ASSIGN_OR_RETURN(source.plan,
-                           build_plan_from_records(file.records, file.ids, plan_options(flags)));
+  ONEPOOL_ASSIGN_OR_RETURN(const PlanOptions options, plan_options(flags));
+  ONEPOOL_ASSIGN_OR_RETURN(source.plan, build_plan_from_records(file.records, file.ids, options));
   source.build_ms = elapsed_ms(start);
   return source;
 }
@@ -220,6 +227,7 @@ Expected<PlanProvenance> plan_provenance(const PlanFlags& flags, const PlannedSo
   provenance.input_shapes = source.input_shapes;
   provenance.device = "cpu";  // the workspaces are the CPU kernels'
   set_planner_provenance(flags, provenance);
+  provenance.external = external_tensor_names(source.plan);
   return provenance;
 }
 
@@ -387,6 +395,7 @@ void register_plan_command(CLI::App& app, int& exit_code) {
                    "(what kernels prefer; the pool may grow)")
       ->check(CLI::IsMember({"fit", "fast"}))
       ->capture_default_str();
+  command->add_option("--external", flags->external, kExternalFlagHelp);
   command
       ->add_option("--plan-budget", flags->plan_budget_ms,
                    "time budget of the searching planners, in ms")
