@@ -314,8 +314,9 @@ std::string render_plan_chart(const Plan& plan, int width, int height) {
   return out.str();
 }
 
-std::string render_plan_summary(const Plan& plan, double total_planning_ms) {
-  const Status verdict = plan.verify();
+std::string render_plan_summary(const Plan& plan, double total_planning_ms,
+                                const Status* given_verdict) {
+  const Status verdict = given_verdict != nullptr ? *given_verdict : plan.verify();
   std::ostringstream out;
   constexpr size_t kWidth = 16;  // the exact numbers right-aligned in one column
   out << "pool:        " << format_bytes(plan.pool_bytes, kWidth) << "\n";

@@ -24,8 +24,10 @@ std::string render_plan_chart(const Plan& plan, int width = 100, int height = 60
 /// Pool, lower bound and naive bytes (format_bytes: exact and binary units), pool/LB, "optimal",
 /// verify verdict, one planning time and the plan's shape (algorithm, alignment, tensors, steps).
 /// `total_planning_ms` >= 0: the whole planning phase, shown with its placement part; < 0: only
-/// the placement time the plan records.
-std::string render_plan_summary(const Plan& plan, double total_planning_ms = -1.0);
+/// the placement time the plan records. `verdict`: the caller's plan.verify() result, or null
+/// to verify here.
+std::string render_plan_summary(const Plan& plan, double total_planning_ms = -1.0,
+                                const Status* verdict = nullptr);
 /// `name,op,dtype,shape,bytes,offset,first,last` header plus one line per tensor.
 std::string render_plan_csv(const Plan& plan);
 

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "onepool/plan.h"
+#include "planner/json_writer.h"
 
 namespace onepool {
 namespace {
@@ -88,27 +89,30 @@ std::string dtype_json_name(DType dtype) {
   return dtype == DType::kUndefined ? kUndefinedDTypeName : dtype_name(dtype);
 }
 
-Json tensor_to_json(const PlannedTensor& tensor) {
-  Json out = {{"id", tensor.id},
-              {"name", tensor.name},
-              {"op", tensor.producer_op},
-              {"dtype", dtype_json_name(tensor.dtype)},
-              {"shape", std::vector<int64_t>(tensor.shape.begin(), tensor.shape.end())},
-              {"bytes", tensor.bytes},
-              {"offset", tensor.offset},
-              {"first", tensor.first},
-              {"last", tensor.last}};
+// One tensor at `depth`, its members in key order (as nlohmann sorts them).
+void write_tensor(const PlannedTensor& tensor, std::string& out, int depth) {
+  JsonObjectWriter object(out, depth);
   if (tensor.alias_of >= 0) {
-    out["alias_of"] = tensor.alias_of;
-    out["alias_offset"] = tensor.alias_offset;
+    object.member("alias_of", tensor.alias_of);
+    object.member("alias_offset", static_cast<uint64_t>(tensor.alias_offset));
   }
-  if (tensor.workspace_node >= 0) out["workspace_node"] = tensor.workspace_node;
   if (!tensor.bound.empty()) {
-    out["bounded"] = true;
-    out["bound"] = tensor.bound;
+    object.member("bound", tensor.bound);
+    object.member("bounded", true);
   }
-  if (tensor.external) out["external"] = true;
-  return out;
+  object.member("bytes", static_cast<uint64_t>(tensor.bytes));
+  object.member("dtype", dtype_json_name(tensor.dtype));
+  if (tensor.external) object.member("external", true);
+  object.member("first", tensor.first);
+  object.member("id", tensor.id);
+  object.member("last", tensor.last);
+  object.member("name", tensor.name);
+  object.member("offset", static_cast<uint64_t>(tensor.offset));
+  object.member("op", tensor.producer_op);
+  const std::vector<int64_t> dims(tensor.shape.begin(), tensor.shape.end());
+  object.integers_member("shape", dims);
+  if (tensor.workspace_node >= 0) object.member("workspace_node", tensor.workspace_node);
+  object.close();
 }
 
 // Reads a non-negative integer field; nlohmann would silently wrap a negative one.
@@ -265,31 +269,38 @@ Expected<Plan> plan_from_document(const Json& document) {
 }  // namespace
 
 std::string Plan::to_json() const {
-  Json steps_json = Json::array();
-  for (const PlanStep& step : steps) steps_json.push_back({{"node", step.node}, {"op", step.op}});
-  Json tensors_json = Json::array();
-  for (const PlannedTensor& tensor : tensors) tensors_json.push_back(tensor_to_json(tensor));
-  Json document = {{"schema_version", kSchemaVersion},
-                   {"pool_bytes", pool_bytes},
-                   {"alignment", alignment},
-                   {"lower_bound_bytes", lower_bound_bytes},
-                   {"naive_bytes", naive_bytes},
-                   {"plain_lower_bound_bytes", plain_lower_bound_bytes},
-                   {"plain_pool_bytes", plain_pool_bytes},
-                   {"algorithm", algorithm},
-                   {"optimal", optimal},
-                   {"planning_ms", planning_ms},
-                   {"verified", verified},
-                   {"steps", steps_json},
-                   {"tensors", tensors_json}};
-  if (provenance.known()) document["provenance"] = provenance_to_json(provenance);
+  // Streamed member by member in nlohmann's own layout: a DOM of 100,000 tensors took several
+  // times the plan's own memory and most of the time.
+  std::string out;
+  out.reserve(256 + tensors.size() * 200 + steps.size() * 48);
+  JsonObjectWriter document(out, 0);
+  document.member("algorithm", algorithm);
+  document.member("alignment", static_cast<uint64_t>(alignment));
+  document.member("lower_bound_bytes", static_cast<uint64_t>(lower_bound_bytes));
+  document.member("naive_bytes", static_cast<uint64_t>(naive_bytes));
   if (!nested.empty()) {
-    Json nested_json = Json::array();
-    for (const NestedPlan& entry : nested) nested_json.push_back(nested_to_json(entry));
-    document["nested"] = nested_json;
+    document.array_member("nested", nested.size(), [&](size_t i, int depth) {
+      document.append_json(nested_to_json(nested[i]), depth);
+    });
   }
-  // Invalid UTF-8 in a name is replaced rather than thrown.
-  return document.dump(1, ' ', false, Json::error_handler_t::replace);
+  document.member("optimal", optimal);
+  document.member("plain_lower_bound_bytes", static_cast<uint64_t>(plain_lower_bound_bytes));
+  document.member("plain_pool_bytes", static_cast<uint64_t>(plain_pool_bytes));
+  document.member("planning_ms", planning_ms);
+  document.member("pool_bytes", static_cast<uint64_t>(pool_bytes));
+  if (provenance.known()) document.member("provenance", provenance_to_json(provenance));
+  document.member("schema_version", static_cast<int64_t>(kSchemaVersion));
+  document.array_member("steps", steps.size(), [&](size_t i, int depth) {
+    JsonObjectWriter step(out, depth);
+    step.member("node", steps[i].node);
+    step.member("op", steps[i].op);
+    step.close();
+  });
+  document.array_member("tensors", tensors.size(),
+                        [&](size_t i, int depth) { write_tensor(tensors[i], out, depth); });
+  document.member("verified", verified);
+  document.close();
+  return out;
 }
 
 Expected<Plan> Plan::from_json(std::string_view json) {
