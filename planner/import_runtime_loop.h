@@ -24,17 +24,11 @@
 #include <onnx/onnx_pb.h>
 
 #include "onepool/status.h"
+#include "planner/control_flow_attributes.h"
 #include "planner/import_shape_inputs.h"
 #include "planner/import_subgraph.h"
 
 namespace onepool {
-
-/// The int attribute an extracted Loop carries: how many of its inputs after M and cond are
-/// loop-carried (the rest are captured values).
-inline constexpr const char* kLoopCarriedAttribute = "onepool_carried";
-/// The int attribute of an extracted Loop whose scan outputs are planned at a --bound: the rows
-/// they have room for (absent: exactly M rows).
-inline constexpr const char* kLoopScanBoundAttribute = "onepool_scan_bound";
 
 /// Extracts the first Loop of `model`'s main graph whose inputs and captured values have known
 /// types, as above; returns 1, or 0 when there is none. Errors name the node: a missing body,

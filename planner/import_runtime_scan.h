@@ -17,12 +17,10 @@
 #include <onnx/onnx_pb.h>
 
 #include "onepool/status.h"
+#include "planner/control_flow_attributes.h"
 #include "planner/import_subgraph.h"
 
 namespace onepool {
-
-/// The int attribute an extracted Scan carries: how many of its inputs are states.
-inline constexpr const char* kScanStatesAttribute = "onepool_states";
 
 /// Extracts the first Scan of `model`'s main graph whose inputs and captured values have known
 /// types, as above; returns 1, or 0 when there is none. Errors name the node.

@@ -1,6 +1,8 @@
 // Shape inputs: detection (a backward walk from shape parameters) and binding (initializers).
 #include "planner/import_shape_inputs.h"
 
+#include <onnx/onnx_pb.h>
+
 #include <cmath>
 #include <limits>
 #include <optional>

@@ -13,8 +13,6 @@
 // Cost: O(nodes + edges) for the walk (each value is visited once).
 #pragma once
 
-#include <onnx/onnx_pb.h>
-
 #include <map>
 #include <string>
 #include <vector>
@@ -22,6 +20,12 @@
 #include "onepool/model.h"
 #include "onepool/status.h"
 #include "planner/graph.h"
+
+// Declared, not included: the CLI's conformance runner reads find_shape_inputs_in_file without
+// ONNX's generated headers (only import includes those).
+namespace onnx {
+class ModelProto;
+}  // namespace onnx
 
 namespace onepool {
 

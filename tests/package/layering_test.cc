@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -99,4 +100,63 @@ TEST_CASE("the backends do not include each other") {
   check_includes("runtime/cuda", [](const std::string& target) {
     return !starts_with(target, "runtime/cpu/") && !starts_with(target, "tools/");
   });
+}
+
+namespace {
+
+// Whether `file` (relative to the root) reaches ONNX's or protobuf's headers through its quoted
+// includes, followed transitively; `memo` caches each file's answer (cycles count as no).
+bool reaches_onnx(const fs::path& root, const std::string& file, std::map<std::string, int>& memo) {
+  const auto known = memo.find(file);
+  if (known != memo.end()) return known->second == 1;
+  memo[file] = 0;  // in progress
+  fs::path path = root / file;
+  if (!fs::exists(path)) path = root / "include" / file;
+  std::ifstream in(path);
+  std::string line;
+  bool reaches = false;
+  while (std::getline(in, line) && !reaches) {
+    if (starts_with(line, "#include <onnx/") || starts_with(line, "#include <google/protobuf")) {
+      reaches = true;
+    } else if (starts_with(line, "#include \"")) {
+      const size_t end = line.find('"', 10);
+      reaches = end != std::string::npos && reaches_onnx(root, line.substr(10, end - 10), memo);
+    }
+  }
+  memo[file] = reaches ? 1 : 0;
+  return reaches;
+}
+
+// The ONNX import layer: the only files that may see ONNX's generated classes.
+bool in_import_layer(const std::string& file) {
+  const std::string name = fs::path(file).filename().string();
+  return starts_with(file, "planner/") &&
+         (starts_with(name, "import_") || starts_with(name, "onnx_import") ||
+          starts_with(name, "constant_folding") || starts_with(name, "model_info") ||
+          starts_with(name, "tensor_proto"));
+}
+
+}  // namespace
+
+// ONNX and protobuf stay inside import: no file of the public API, the rest of the planner, the
+// runtime, the tools or the Python module reaches their headers, even through another header.
+TEST_CASE("ONNX and protobuf headers are reached only by the import layer") {
+  const fs::path root = source_root();
+  std::map<std::string, int> memo;
+  int violations = 0;
+  int checked = 0;
+  for (const char* dir : {"include/onepool", "planner", "runtime", "tools", "python/src"}) {
+    if (!fs::exists(root / dir)) continue;
+    for (const auto& entry : fs::recursive_directory_iterator(root / dir)) {
+      if (!entry.is_regular_file() || !is_source(entry.path())) continue;
+      const std::string file = fs::relative(entry.path(), root).string();
+      if (in_import_layer(file)) continue;
+      ++checked;
+      if (!reaches_onnx(root, file, memo)) continue;
+      ++violations;
+      MESSAGE(file << " reaches ONNX or protobuf headers");
+    }
+  }
+  CHECK(checked > 300);
+  CHECK(violations == 0);
 }

@@ -22,7 +22,7 @@
 #include <utility>
 #include <vector>
 
-#include "planner/import_runtime_loop.h"
+#include "planner/control_flow_attributes.h"
 #include "runtime/cpu/kernel_registry.h"
 #include "runtime/cpu/kernels/nested_graph.h"
 
