@@ -94,6 +94,35 @@ Status check_tensor_matches(const TensorInfo& info, const TensorView& view, cons
   return Status::ok();
 }
 
+namespace {
+// Session::create's steps 1 and 2, which Plan::build shares: every kernel prepared (all
+// unsupported nodes reported at once), then the plan built, or a saved one verified.
+Expected<Plan> prepare_and_plan(Backend& backend, const Model& model, const SessionOptions& options,
+                                SessionTimings& timings) {
+  auto start = std::chrono::steady_clock::now();
+  NodeMemoryNeeds needs;
+  ONEPOOL_RETURN_IF_ERROR(backend.prepare(model, needs));
+  timings.prepare_ms = elapsed_ms(start);
+  // Step 2. Plan (or adopt a saved plan) and verify it.
+  start = std::chrono::steady_clock::now();
+  Plan plan;
+  if (options.plan_override != nullptr) {
+    plan = *options.plan_override;
+    ONEPOOL_RETURN_IF_ERROR(plan.verify().with_context("the given plan"));
+  } else {
+    ONEPOOL_ASSIGN_OR_RETURN(plan, build_plan(model.graph(), options.plan, needs));
+  }
+  timings.plan_ms = elapsed_ms(start);
+  return plan;
+}
+}  // namespace
+
+Expected<Plan> Plan::build(const Model& model, const SessionOptions& options) {
+  ONEPOOL_ASSIGN_OR_RETURN(std::unique_ptr<Backend> backend, create_backend(options));
+  SessionTimings timings;
+  return prepare_and_plan(*backend, model, options, timings);
+}
+
 Expected<std::unique_ptr<Session>> Session::create(std::shared_ptr<const Model> model,
                                                    const SessionOptions& options) {
   if (!model) return make_status(StatusCode::kInvalidArgument, "Session::create: null model");
@@ -113,22 +142,12 @@ Expected<std::unique_ptr<Session>> create_session_with_backend(std::shared_ptr<c
   if (!options.debug_perturb_node.empty()) {
     ONEPOOL_RETURN_IF_ERROR(set_debug_perturbation(*impl->backend, model->graph(), options));
   }
-  // Step 1. Prepare kernels: every unsupported node is reported at once.
-  auto start = std::chrono::steady_clock::now();
-  NodeMemoryNeeds needs;
-  ONEPOOL_RETURN_IF_ERROR(impl->backend->prepare(*model, needs));
-  impl->timings.prepare_ms = elapsed_ms(start);
-  // Step 2. Plan (or adopt a saved plan) and verify it.
-  start = std::chrono::steady_clock::now();
-  if (options.plan_override != nullptr) {
-    impl->plan = *options.plan_override;
-    ONEPOOL_RETURN_IF_ERROR(impl->plan.verify().with_context("the given plan"));
-  } else {
-    ONEPOOL_ASSIGN_OR_RETURN(impl->plan, build_plan(model->graph(), options.plan, needs));
-  }
-  impl->timings.plan_ms = elapsed_ms(start);
+  // Steps 1 and 2 (Plan::build's path): prepare every kernel, then plan (or adopt and verify a
+  // saved plan).
+  ONEPOOL_ASSIGN_OR_RETURN(impl->plan,
+                           prepare_and_plan(*impl->backend, *model, options, impl->timings));
   // Step 3. One pool allocation; views bound once.
-  start = std::chrono::steady_clock::now();
+  const auto start = std::chrono::steady_clock::now();
   ONEPOOL_RETURN_IF_ERROR(
       impl->backend->bind(*model, impl->plan, options.pool, options.pool_capacity));
   impl->timings.allocate_ms = elapsed_ms(start);

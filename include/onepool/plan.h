@@ -16,6 +16,9 @@
 
 namespace onepool {
 
+class Model;            // onepool/model.h
+struct SessionOptions;  // onepool/session.h
+
 /// One placed buffer: a graph tensor (id >= 0) or a node's workspace (workspace_node >= 0).
 struct PlannedTensor {
   int32_t id = -1;          ///< value id in the model's graph; -1 for a workspace
@@ -131,6 +134,14 @@ struct Plan {
   std::string to_json() const;
   /// Parses what to_json() wrote (schema_version 2, or 1 without provenance); rejects others.
   static Expected<Plan> from_json(std::string_view json);
+  /// The plan Session::create(model, options) would use, without creating a Session: the
+  /// backend of options.device prepares every node (so the plan holds that backend's
+  /// workspaces: a CUDA plan shows CUDA's), then options.plan places them, or
+  /// options.plan_override is verified and returned. Session::create takes the same path, so a
+  /// caller learns the pool size here and can then give SessionOptions::pool exactly that many
+  /// bytes. Allocates no pool. Errors as Session::create's (unsupported nodes, a missing device).
+  /// Defined in the runtime library.
+  static Expected<Plan> build(const Model& model, const SessionOptions& options);
   /// Index into `tensors` of graph value `id`, or -1 (weights are not planned).
   int32_t find_tensor(int32_t id) const;
 };

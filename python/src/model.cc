@@ -79,9 +79,8 @@ std::string describe(const TensorInfo& info) {
          ", shape=" + py::repr(shape_tuple(info.shape)).cast<std::string>() + ")";
 }
 
-// Model.plan(): the plan a CPU Session of this model uses. The planner's inputs (each kernel's
-// workspace and aliasing) come from the backend, which only a Session prepares, so a short-lived
-// single-threaded Session builds it (its pool is allocated and freed untouched).
+// Model.plan(): the plan a CPU Session of this model uses (Plan::build: the CPU backend prepares
+// every node for its workspaces and sharing; no pool is allocated).
 Plan plan_of(const PyModel& model, const std::string& algorithm, size_t alignment, bool aliasing,
              const std::string& workspaces, double budget_ms, const py::object& external) {
   SessionOptions options;
@@ -89,12 +88,12 @@ Plan plan_of(const PyModel& model, const std::string& algorithm, size_t alignmen
   options.plan = plan_options(algorithm, alignment, aliasing, workspaces);
   options.plan.budget_ms = budget_ms;
   set_external(external, options.plan);
-  Expected<std::unique_ptr<Session>> session = Status();
+  Expected<Plan> plan = Status();
   {
     py::gil_scoped_release release;
-    session = Session::create(model.model, options);
+    plan = Plan::build(*model.model, options);
   }
-  return unwrap(std::move(session))->plan();
+  return unwrap(std::move(plan));
 }
 
 }  // namespace
