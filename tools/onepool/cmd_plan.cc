@@ -11,24 +11,21 @@
 #include <utility>
 #include <vector>
 
+#include "onepool/model.h"
 #include "onepool/plan.h"
+#include "onepool/session.h"
 #include "onepool/version.h"
 #include "planner/algo/algorithms.h"
 #include "planner/build_plan.h"
 #include "planner/onnx_import.h"
-#include "planner/optimize/optimize.h"
 #include "planner/plan_diff.h"
 #include "planner/plan_dump.h"
 #include "planner/plan_html.h"
 #include "planner/plan_provenance.h"
 #include "planner/records_csv.h"
-#include "planner/schedule.h"
 #include "planner/shape_binding.h"
 #include "planner/shape_input_flag.h"
 #include "runtime/cpu/cpu_backend.h"
-#include "runtime/cpu/kernel_registry.h"
-#include "runtime/cpu/weight_folding.h"
-#include "runtime/tensor_budget.h"
 #include "tools/onepool/cli_common.h"
 #include "tools/onepool/commands.h"
 #include "tools/onepool/shape_ranges.h"
@@ -55,6 +52,7 @@ struct PlanFlags {
   std::string aliasing = "on";
   std::string workspaces = "fit";
   std::vector<std::string> external;  // repeatable --external
+  std::string device = "cpu";         // whose kernels declare the workspaces
   double plan_budget_ms = 100.0;
   std::string format = "text";  // text: summary, chart, peak tensors; table: text + every tensor
   bool table = false;           // --table / -v: the per-tensor table in the text view
@@ -70,6 +68,7 @@ struct PlannedSource {
   std::string graph_note;      // what the optimizer changed and how workspaces were found
   std::string input_shapes;    // bound input shapes, for the JSON's provenance
   bool ranges_at_top = false;  // --shapes gave ranges, planned at their top (as static mode)
+  std::string device = "cpu";  // whose kernels' workspaces the plan holds
 };
 
 std::string ms_text(double ms) {
@@ -113,12 +112,31 @@ Expected<PlanOptions> plan_options(const PlanFlags& flags) {
   return options;
 }
 
-// The scratch each node's CPU kernel declares, so the plan shown is the plan `run` uses. Nodes
-// without a CPU kernel get none (and are counted in the note).
-NodeMemoryNeeds cpu_workspaces(const Graph& graph, int& unsupported) {
-  return cpu::memory_needs(graph, &unsupported);
+// The LoadOptions `run` would use for these flags (`import`: the parsed --shapes, --dim, --values
+// and --bound).
+LoadOptions load_options(const PlanFlags& flags, const ImportOptions& import) {
+  LoadOptions load;
+  load.input_shapes = import.input_shapes;
+  load.dims = import.dims;
+  load.shape_input_values = import.shape_input_values;
+  load.bounds = import.bounds;
+  load.optimize = flags.optimize;
+  load.schedule = flags.schedule;
+  return load;
 }
 
+// The plan of a model OnePool cannot run on the CPU (some node has no kernel): those nodes are
+// planned without a workspace, so the planner still shows the memory of the rest.
+Expected<Plan> plan_without_some_kernels(const Model& model, const PlanOptions& options,
+                                         std::string& kernels_note) {
+  int unsupported = 0;
+  const NodeMemoryNeeds needs = cpu::memory_needs(model.graph(), &unsupported);
+  kernels_note += str_cat(" (", unsupported, " node(s) without one: this model cannot run)");
+  return build_plan(model.graph(), options, needs);
+}
+
+// The model as `run` loads it (Model::load) and the plan its Session would use (Plan::build, on
+// --device's backend): one pipeline for plan and run.
 Expected<PlannedSource> plan_model(const PlanFlags& flags) {
   PlannedSource source;
   // Ranges in --shapes ([lo..hi:step]) plan at the top of each range: the plan a static-mode
@@ -127,47 +145,32 @@ Expected<PlannedSource> plan_model(const PlanFlags& flags) {
                            top_of_range_shapes(flags.shapes));
   source.ranges_at_top = top_shapes != flags.shapes;
   ONEPOOL_ASSIGN_OR_RETURN(source.import, import_options(flags, top_shapes));
-  ONEPOOL_ASSIGN_OR_RETURN(OptimizeLevel level, parse_optimize_level(flags.optimize));
+  SessionOptions options;
+  ONEPOOL_ASSIGN_OR_RETURN(options.device, Device::parse(flags.device));
+  ONEPOOL_ASSIGN_OR_RETURN(options.plan, plan_options(flags));
   auto start = std::chrono::steady_clock::now();
-  ONEPOOL_ASSIGN_OR_RETURN(Graph graph, import_onnx_file(flags.model_path, source.import));
-  for (const std::string& warning : graph.import_warnings) {
+  ONEPOOL_ASSIGN_OR_RETURN(std::shared_ptr<const Model> model,
+                           Model::load(flags.model_path, load_options(flags, source.import)));
+  source.load_ms = elapsed_ms(start);
+  for (const std::string& warning : model->warnings()) {
     std::fprintf(stderr, "warning: %s\n", warning.c_str());
   }
-  ONEPOOL_RETURN_IF_ERROR(check_tensor_budget(graph, physical_memory_bytes()));  // as Model::load
-  if (level != OptimizeLevel::kNone) cpu::fold_weight_only_nodes(graph);  // as Model::load does
-  ONEPOOL_ASSIGN_OR_RETURN(OptimizeReport report, optimize_graph(graph, level));
-  source.load_ms = elapsed_ms(start);
   std::vector<std::pair<std::string, Shape>> inputs;
-  for (ValueId id : graph.inputs)
-    inputs.emplace_back(graph.values[id].name, graph.values[id].shape);
+  for (const TensorInfo& input : model->inputs()) inputs.emplace_back(input.name, input.shape);
   source.input_shapes = format_input_shapes(inputs);
-  if (flags.schedule != "model" && flags.schedule != "memory") {
-    return make_status(StatusCode::kInvalidArgument, "--schedule: '", flags.schedule,
-                       "' is not one of: model, memory");
-  }
-  int unsupported = 0;
-  NodeMemoryNeeds needs = cpu_workspaces(graph, unsupported);
-  std::string schedule_note;
-  if (flags.schedule == "memory") {  // the peak counts the workspaces, which follow their nodes
-    ScheduleOptions schedule_options;
-    schedule_options.workspace_bytes = needs.workspace_bytes;
-    ONEPOOL_ASSIGN_OR_RETURN(ScheduleReport schedule,
-                             schedule_for_memory(graph, flags.alignment, schedule_options));
-    if (schedule.reordered) {  // per-node needs follow the new order
-      unsupported = 0;
-      needs = cpu_workspaces(graph, unsupported);
-    }
-    schedule_note = str_cat("; schedule memory: ", describe_schedule(schedule));
-  }
-  source.graph_note =
-      str_cat("optimize ", flags.optimize, ": nodes ", report.nodes_before, " -> ",
-              report.nodes_after, "; workspaces from the CPU kernels",
-              unsupported > 0 ? str_cat(" (", unsupported, " node(s) without one)") : std::string(),
-              schedule_note);
+  source.device = options.device.to_string();
+  std::string kernels_note = str_cat("workspaces from the ", source.device, " kernels");
   start = std::chrono::steady_clock::now();
-  ONEPOOL_ASSIGN_OR_RETURN(const PlanOptions options, plan_options(flags));
-  ONEPOOL_ASSIGN_OR_RETURN(source.plan, build_plan(graph, options, needs));
+  Expected<Plan> plan = Plan::build(*model, options);
+  if (!plan && plan.status().code() == StatusCode::kUnsupported &&
+      options.device.kind == DeviceKind::kCpu) {
+    plan = plan_without_some_kernels(*model, options.plan, kernels_note);
+  }
+  if (!plan) return plan.status();
+  source.plan = std::move(plan).value();
   source.build_ms = elapsed_ms(start);
+  source.graph_note =
+      str_cat("optimize ", flags.optimize, ": ", model->optimization_summary(), "; ", kernels_note);
   return source;
 }
 
@@ -225,7 +228,7 @@ Expected<PlanProvenance> plan_provenance(const PlanFlags& flags, const PlannedSo
   provenance.model_path = flags.model_path;
   ONEPOOL_ASSIGN_OR_RETURN(provenance.model_hash, hash_model_file(flags.model_path));
   provenance.input_shapes = source.input_shapes;
-  provenance.device = "cpu";  // the workspaces are the CPU kernels'
+  provenance.device = source.device;  // whose kernels' workspaces the plan holds
   set_planner_provenance(flags, provenance);
   provenance.external = external_tensor_names(source.plan);
   return provenance;
@@ -397,6 +400,11 @@ void register_plan_command(CLI::App& app, int& exit_code) {
       ->check(CLI::IsMember({"fit", "fast"}))
       ->capture_default_str();
   command->add_option("--external", flags->external, kExternalFlagHelp);
+  command
+      ->add_option("--device", flags->device,
+                   "plan with this backend's kernels and workspaces: cpu or cuda:N (a CUDA plan "
+                   "needs the device, as a Session does)")
+      ->capture_default_str();
   command
       ->add_option("--plan-budget", flags->plan_budget_ms,
                    "time budget of the searching planners, in ms")

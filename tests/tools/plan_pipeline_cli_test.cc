@@ -1,0 +1,76 @@
+// `onepool plan` loads the model as `run` does (Model::load) and plans it as the Session would
+// (Plan::build on --device's backend): the pool it prints is the pool `run` uses, also where the
+// load pipeline rewrites the graph (QDQ fusion) or reorders it (--schedule memory).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <regex>
+#include <string>
+
+#include "tools/cli_run.h"
+
+namespace onepool::test {
+namespace {
+
+struct PipelineCli {
+  std::string binary = env_or_empty("ONEPOOL_CLI");
+  std::string models = env_or_empty("ONEPOOL_MODELS_DIR");
+  ScratchDir dir{"onepool_plan_pipeline"};
+
+  CommandResult onepool(const std::string& arguments) const {
+    REQUIRE_MESSAGE(!binary.empty(), "ONEPOOL_CLI is not set: run this test through CTest");
+    return run_command(shell_quote(binary) + " " + arguments, dir.file("out.txt"));
+  }
+  std::string model(const std::string& file) const {
+    const std::string path = models + "/" + file;
+    REQUIRE_MESSAGE(std::filesystem::exists(path), "generated model missing: ", path);
+    return shell_quote(path);
+  }
+};
+
+// The first number after `prefix` on a line ("pool:   140,288 B"), commas removed.
+std::string bytes_after(const std::string& text, const std::string& prefix) {
+  std::smatch match;
+  const std::regex pattern(prefix + R"(\s*([0-9,]+) B)");
+  REQUIRE_MESSAGE(std::regex_search(text, match, pattern), "no '", prefix, "' in:\n", text);
+  std::string digits = match[1];
+  digits.erase(std::remove(digits.begin(), digits.end(), ','), digits.end());
+  return digits;
+}
+
+}  // namespace
+
+TEST_CASE("plan prints the pool run uses: QDQ fusion and the memory schedule included") {
+  const PipelineCli cli;
+  for (const std::string& arguments :
+       {cli.model("cnn_qdq_int8.onnx"), cli.model("unet.onnx") + " --schedule memory",
+        cli.model("mlp.onnx") + " --dim batch=3 --external all"}) {
+    CAPTURE(arguments);
+    const CommandResult plan = cli.onepool("plan " + arguments);
+    const CommandResult run = cli.onepool("run " + arguments);
+    REQUIRE_MESSAGE(plan.exit_code == 0, plan.output);
+    REQUIRE_MESSAGE(run.exit_code == 0, run.output);
+    CHECK(bytes_after(plan.output, "pool:") == bytes_after(run.output, "memory:    pool"));
+    CHECK(plan.output.find("workspaces from the cpu kernels") != std::string::npos);
+  }
+  const CommandResult qdq = cli.onepool("plan " + cli.model("cnn_qdq_int8.onnx"));
+  CHECK(qdq.output.find("fused 4 QDQ") != std::string::npos);
+}
+
+TEST_CASE("plan --device: another backend's kernels, or a clear error without its device") {
+  const PipelineCli cli;
+  const CommandResult result =
+      cli.onepool("plan " + cli.model("mlp.onnx") + " --dim batch=1 --device cuda:0");
+  INFO(result.output);
+  if (result.exit_code == 0) {  // a machine with a GPU
+    CHECK(result.output.find("workspaces from the cuda:0 kernels") != std::string::npos);
+    return;
+  }
+  CHECK(result.exit_code == 1);
+  CHECK(result.output.find("cuda:0") != std::string::npos);
+  const CommandResult bad = cli.onepool("plan " + cli.model("mlp.onnx") + " --device gpu");
+  CHECK(bad.exit_code != 0);
+}
+
+}  // namespace onepool::test
