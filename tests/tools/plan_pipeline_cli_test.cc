@@ -5,10 +5,12 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <regex>
 #include <string>
 
 #include "tools/cli_run.h"
+#include "tools/tiny_models.h"
 
 namespace onepool::test {
 namespace {
@@ -39,7 +41,49 @@ std::string bytes_after(const std::string& text, const std::string& prefix) {
   return digits;
 }
 
+// x [2,64] -> Relu -> ai.onnx.ml.Normalizer -> y: the second node has no CPU kernel.
+void write_model_without_a_kernel(const std::string& path) {
+  onnx::ModelProto model;
+  model.set_ir_version(8);
+  model.add_opset_import()->set_version(17);
+  auto* ml = model.add_opset_import();
+  ml->set_domain(std::string("ai.onnx.ml"));
+  ml->set_version(3);
+  onnx::GraphProto* graph = model.mutable_graph();
+  graph->set_name(std::string("ml"));
+  add_float_io(graph->add_input(), "x", {"2", "64"});
+  add_float_io(graph->add_output(), "y", {"2", "64"});
+  onnx::NodeProto* relu = graph->add_node();
+  relu->set_op_type(std::string("Relu"));
+  relu->add_input(std::string("x"));
+  relu->add_output(std::string("r"));
+  onnx::NodeProto* normalizer = graph->add_node();
+  normalizer->set_op_type(std::string("Normalizer"));
+  normalizer->set_domain(std::string("ai.onnx.ml"));
+  normalizer->add_input(std::string("r"));
+  normalizer->add_output(std::string("y"));
+  onnx::AttributeProto* norm = normalizer->add_attribute();
+  norm->set_name(std::string("norm"));
+  norm->set_type(onnx::AttributeProto::STRING);
+  norm->set_s(std::string("MAX"));
+  std::ofstream(path, std::ios::binary) << model.SerializeAsString();
+}
+
 }  // namespace
+
+TEST_CASE("plan still plans a model OnePool cannot run, and says so") {
+  const PipelineCli cli;
+  const std::string path = cli.dir.file("ml.onnx");
+  write_model_without_a_kernel(path);
+  const CommandResult plan = cli.onepool("plan " + shell_quote(path));
+  INFO(plan.output);
+  CHECK(plan.exit_code == 0);
+  CHECK(plan.output.find("(1 node(s) without one: this model cannot run)") != std::string::npos);
+  CHECK(bytes_after(plan.output, "pool:") == "1024");
+  const CommandResult run = cli.onepool("run " + shell_quote(path));
+  CHECK(run.exit_code == 1);
+  CHECK(run.output.find("op 'ai.onnx.ml.Normalizer' has no CPU kernel") != std::string::npos);
+}
 
 TEST_CASE("plan prints the pool run uses: QDQ fusion and the memory schedule included") {
   const PipelineCli cli;
