@@ -17,7 +17,6 @@
 #include "onepool/version.h"
 #include "planner/algo/algorithms.h"
 #include "planner/build_plan.h"
-#include "planner/onnx_import.h"
 #include "planner/plan_diff.h"
 #include "planner/plan_dump.h"
 #include "planner/plan_html.h"
@@ -62,9 +61,9 @@ struct PlanFlags {
 
 struct PlannedSource {
   Plan plan;
-  ImportOptions import;
-  double load_ms = 0.0;        // model import + shape inference, or CSV parsing
-  double build_ms = 0.0;       // liveness + placement + verification
+  LoadOptions load;       // as `run` loads the model: the parsed --shapes, --dim, --values, --bound
+  double load_ms = 0.0;   // model import + shape inference, or CSV parsing
+  double build_ms = 0.0;  // liveness + placement + verification
   std::string graph_note;      // what the optimizer changed and how workspaces were found
   std::string input_shapes;    // bound input shapes, for the JSON's provenance
   bool ranges_at_top = false;  // --shapes gave ranges, planned at their top (as static mode)
@@ -82,10 +81,12 @@ double elapsed_ms(std::chrono::steady_clock::time_point start) {
       .count();
 }
 
-// `shapes`: the --shapes values with each range at its top.
-Expected<ImportOptions> import_options(const PlanFlags& flags,
-                                       const std::vector<std::string>& shapes) {
-  ImportOptions options;
+// The LoadOptions `run` would use for these flags; `shapes`: the --shapes values with each range
+// at its top.
+Expected<LoadOptions> load_options(const PlanFlags& flags, const std::vector<std::string>& shapes) {
+  LoadOptions options;
+  options.optimize = flags.optimize;
+  options.schedule = flags.schedule;
   for (const std::string& text : shapes) {
     ONEPOOL_ASSIGN_OR_RETURN(auto shapes, parse_shapes_flag(text));
     for (auto& shape : shapes) options.input_shapes.push_back(std::move(shape));
@@ -112,19 +113,6 @@ Expected<PlanOptions> plan_options(const PlanFlags& flags) {
   return options;
 }
 
-// The LoadOptions `run` would use for these flags (`import`: the parsed --shapes, --dim, --values
-// and --bound).
-LoadOptions load_options(const PlanFlags& flags, const ImportOptions& import) {
-  LoadOptions load;
-  load.input_shapes = import.input_shapes;
-  load.dims = import.dims;
-  load.shape_input_values = import.shape_input_values;
-  load.bounds = import.bounds;
-  load.optimize = flags.optimize;
-  load.schedule = flags.schedule;
-  return load;
-}
-
 // The plan of a model OnePool cannot run on the CPU (some node has no kernel): those nodes are
 // planned without a workspace, so the planner still shows the memory of the rest.
 Expected<Plan> plan_without_some_kernels(const Model& model, const PlanOptions& options,
@@ -144,13 +132,13 @@ Expected<PlannedSource> plan_model(const PlanFlags& flags) {
   ONEPOOL_ASSIGN_OR_RETURN(const std::vector<std::string> top_shapes,
                            top_of_range_shapes(flags.shapes));
   source.ranges_at_top = top_shapes != flags.shapes;
-  ONEPOOL_ASSIGN_OR_RETURN(source.import, import_options(flags, top_shapes));
+  ONEPOOL_ASSIGN_OR_RETURN(source.load, load_options(flags, top_shapes));
   SessionOptions options;
   ONEPOOL_ASSIGN_OR_RETURN(options.device, Device::parse(flags.device));
   ONEPOOL_ASSIGN_OR_RETURN(options.plan, plan_options(flags));
   auto start = std::chrono::steady_clock::now();
   ONEPOOL_ASSIGN_OR_RETURN(std::shared_ptr<const Model> model,
-                           Model::load(flags.model_path, load_options(flags, source.import)));
+                           Model::load(flags.model_path, source.load));
   source.load_ms = elapsed_ms(start);
   for (const std::string& warning : model->warnings()) {
     std::fprintf(stderr, "warning: %s\n", warning.c_str());
@@ -191,13 +179,13 @@ Expected<PlannedSource> plan_records(const PlanFlags& flags) {
 }
 
 std::string configuration_text(const PlanFlags& flags, const PlannedSource& source) {
-  std::string shapes = format_shapes_flag(source.import.input_shapes);
+  std::string shapes = format_shapes_flag(source.load.input_shapes);
   std::string dims;
-  for (const auto& [name, value] : source.import.dims) {
+  for (const auto& [name, value] : source.load.dims) {
     dims += str_cat(dims.empty() ? "" : ",", name, "=", value);
   }
   std::string values;
-  for (const auto& [name, given] : source.import.shape_input_values) {
+  for (const auto& [name, given] : source.load.shape_input_values) {
     values += str_cat(values.empty() ? "" : ";", format_values_entry(name, given));
   }
   const bool from_records = !flags.records_path.empty();
