@@ -330,16 +330,32 @@ TEST_CASE("model suite parity, CUDA graph on and off") {
   }
 }
 
+namespace {
+// The generated suite's first model (manifest entry and loaded model).
+struct FirstModel {
+  nlohmann::json entry;
+  std::shared_ptr<const Model> model;
+};
+
+FirstModel load_first_model() {
+  std::string dir;
+  const std::optional<nlohmann::json> manifest = read_manifest(dir);
+  REQUIRE(manifest.has_value());
+  FirstModel first{(*manifest)["models"][0], nullptr};
+  Expected<std::shared_ptr<const Model>> model = load_manifest_model(dir, first.entry);
+  REQUIRE_MESSAGE(model.has_value(), model.status().to_string());
+  first.model = *model;
+  return first;
+}
+}  // namespace
+
 // After warm-up, 100 runs leave the device's free memory unchanged and do no host allocation.
 TEST_CASE("run allocates nothing") {
   require_device();
 #ifdef ONEPOOL_HAVE_CUDA
-  std::string dir;
-  const std::optional<nlohmann::json> manifest = read_manifest(dir);
-  REQUIRE(manifest.has_value());
-  const nlohmann::json& entry = (*manifest)["models"][0];
-  Expected<std::shared_ptr<const Model>> model = load_manifest_model(dir, entry);
-  REQUIRE_MESSAGE(model.has_value(), model.status().to_string());
+  const FirstModel first = load_first_model();
+  const nlohmann::json& entry = first.entry;
+  const Expected<std::shared_ptr<const Model>> model = first.model;
   SessionOptions options;
   options.device = Device{DeviceKind::kCuda, 0};
   Expected<std::unique_ptr<Session>> session = Session::create(*model, options);
@@ -408,12 +424,9 @@ std::vector<HostTensor> download(const DeviceTensors& device, std::vector<HostTe
 TEST_CASE("external inputs and outputs in device memory") {
   require_device();
 #ifdef ONEPOOL_HAVE_CUDA
-  std::string dir;
-  const std::optional<nlohmann::json> manifest = read_manifest(dir);
-  REQUIRE(manifest.has_value());
-  const nlohmann::json& entry = (*manifest)["models"][0];
-  Expected<std::shared_ptr<const Model>> model = load_manifest_model(dir, entry);
-  REQUIRE_MESSAGE(model.has_value(), model.status().to_string());
+  const FirstModel first = load_first_model();
+  const nlohmann::json& entry = first.entry;
+  const Expected<std::shared_ptr<const Model>> model = first.model;
   SessionOptions options;
   options.device = Device{DeviceKind::kCuda, 0};
   std::vector<HostTensor> inputs = model_inputs(**model, entry, 3000);
