@@ -29,6 +29,7 @@
 
 #include "common/sanitizers.h"
 #include "onepool/session_pool.h"
+#include "service/server_harness.h"
 #include "tools/onepool/serve_routes.h"
 
 namespace onepool::serve {
@@ -41,23 +42,9 @@ using std::chrono::milliseconds;
 constexpr milliseconds kHeaderTimeout{1000};
 constexpr milliseconds kReadTimeout{2000};
 
-std::shared_ptr<const Model> load_mlp() {
-  const char* dir = std::getenv("ONEPOOL_MODELS_DIR");
-  const std::string path = str_cat(dir ? dir : "", "/mlp.onnx");
-  if (dir == nullptr || !std::filesystem::exists(path)) {
-    MESSAGE("skipped: " << path << " not found (set ONEPOOL_MODELS_DIR)");
-    return nullptr;
-  }
-  LoadOptions options;
-  options.dims.push_back({"batch", 1});
-  auto model = Model::load(path, options);
-  REQUIRE_MESSAGE(model.has_value(), model.status().to_string());
-  return *model;
-}
-
+// A server over 2 Sessions with short header and read time-outs.
 struct RunningServer {
-  std::unique_ptr<InferenceServer> server;
-  std::thread thread;
+  std::unique_ptr<ServerThread> serving;
   int port = 0;
 
   explicit RunningServer(std::shared_ptr<const Model> model) {
@@ -70,20 +57,8 @@ struct RunningServer {
     options.queue_timeout = milliseconds(20000);
     options.header_timeout = kHeaderTimeout;
     options.read_timeout = kReadTimeout;
-    auto made = InferenceServer::create(std::move(*created), options);
-    REQUIRE_MESSAGE(made.has_value(), made.status().to_string());
-    server = std::move(*made);
-    auto bound = server->bind();
-    REQUIRE_MESSAGE(bound.has_value(), bound.status().to_string());
-    port = *bound;
-    thread = std::thread([this] { (void)server->serve(); });
-    for (int i = 0; i < 500 && !server->is_running(); ++i)
-      std::this_thread::sleep_for(milliseconds(10));
-    REQUIRE(server->is_running());
-  }
-  ~RunningServer() {
-    server->stop();
-    thread.join();
+    serving = std::make_unique<ServerThread>(InferenceServer::create(std::move(*created), options));
+    port = serving->port();
   }
 };
 
@@ -382,7 +357,7 @@ RoundResult abuse_round(int port) {
 }
 
 TEST_CASE("serve abuse: slow clients, a burst and bad requests never stall health probes") {
-  auto model = load_mlp();
+  auto model = load_mlp_batch1();
   if (!model) return;
   RunningServer running(model);
   const auto test_start = Clock::now();
@@ -461,7 +436,7 @@ std::string read_until(int fd, const std::string& needle, int count, millisecond
 // `Expect: 100-continue` gets one "100 Continue" (from the front; httplib must not send a
 // second), then the inference.
 TEST_CASE("serve front: pipelined requests and Expect: 100-continue") {
-  auto model = load_mlp();
+  auto model = load_mlp_batch1();
   if (!model) return;
   RunningServer running(model);
 

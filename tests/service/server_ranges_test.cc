@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "onepool/dynamic_session.h"
+#include "service/server_harness.h"
 #include "tools/onepool/serve_routes.h"
 
 namespace onepool::serve {
@@ -35,11 +36,9 @@ std::string mlp_path() {
   return path;
 }
 
-// A server over `sessions` DynamicSessions on its own thread; stopped and joined on destruction.
+// A server over `sessions` DynamicSessions of the profile x:[1..8]x784.
 struct RangeServer {
-  std::unique_ptr<InferenceServer> server;
-  std::thread thread;
-  int port = 0;
+  std::unique_ptr<ServerThread> serving;
 
   RangeServer(const std::string& path, size_t sessions, PoolMode mode) {
     DynamicSessionOptions options;
@@ -54,26 +53,10 @@ struct RangeServer {
     serve_options.port = 0;
     serve_options.model_name = "mlp";
     serve_options.queue_timeout = milliseconds(30000);
-    auto made = InferenceServer::create(std::move(*slots), serve_options);
-    REQUIRE_MESSAGE(made.has_value(), made.status().to_string());
-    server = std::move(*made);
-    auto bound = server->bind();
-    REQUIRE_MESSAGE(bound.has_value(), bound.status().to_string());
-    port = *bound;
-    thread = std::thread([this] { (void)server->serve(); });
-    for (int i = 0; i < 500 && !server->is_running(); ++i)
-      std::this_thread::sleep_for(milliseconds(10));
-    REQUIRE(server->is_running());
+    serving =
+        std::make_unique<ServerThread>(InferenceServer::create(std::move(*slots), serve_options));
   }
-  ~RangeServer() {
-    server->stop();
-    thread.join();
-  }
-  httplib::Client client() const {
-    httplib::Client client("127.0.0.1", port);
-    client.set_read_timeout(60, 0);
-    return client;
-  }
+  httplib::Client client() const { return serving->client(); }
 };
 
 std::vector<float> make_input(int64_t batch, int seed) {

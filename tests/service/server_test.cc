@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "onepool/session_pool.h"
+#include "service/server_harness.h"
 #include "tools/onepool/serve_routes.h"
 
 namespace onepool::serve {
@@ -27,26 +28,10 @@ using std::chrono::milliseconds;
 
 constexpr const char* kInfer = "/v2/models/mlp/infer";
 
-std::shared_ptr<const Model> load_mlp() {
-  const char* dir = std::getenv("ONEPOOL_MODELS_DIR");
-  const std::string path = str_cat(dir ? dir : "", "/mlp.onnx");
-  if (dir == nullptr || !std::filesystem::exists(path)) {
-    MESSAGE("skipped: " << path << " not found (set ONEPOOL_MODELS_DIR)");
-    return nullptr;
-  }
-  LoadOptions options;
-  options.dims.push_back({"batch", 1});
-  auto model = Model::load(path, options);
-  REQUIRE_MESSAGE(model.has_value(), model.status().to_string());
-  return *model;
-}
-
-// A server on its own thread; stopped and joined on destruction.
+// A server over `sessions` Sessions of `model`; `pool` stays reachable for the busy test.
 struct RunningServer {
-  std::unique_ptr<InferenceServer> server;
   SessionPool* pool = nullptr;  // owned by the server; the busy test leases from it directly
-  std::thread thread;
-  int port = 0;
+  std::unique_ptr<ServerThread> serving;
 
   RunningServer(std::shared_ptr<const Model> model, size_t sessions, milliseconds queue_timeout) {
     auto created = SessionPool::create(std::move(model), SessionOptions{}, sessions);
@@ -57,27 +42,9 @@ struct RunningServer {
     options.model_name = "mlp";
     options.max_body_bytes = 1 << 20;
     options.queue_timeout = queue_timeout;
-    auto made = InferenceServer::create(std::move(*created), options);
-    REQUIRE_MESSAGE(made.has_value(), made.status().to_string());
-    server = std::move(*made);
-    auto bound = server->bind();
-    REQUIRE_MESSAGE(bound.has_value(), bound.status().to_string());
-    port = *bound;
-    thread = std::thread([this] { (void)server->serve(); });
-    for (int i = 0; i < 500 && !server->is_running(); ++i)
-      std::this_thread::sleep_for(milliseconds(10));
-    REQUIRE(server->is_running());
+    serving = std::make_unique<ServerThread>(InferenceServer::create(std::move(*created), options));
   }
-  ~RunningServer() {
-    server->stop();
-    thread.join();
-  }
-  httplib::Client client() const {
-    httplib::Client client("127.0.0.1", port);
-    client.set_read_timeout(60, 0);
-    client.set_write_timeout(60, 0);
-    return client;
-  }
+  httplib::Client client() const { return serving->client(); }
 };
 
 // Deterministic input number `seed`: 784 values in [-1, 1].
@@ -183,7 +150,7 @@ void check_error(const httplib::Result& res, int status, const std::string& need
 // Health, server / model metadata, config, stats and metrics; inference of input 0 matches the
 // reference bit for bit with JSON and with binary tensors, and the id is echoed.
 TEST_CASE("serve: endpoints and one inference") {
-  auto model = load_mlp();
+  auto model = load_mlp_batch1();
   if (!model) return;
   RunningServer running(model, 2, milliseconds(5000));
   httplib::Client client = running.client();
@@ -257,7 +224,7 @@ TEST_CASE("serve: endpoints and one inference") {
 // 8 threads × 6 requests, alternating JSON and binary, each thread its own inputs: every
 // response equals the single-threaded reference bit for bit.
 TEST_CASE("serve: 8 concurrent clients get the single-threaded result") {
-  auto model = load_mlp();
+  auto model = load_mlp_batch1();
   if (!model) return;
   RunningServer running(model, 2, milliseconds(30000));
   constexpr int kThreads = 8;
@@ -306,7 +273,7 @@ TEST_CASE("serve: 8 concurrent clients get the single-threaded result") {
 // Each bad request gets its code and a message naming the tensor and expected vs actual; the
 // server answers a good request afterwards.
 TEST_CASE("serve: bad requests get 4xx and the server keeps serving") {
-  auto model = load_mlp();
+  auto model = load_mlp_batch1();
   if (!model) return;
   RunningServer running(model, 1, milliseconds(5000));
   httplib::Client client = running.client();
@@ -373,7 +340,7 @@ TEST_CASE("serve: bad requests get 4xx and the server keeps serving") {
 // a form (curl -d's Content-Type) is inferred, not refused with 413 by a form-size limit; a
 // port outside 0..65535 is refused by create() instead of wrapping (70000 would be 4464).
 TEST_CASE("serve: 405 with Allow, rank 100 is 400, form-encoded bodies, port range") {
-  auto model = load_mlp();
+  auto model = load_mlp_batch1();
   if (!model) return;
   RunningServer running(model, 1, milliseconds(5000));
   httplib::Client client = running.client();
@@ -414,7 +381,7 @@ TEST_CASE("serve: 405 with Allow, rank 100 is 400, form-encoded bodies, port ran
 
 // A keep-alive client reuses its connection through the front for 20 requests, each answered.
 TEST_CASE("serve: keep-alive connections serve many requests") {
-  auto model = load_mlp();
+  auto model = load_mlp_batch1();
   if (!model) return;
   RunningServer running(model, 1, milliseconds(5000));
   httplib::Client client = running.client();
@@ -431,7 +398,7 @@ TEST_CASE("serve: keep-alive connections serve many requests") {
 // With its only Session leased by the test, an infer waits the 100 ms queue timeout and gets
 // 503 "busy: all 1 sessions in use for 100 ms"; once the lease is back, the same request works.
 TEST_CASE("serve: busy pool answers 503") {
-  auto model = load_mlp();
+  auto model = load_mlp_batch1();
   if (!model) return;
   RunningServer running(model, 1, milliseconds(100));
   httplib::Client client = running.client();
