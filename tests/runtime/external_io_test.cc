@@ -15,6 +15,7 @@
 #include "common/generated_models.h"
 #include "common/graph_builder.h"
 #include "common/model_manifest.h"
+#include "common/sanitizers.h"
 #include "onepool/onepool.h"
 #include "planner/build_plan.h"
 
@@ -184,6 +185,18 @@ TEST_CASE("external inputs and outputs of the generated models: same bits, no co
     ++checked;
   }
   CHECK(checked == chosen.size());
+}
+
+// The fetched real models (ONEPOOL_CACHE_DIR), where present: larger, so not under sanitizers.
+TEST_CASE("external inputs and outputs of the fetched real models: same bits, no copies") {
+#ifdef ONEPOOL_TEST_SANITIZED
+  MESSAGE("skipped under a sanitizer: the generated models above cover the same paths");
+#else
+  for (const ManifestModel& entry : onepool_test::all_manifest_models()) {
+    if (!entry.fetched) continue;
+    SUBCASE(entry.name.c_str()) { check_model(entry); }
+  }
+#endif
 }
 
 TEST_CASE("the plan keeps external tensors out of the pool and shares nothing with them") {
