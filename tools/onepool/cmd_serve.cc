@@ -97,6 +97,9 @@ Expected<std::unique_ptr<InferenceSlots>> make_range_slots(const ServeFlags& fla
               options.profile.to_string().c_str(), flags.mode.c_str(), flags.cache);
   std::printf("loaded:    %.1f ms | %zu DynamicSessions, pools %s together now\n", ms,
               slots->size(), format_bytes(slots->pool_bytes()).c_str());
+  if (const std::string note = slots->note(); !note.empty()) {
+    std::printf("mode:      %s\n", note.c_str());
+  }
   print_thread_use(options.session, slots->size());
   std::printf("%s\n", peak_rss_text(peak_rss_bytes(), slots->pool_bytes(), 0, true).c_str());
   return slots;

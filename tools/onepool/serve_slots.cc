@@ -204,6 +204,13 @@ class DynamicSlots final : public InferenceSlots {
     return total;
   }
   Device device() const override { return Device{}; }  // DynamicSession runs on the CPU
+  std::string note() const override {
+    for (const auto& slot : slots_) {
+      const std::string& note = slot->session->stats().mode_note;
+      if (!note.empty()) return note;
+    }
+    return {};
+  }
 
   Expected<std::vector<HostTensor>> run(std::span<const HostTensor> inputs,
                                         std::chrono::milliseconds queue_timeout,

@@ -57,6 +57,10 @@ class InferenceSlots {
   /// Pool bytes of all slots together (a dynamic-mode pool may grow with larger shapes).
   virtual size_t pool_bytes() const = 0;
   virtual Device device() const = 0;
+  /// Why the slots run otherwise than asked (a static-mode DynamicSession that fell back to
+  /// dynamic mode says why), for the start-up output; empty when nothing to say. Call it before
+  /// serving.
+  virtual std::string note() const { return {}; }
   /// Waits up to `queue_timeout` for a free slot (kResourceExhausted "busy: ..." when none came
   /// free), runs `inputs` (one per served input, in order) and returns one host tensor per
   /// output, each at the shape this run produced. Sets phases.queue_ns and phases.infer_ns.
