@@ -59,8 +59,7 @@ std::string escape_html(const std::string& text) {
 
 // JSON placed inside <script>: '<' only occurs inside strings there, and as \u003c it can
 // neither close the script element nor open a comment.
-std::string json_for_script(const Json& document) {
-  const std::string text = document.dump(-1, ' ', false, Json::error_handler_t::replace);
+std::string json_for_script(const std::string& text) {
   std::string out;
   out.reserve(text.size());
   for (char c : text) {
@@ -125,26 +124,47 @@ Json tensor_json(const Plan& plan, const std::unordered_map<int32_t, size_t>& by
   return out;
 }
 
-Json plan_data(const Plan& plan, const PlanPeak& peak) {
+// `count` elements, each dumped compactly on its own, as one JSON array: no DOM of them all (a
+// plan of 100,000 tensors).
+template <class Item>
+std::string compact_array(size_t count, Item item) {
+  std::string out = "[";
+  for (size_t i = 0; i < count; ++i) {
+    if (i > 0) out += ',';
+    out += item(i).dump(-1, ' ', false, Json::error_handler_t::replace);
+  }
+  return out + "]";
+}
+
+// The chart's data, compact, in nlohmann's key order; the two arrays are streamed into the small
+// object's dump where it holds null placeholders (its keys are fixed words, never a plan's
+// strings).
+std::string plan_data(const Plan& plan, const PlanPeak& peak) {
   const std::unordered_map<int32_t, size_t> by_id = index_by_id(plan);
   const std::vector<size_t> addresses = plan_tensor_addresses(plan);
-  Json tensors = Json::array();
-  for (size_t i = 0; i < plan.tensors.size(); ++i) {
-    tensors.push_back(tensor_json(plan, by_id, i, addresses[i]));
-  }
-  Json steps = Json::array();
-  for (const PlanStep& step : plan.steps) steps.push_back(str_cat(step.node, " (", step.op, ")"));
   size_t top = plan.pool_bytes;
   for (size_t i = 0; i < plan.tensors.size(); ++i) {
     top = std::max(top, addresses[i] + drawn_bytes(plan.tensors[i]));
   }
-  return {{"steps", plan_step_count(plan)},
-          {"stepNames", steps},
-          {"pool", plan.pool_bytes},
-          {"top", top},
-          {"peakStep", peak.step},
-          {"peakBytes", peak.live_bytes},
-          {"tensors", tensors}};
+  const Json head = {{"steps", plan_step_count(plan)},
+                     {"stepNames", nullptr},
+                     {"pool", plan.pool_bytes},
+                     {"top", top},
+                     {"peakStep", peak.step},
+                     {"peakBytes", peak.live_bytes},
+                     {"tensors", nullptr}};
+  std::string out = head.dump();
+  const auto splice = [&out](const std::string& key, const std::string& array) {
+    const std::string placeholder = "\"" + key + "\":null";
+    out.replace(out.find(placeholder), placeholder.size(), "\"" + key + "\":" + array);
+  };
+  splice("stepNames", compact_array(plan.steps.size(), [&](size_t i) {
+           return Json(str_cat(plan.steps[i].node, " (", plan.steps[i].op, ")"));
+         }));
+  splice("tensors", compact_array(plan.tensors.size(), [&](size_t i) {
+           return tensor_json(plan, by_id, i, addresses[i]);
+         }));
+  return out;
 }
 
 std::string summary_item(const std::string& label, const std::string& value) {
