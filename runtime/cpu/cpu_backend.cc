@@ -130,6 +130,9 @@ class CpuBackend final : public Backend {
     cancel_ = cancel != nullptr ? cancel : &never_cancelled_;
   }
   Status set_external_data(int32_t id, void* data) override {
+    // An empty caller tensor may come without storage: kernels still get a valid address, as
+    // every pooled tensor has one (memcpy and friends reject null even for 0 bytes).
+    if (data == nullptr) data = empty_external_;
     point_external_value(id, data, external_uses_, value_views_, views_);
     return Status::ok();
   }
@@ -162,6 +165,7 @@ class CpuBackend final : public Backend {
   std::vector<TensorView> views_;  // every node's inputs then outputs, contiguous
   std::vector<BoundNode> bound_nodes_;
   std::vector<std::vector<size_t>> external_uses_;  // NodeBindings::external_uses
+  alignas(64) std::byte empty_external_[64] = {};   // where empty external tensors point
   // Data-dependent nodes (PreparedKernel::data_dependent_outputs): where run() reports each
   // output's actual shape, indexed by the node's first slot; sized at bind.
   std::vector<Shape> actual_shapes_;
