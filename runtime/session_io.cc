@@ -89,19 +89,43 @@ Status check_binding(const SessionImpl& impl, const TensorInfo& info, const Tens
   return check_host_buffer(info, view, device, input);
 }
 
-// "input 'x' (0)" for the message about an unbound tensor.
-Status check_all_bound(const SessionImpl& impl) {
-  for (size_t i = 0; i < impl.bound_inputs.size(); ++i) {
-    const TensorView& view = impl.bound_inputs[i];
+// One side of a Session's graph I/O: its inputs or its outputs, index for index.
+struct IoSide {
+  const std::vector<TensorInfo>& infos;
+  const std::vector<int32_t>& ids;
+  const std::vector<uint8_t>& in_place;
+  bool input;
+};
+
+IoSide inputs_of(const SessionImpl& impl) {
+  return {impl.model->inputs(), impl.input_ids, impl.input_in_place, true};
+}
+IoSide outputs_of(const SessionImpl& impl) {
+  return {impl.model->outputs(), impl.output_ids, impl.output_in_place, false};
+}
+
+// kFailedPrecondition naming the first tensor of `side` bind_input/bind_output never bound.
+Status check_side_bound(const IoSide& side, std::span<const TensorView> bound) {
+  for (size_t i = 0; i < bound.size(); ++i) {
+    const TensorView& view = bound[i];
     if (view.data != nullptr || (view.dtype != DType::kUndefined && view.bytes() == 0)) continue;
-    return make_status(StatusCode::kFailedPrecondition, "input '", impl.model->inputs()[i].name,
-                       "' (", i, ") is not bound: call bind_input(", i, ", buffer) first");
+    const char* call = side.input ? "bind_input" : "bind_output";
+    return make_status(StatusCode::kFailedPrecondition, role_name(side.input), " '",
+                       side.infos[i].name, "' (", i, ") is not bound: call ", call, "(", i,
+                       ", buffer) first");
   }
-  for (size_t o = 0; o < impl.bound_outputs.size(); ++o) {
-    const TensorView& view = impl.bound_outputs[o];
-    if (view.data != nullptr || (view.dtype != DType::kUndefined && view.bytes() == 0)) continue;
-    return make_status(StatusCode::kFailedPrecondition, "output '", impl.model->outputs()[o].name,
-                       "' (", o, ") is not bound: call bind_output(", o, ", buffer) first");
+  return Status::ok();
+}
+
+// Points the backend at the in-place tensors of `side`; checks the copied ones' device.
+Status point_side(SessionImpl& impl, const IoSide& side, std::span<const TensorView> views) {
+  const Device device = impl.backend->device();
+  for (size_t i = 0; i < views.size(); ++i) {
+    if (side.in_place[i] == 0) {
+      ONEPOOL_RETURN_IF_ERROR(check_host_buffer(side.infos[i], views[i], device, side.input));
+      continue;
+    }
+    ONEPOOL_RETURN_IF_ERROR(point_one(impl, side.infos[i], side.ids[i], views[i], side.input));
   }
   return Status::ok();
 }
@@ -136,23 +160,8 @@ void index_external_io(SessionImpl& impl) {
 
 Status point_external_io(SessionImpl& impl, std::span<const TensorView> inputs,
                          std::span<const TensorView> outputs) {
-  const Device device = impl.backend->device();
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    const TensorInfo& info = impl.model->inputs()[i];
-    if (impl.input_in_place[i] == 0) {
-      ONEPOOL_RETURN_IF_ERROR(check_host_buffer(info, inputs[i], device, true));
-      continue;
-    }
-    ONEPOOL_RETURN_IF_ERROR(point_one(impl, info, impl.input_ids[i], inputs[i], true));
-  }
-  for (size_t o = 0; o < outputs.size(); ++o) {
-    const TensorInfo& info = impl.model->outputs()[o];
-    if (impl.output_in_place[o] == 0) {
-      ONEPOOL_RETURN_IF_ERROR(check_host_buffer(info, outputs[o], device, false));
-      continue;
-    }
-    ONEPOOL_RETURN_IF_ERROR(point_one(impl, info, impl.output_ids[o], outputs[o], false));
-  }
+  ONEPOOL_RETURN_IF_ERROR(point_side(impl, inputs_of(impl), inputs));
+  ONEPOOL_RETURN_IF_ERROR(point_side(impl, outputs_of(impl), outputs));
   return check_no_overlap(impl, inputs, outputs);
 }
 
@@ -179,7 +188,8 @@ Status Session::bind_output(size_t i, const TensorView& buffer) {
 }
 
 Status Session::run_bound(const RunOptions& options) {
-  ONEPOOL_RETURN_IF_ERROR(check_all_bound(*impl_));
+  ONEPOOL_RETURN_IF_ERROR(check_side_bound(inputs_of(*impl_), impl_->bound_inputs));
+  ONEPOOL_RETURN_IF_ERROR(check_side_bound(outputs_of(*impl_), impl_->bound_outputs));
   return run(impl_->bound_inputs, impl_->bound_outputs, options);
 }
 
