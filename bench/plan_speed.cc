@@ -1,7 +1,7 @@
 // plan_speed: placement time of the algorithms alone (no graph, no plan building) on seeded
-// synthetic record sets, the minimum of several runs. The instances are those of plan_bench:
-// DNN-like sets of 1k, 10k and 100k records plus two adversarial 10k sets. Reports wall clock and
-// the thread's CPU time (steadier on a shared machine).
+// synthetic record sets, the minimum of several runs: DNN-like sets of 1k, 10k and 100k records
+// and two adversarial 10k sets (plan_bench's instances), and a scattered 100k set. Reports wall
+// clock and the thread's CPU time (steadier on a shared machine).
 //
 //   plan_speed                          # auto and greedy-by-size, 7 runs each
 //   plan_speed --algorithm exact --reps 3 --budget 100
@@ -40,7 +40,8 @@ std::vector<Instance> instances() {
           {"random-dnn-10k", dnn_like(10000, 2)},
           {"random-dnn-100k", dnn_like(100000, 3)},
           {"adversarial-all-live-10k", all_live(10000, 4)},
-          {"adversarial-uniform-10k", uniform_long(10000, 5)}};
+          {"adversarial-uniform-10k", uniform_long(10000, 5)},
+          {"scattered-100k", scattered(100000, 6)}};
 }
 
 int bench_one(const Instance& instance, const AlgorithmInfo& algorithm,

@@ -1,7 +1,8 @@
 // Seeded synthetic usage records shared by plan_bench and plan_speed: DNN-like sets (one record
 // per step; 85% die within 3 steps, 13% within 30, 2% are long skip connections) and two
-// adversarial sets (every record live at once; uniformly random long lifetimes). Sizes are
-// log-uniform in 256 B .. 16 MB, multiples of 256.
+// adversarial sets (every record live at once; uniformly random long lifetimes), sizes
+// log-uniform in 256 B .. 16 MB, multiples of 256; and a scattered set (starts uniform over 20,000
+// steps, lengths exponential with mean 40, sizes log-uniform in 64 B .. 2 MiB rounded up to 256).
 #pragma once
 
 #include <algorithm>
@@ -21,6 +22,22 @@ inline size_t log_uniform_bytes(std::mt19937_64& rng) {
   std::uniform_real_distribution<double> exponent(std::log(256.0), std::log(16.0 * 1024 * 1024));
   const auto bytes = static_cast<size_t>(std::exp(exponent(rng)));
   return (bytes + kSyntheticAlignment - 1) / kSyntheticAlignment * kSyntheticAlignment;
+}
+
+inline std::vector<UsageRecord> scattered(size_t count, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::uniform_int_distribution<int64_t> start(0, 19999);
+  std::exponential_distribution<double> length(1.0 / 40.0);
+  std::uniform_real_distribution<double> exponent(std::log(64.0), std::log(2.0 * 1024 * 1024));
+  std::vector<UsageRecord> records(count);
+  for (auto& record : records) {
+    const int64_t first = start(rng);
+    const auto last = first + static_cast<int64_t>(std::llround(length(rng)));
+    const auto bytes = static_cast<size_t>(std::exp(exponent(rng)));
+    record = {first, last,
+              (bytes + kSyntheticAlignment - 1) / kSyntheticAlignment * kSyntheticAlignment};
+  }
+  return records;
 }
 
 inline std::vector<UsageRecord> dnn_like(size_t count, uint64_t seed) {

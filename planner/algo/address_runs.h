@@ -5,6 +5,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -162,14 +163,22 @@ class RunCollector {
   void clear() {
     lists_.clear();
     singles_.clear();
-    ordered_singles_.clear();
+    for (Singles& ordered : ordered_singles_) ordered.clear();
   }
   // Single runs (most lists hold one) wait apart and are sorted as one more list. The run is
   // written either way and kept only if `keep`: callers filter without a branch (see select()).
   void append_one_if(bool keep, const Run& run) { singles_.append_if(keep, run); }
   void append_one(const Run& run) { singles_.append_if(true, run); }
-  // The same for single runs that come in order of begin: they form one more list as they are.
-  void append_ordered_one_if(bool keep, const Run& run) { ordered_singles_.append_if(keep, run); }
+  // The same for single runs that come in order of begin: they form one more list as they are
+  // (two such lists, told apart by `list`).
+  void append_ordered_one_if(bool keep, const Run& run, size_t list = 0) {
+    ordered_singles_[list].append_if(keep, run);
+  }
+  // Bulk form of append_ordered_one_if for a hot loop: room for `count` more runs on ordered
+  // list `list`, written at the returned pointer; then ordered_written() with how many to keep
+  // (the first ones written). The count stays in the caller's register, not in memory.
+  Run* ordered_room(size_t list, size_t count) { return ordered_singles_[list].room(count); }
+  void ordered_written(size_t list, size_t count) { ordered_singles_[list].grow(count); }
   void append(std::span<const Run> list) {
     if (!list.empty()) lists_.push_back(list);
   }
@@ -183,7 +192,9 @@ class RunCollector {
                 [](const Run& a, const Run& b) { return a.begin < b.begin; });
       lists_.emplace_back(singles);
     }
-    if (!ordered_singles_.empty()) lists_.emplace_back(ordered_singles_.runs());
+    for (Singles& ordered : ordered_singles_) {
+      if (!ordered.empty()) lists_.emplace_back(ordered.runs());
+    }
     if (lists_.empty()) return;
     std::sort(lists_.begin(), lists_.end(),
               [](std::span<const Run> a, std::span<const Run> b) { return a.size() < b.size(); });
@@ -220,6 +231,11 @@ class RunCollector {
       runs_[count_] = run;
       count_ += static_cast<size_t>(keep);
     }
+    Run* room(size_t count) {
+      if (count_ + count > runs_.size()) runs_.resize(2 * (count_ + count) + 16);
+      return runs_.data() + count_;
+    }
+    void grow(size_t count) { count_ += count; }
 
    private:
     std::vector<Run> runs_;  // the first count_ are kept
@@ -228,7 +244,7 @@ class RunCollector {
 
   std::vector<std::span<const Run>> lists_;
   Singles singles_;
-  Singles ordered_singles_;
+  std::array<Singles, 2> ordered_singles_;
   std::vector<Run> merged_;  // the last merge's output
   std::vector<Run> spare_;   // the next merge's output
 };

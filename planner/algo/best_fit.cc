@@ -11,11 +11,13 @@
 //    block's root path (the top levels' unions, which change rarely, also kept merged per path);
 //    the placed groups that cover the block only partly are in the block's edge list, which also
 //    holds every group starting in (lo, hi] inside lo's block;
-//  - starting after lo's block: when hi is in the next block, the groups are read by first step
-//    directly; longer ranges read per-node unions of the groups starting under the node,
-//    brought up to date lazily (the runs inserted since the last read wait in a per-node list).
-// The lists are read in place, each sorted by address, merged smallest first, and the last merge
-// feeds the best-fit scan directly (RunCollector, BestFitScan in address_runs.h).
+//  - starting after lo's block: in hi's block, from that block's edge list (the groups starting
+//    after its first step; those starting at it are read by first step); in the blocks between,
+//    per-node unions of the groups starting under the node, brought up to date lazily (the runs
+//    inserted since the last read wait in a per-node list).
+// The lists are read in place, each sorted by address (the edge lists are kept in address order,
+// so the runs they give need no sorting), merged smallest first, and the last merge feeds the
+// best-fit scan directly (RunCollector, BestFitScan in address_runs.h).
 //
 // Addresses are counted in units of the gcd of the sizes, in 32 bits when the sum of all sizes
 // fits (the usual case: half the memory traffic of 64-bit runs), else in 64 bits. Both give the
@@ -107,7 +109,8 @@ class PlacedByTime {
   struct EdgeEntry {
     uint8_t lo;
     uint8_t hi;
-    uint8_t several;  // the group holds 2+ records: read its union, not `single`
+    uint8_t several;        // the group holds 2+ records: read its union, not `single`
+    uint8_t starts_inside;  // the group starts after the block's first step
     int32_t group;
     Run single;
   };
@@ -132,6 +135,26 @@ class PlacedByTime {
       append_group(groups_[static_cast<size_t>(index)], out);
     }
   }
+  // Appends the runs of the entries of `block`'s edge list that `live(entry)` keeps, single
+  // runs to ordered list `list` (in address order, as the entries are).
+  template <class Live>
+  void append_edges_if(size_t block, Live&& live, size_t list, RunCollector<Word>& out) const {
+    const EdgeEntry* const begin = edges_.data() + edge_starts_[block];
+    const EdgeEntry* const end = begin + edge_counts_[block];
+    Run* const singles = out.ordered_room(list, static_cast<size_t>(end - begin));
+    size_t kept = 0;
+    for (const EdgeEntry* entry = begin; entry != end; ++entry) {
+      const bool keep = live(*entry);
+      singles[kept] = entry->single;
+      kept += static_cast<size_t>(keep & !entry->several);
+      if (keep & (entry->several != 0)) {
+        const Group& group = groups_[static_cast<size_t>(entry->group)];
+        out.append(unions_[static_cast<size_t>(group.union_index)].runs());
+      }
+    }
+    out.ordered_written(list, kept);
+  }
+  void append_starting_in_last_block(size_t block, int32_t hi, RunCollector<Word>& out);
   void make_groups(std::span<const std::pair<int32_t, int32_t>> lifetimes);
   void make_edge_room(size_t blocks);
   // The blocks the lifetime covers only partly (-1: none): the first and last blocks at most.
@@ -274,9 +297,12 @@ void PlacedByTime<Word>::add_edge(int32_t group_index, std::pair<int32_t, int32_
       begin, end, run.begin,
       [](Word value, const EdgeEntry& entry) { return value < entry.single.begin; });
   std::copy_backward(at, end, end + 1);
-  *at =
-      EdgeEntry{static_cast<uint8_t>(std::max(lo, first) - first),
-                static_cast<uint8_t>(std::min(hi, block_last(block)) - first), 0, group_index, run};
+  *at = EdgeEntry{static_cast<uint8_t>(std::max(lo, first) - first),
+                  static_cast<uint8_t>(std::min(hi, block_last(block)) - first),
+                  0,
+                  static_cast<uint8_t>(lo > first),
+                  group_index,
+                  run};
 }
 
 // Marks a group's entry in a block's edge list as holding 2+ records.
@@ -352,24 +378,16 @@ void PlacedByTime<Word>::collect(size_t k, RunCollector<Word>& out) {
   append_top(top, out);
   const int32_t lo_in_block = lo - block_first(block);
   const int32_t hi_in_block = std::min(hi, block_last(block)) - block_first(block);
-  const auto edges_begin = static_cast<size_t>(edge_starts_[block]);
-  const auto edges_end = edges_begin + static_cast<size_t>(edge_counts_[block]);
-  for (size_t e = edges_begin; e < edges_end; ++e) {
-    const EdgeEntry& entry = edges_[e];
-    const bool live = (entry.lo <= hi_in_block) & (lo_in_block <= entry.hi);
-    out.append_ordered_one_if(live & !entry.several, entry.single);
-    if (live & (entry.several != 0)) {
-      const Group& group = groups_[static_cast<size_t>(entry.group)];
-      out.append(unions_[static_cast<size_t>(group.union_index)].runs());
-    }
-  }
-  // Step 2. Starting after lo's block: directly for short ranges, else whole blocks from the tree.
+  append_edges_if(
+      block,
+      [=](const EdgeEntry& entry) { return (entry.lo <= hi_in_block) & (lo_in_block <= entry.hi); },
+      0, out);
+  // Step 2. Starting after lo's block: in hi's block from its edge list, before it whole blocks
+  // from the tree.
   const size_t last_block = block_of(hi);
   if (last_block == block) return;
-  if (last_block == block + 1) {
-    append_starting(block_first(last_block), hi, out);
-    return;
-  }
+  append_starting_in_last_block(last_block, hi, out);
+  if (last_block == block + 1) return;
   for (size_t left = block + 1 + leaves_, right = last_block + leaves_; left < right;
        left /= 2, right /= 2) {
     // The lists stay valid: a node's lazy update touches only its own subtree, and the nodes
@@ -377,7 +395,23 @@ void PlacedByTime<Word>::collect(size_t k, RunCollector<Word>& out) {
     if (left & 1) out.append(fresh_starts(left++).runs());
     if (right & 1) out.append(fresh_starts(--right).runs());
   }
-  append_starting(block_first(last_block), hi, out);
+}
+
+// The groups starting in [first step of `block`, hi]: those starting later than the first step
+// cover the block partly, so its edge list (already in address order) holds them; those starting
+// at the first step are read by first step.
+template <class Word>
+void PlacedByTime<Word>::append_starting_in_last_block(size_t block, int32_t hi,
+                                                       RunCollector<Word>& out) {
+  const int32_t first = block_first(block);
+  append_starting(first, first, out);
+  const int32_t hi_in_block = hi - first;
+  append_edges_if(
+      block,
+      [=](const EdgeEntry& entry) {
+        return (entry.starts_inside != 0) & (entry.lo <= hi_in_block);
+      },
+      1, out);
 }
 
 // Appends the union of cover_ over the path from the root to `node` (a node of the lowest

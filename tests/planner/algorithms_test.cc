@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <random>
 #include <vector>
@@ -75,7 +76,16 @@ std::vector<UsageRecord> dnn_like_records(size_t count, uint64_t seed) {
 
 // Shapes for the engine equivalence test. Steps and sizes vary with the seed; `unit` is the
 // size granularity (1 gives sizes that share no common divisor, 2^30 sizes near 2^40).
-enum class Shape { kDnn, kAllLive, kUniformLong, kFewLifetimes, kZeroBytes, kOddSizes, kHuge };
+enum class Shape {
+  kDnn,
+  kAllLive,
+  kUniformLong,
+  kFewLifetimes,
+  kZeroBytes,
+  kOddSizes,
+  kHuge,
+  kScattered
+};
 
 size_t shaped_bytes(std::mt19937_64& rng, Shape shape) {
   switch (shape) {
@@ -105,6 +115,13 @@ std::vector<UsageRecord> shaped_records(std::mt19937_64& rng, Shape shape, size_
       const auto b = static_cast<int64_t>(rng() % static_cast<uint64_t>(horizon));
       record.first = std::min(a, b);
       record.last = std::max(a, b);
+    } else if (shape == Shape::kScattered) {
+      // Starts uniform over 4 steps per record, lengths exponential with mean 40: many records
+      // start and end inside each block of the time index, and most span two blocks or more.
+      const auto steps = static_cast<uint64_t>(4 * count + 1);
+      const double uniform = static_cast<double>(rng() % 1000000 + 1) / 1e6;
+      record.first = static_cast<int64_t>(rng() % steps);
+      record.last = record.first + static_cast<int64_t>(-40.0 * std::log(uniform));
     } else if (shape == Shape::kFewLifetimes) {
       record.first = static_cast<int64_t>(rng() % 4) * 10;
       record.last = record.first + static_cast<int64_t>(rng() % 3) * 7;
@@ -327,11 +344,14 @@ size_t reference_first_fit(std::span<const UsageRecord> records, const Placement
   return cursor;
 }
 
-// The engine's first fit equals the obvious one on 300 random DNN-like sets of up to 400
-// records, in size order.
+// The engine's first fit equals the obvious one on 300 random sets of up to 400 records, in
+// size order: DNN-like ones, and every third one scattered (see Shape::kScattered).
 TEST_CASE("first fit: the engine matches a direct reference") {
   for (uint64_t seed = 1; seed <= 300; ++seed) {
-    const std::vector<UsageRecord> records = dnn_like_records(1 + seed % 400, seed);
+    std::mt19937_64 rng(seed);
+    const std::vector<UsageRecord> records =
+        seed % 3 == 0 ? shaped_records(rng, Shape::kScattered, 1 + seed % 400)
+                      : dnn_like_records(1 + seed % 400, seed);
     const std::vector<int32_t> order = size_order(records);
     const Placement engine = place_greedy_in_order(records, order, GapChoice::kFirstFit);
     Placement expected;
@@ -396,7 +416,7 @@ TEST_CASE("best-fit engine: identical offsets to the reference engine for every 
                             &breadth_order};
   const Shape shapes[] = {Shape::kDnn,          Shape::kAllLive,   Shape::kUniformLong,
                           Shape::kFewLifetimes, Shape::kZeroBytes, Shape::kOddSizes,
-                          Shape::kHuge};
+                          Shape::kHuge,         Shape::kScattered};
   std::mt19937_64 rng(1234567);
   for (const Shape shape : shapes) {
     for (int seed = 0; seed < 24; ++seed) {
