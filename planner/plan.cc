@@ -45,13 +45,29 @@ Status verify_alias(const Plan& plan, const PlannedTensor& alias) {
 
 }  // namespace
 
-// Each nested plan lies inside its node's workspace record.
+// A nested plan's own tensors: inside its pool, no two overlapping in time and address, aliases
+// inside their owners. Its offsets are checked at alignment 1: the nested planner's alignment is
+// its own, and the region's start is aligned for it when the nested graph is bound.
+Status verify_nested_tensors(const NestedPlan& nested) {
+  if (nested.tensors.empty()) return Status::ok();
+  if (nested.tensors.size() != nested.tensor_count) {
+    return make_status(StatusCode::kInvalidArgument, "nested plan ", nested.node, "/", nested.body,
+                       ": says ", nested.tensor_count, " tensors, lists ", nested.tensors.size());
+  }
+  Plan inner;
+  inner.pool_bytes = nested.pool_bytes;
+  inner.alignment = 1;
+  inner.tensors = nested.tensors;
+  const Status status = inner.verify();
+  return status.is_ok()
+             ? status
+             : status.with_context(str_cat("nested plan ", nested.node, "/", nested.body));
+}
+
+// Each nested plan lies inside its node's workspace record, and its tensors inside its pool.
 Status verify_nested(const Plan& plan) {
   for (const NestedPlan& nested : plan.nested) {
-    const PlannedTensor* region = nullptr;
-    for (const PlannedTensor& tensor : plan.tensors) {
-      if (tensor.workspace_node >= 0 && tensor.name == nested.node + ":workspace") region = &tensor;
-    }
+    const PlannedTensor* region = plan.region_of(nested);
     if (region == nullptr) {
       return make_status(StatusCode::kInvalidArgument, "nested plan ", nested.node, "/",
                          nested.body, ": its node has no workspace record");
@@ -61,8 +77,17 @@ Status verify_nested(const Plan& plan) {
                          nested.body, " needs ", nested.pool_bytes, " bytes, its region holds ",
                          region->bytes);
     }
+    ONEPOOL_RETURN_IF_ERROR(verify_nested_tensors(nested));
   }
   return Status::ok();
+}
+
+const PlannedTensor* Plan::region_of(const NestedPlan& nested) const {
+  const std::string name = nested.node + ":workspace";
+  for (const PlannedTensor& tensor : tensors) {
+    if (tensor.workspace_node >= 0 && tensor.name == name) return &tensor;
+  }
+  return nullptr;
 }
 
 Status Plan::verify() const {

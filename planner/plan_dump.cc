@@ -286,7 +286,28 @@ std::string render_plan_table(const Plan& plan) {
     }
     out << line << "\n";
   }
+  for (const NestedPlan& nested : plan.nested) {
+    if (nested.tensors.empty()) continue;
+    Plan inner;
+    inner.tensors = nested.tensors;
+    out << "\nnested plan " << describe_nested_plan(plan, nested) << "\n"
+        << render_plan_table(inner);
+  }
   return out.str();
+}
+
+std::string describe_nested_plan(const Plan& plan, const NestedPlan& nested) {
+  std::string text =
+      str_cat(nested.node, " ", nested.body, ": ", nested.tensor_count, " tensors, pool ",
+              format_bytes(nested.pool_bytes, 0), ", lower bound ",
+              format_bytes(nested.lower_bound_bytes, 0), "; region ");
+  const PlannedTensor* region = plan.region_of(nested);
+  if (region == nullptr) return text + "unknown (no workspace record of " + nested.node + ")";
+  const std::string steps = region->first == region->last
+                                ? str_cat("step ", region->first)
+                                : str_cat("steps ", region->first, "-", region->last);
+  return str_cat(text, region->name, " at [", with_commas(region->offset), ", ",
+                 with_commas(region->offset + nested.pool_bytes), ") of the pool, ", steps);
 }
 
 std::string render_plan_chart(const Plan& plan, int width, int height) {
@@ -348,10 +369,7 @@ std::string render_plan_summary(const Plan& plan, double total_planning_ms,
   out << "plan:        " << plan.algorithm << ", alignment " << plan.alignment << " B, "
       << plan.tensors.size() << " tensors, " << plan_step_count(plan) << " steps\n";
   for (const NestedPlan& nested : plan.nested) {
-    out << "nested:      " << nested.node << " " << nested.body << ": pool "
-        << format_bytes(nested.pool_bytes, 0) << ", lower bound "
-        << format_bytes(nested.lower_bound_bytes, 0) << ", " << nested.tensor_count
-        << " tensors, in the workspace of " << nested.node << "\n";
+    out << "nested:      " << describe_nested_plan(plan, nested) << "\n";
   }
   return out.str();
 }

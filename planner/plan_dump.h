@@ -13,8 +13,14 @@
 namespace onepool {
 
 /// One row per tensor: chart symbol, name, producing op, dtype, shape, bytes, offset (an alias:
-/// "in OWNER+N", OWNER the name of the tensor whose storage it uses), first, last.
+/// "in OWNER+N", OWNER the name of the tensor whose storage it uses), first, last. Then, for each
+/// nested plan that lists its tensors, a heading (describe_nested_plan) and their table, offsets
+/// from the start of the region and steps of the nested graph.
 std::string render_plan_table(const Plan& plan);
+/// "If_25 then_branch: 12 tensors, pool 2,048 B (2.00 KiB), lower bound ...; region
+/// If_25:workspace at [4,096, 6,144) of the pool, step 7" (the region: the nested pool inside its
+/// node's workspace record).
+std::string describe_nested_plan(const Plan& plan, const NestedPlan& nested);
 /// ASCII chart in the style of TFLite Micro's PrintMemoryPlan: rows are steps (each row sums up a
 /// range of steps when there are more than `height`), columns are `width` equal address buckets
 /// of the pool, a symbol per tensor (plan_tensor_symbols; '.' free). A legend names every letter

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -208,8 +209,10 @@ std::string summary_html(const Plan& plan) {
   return str_cat("<div class=\"summary\">\n", items, "</div>\n");
 }
 
+// One tensor's row; `pool_address` (when given) is one more column after the offset: where a
+// nested plan's tensor lies in the parent pool.
 std::string peak_row(const Plan& plan, const std::unordered_map<int32_t, size_t>& by_id,
-                     size_t index, size_t address) {
+                     size_t index, size_t address, std::optional<size_t> pool_address = {}) {
   const PlannedTensor& tensor = plan.tensors[index];
   std::string note;
   if (kind_of(tensor) == TensorKind::kAlias) {
@@ -219,6 +222,7 @@ std::string peak_row(const Plan& plan, const std::unordered_map<int32_t, size_t>
   if (tensor.external) note = "external: in a caller buffer";
   return str_cat("<tr><td>", escape_html(tensor.name), "</td><td>", escape_html(tensor.producer_op),
                  "</td><td class=\"num\">", drawn_bytes(tensor), "</td><td class=\"num\">", address,
+                 pool_address ? str_cat("</td><td class=\"num\">", *pool_address) : std::string(),
                  "</td><td class=\"num\">", tensor.first, "-", tensor.last, "</td><td>",
                  escape_html(note), "</td></tr>\n");
 }
@@ -246,6 +250,80 @@ std::string peak_table_html(const Plan& plan, const PlanPeak& peak) {
                  " tensors</h2>\n<table class=\"peak\">\n<thead><tr><th>name</th><th>op</th>"
                  "<th>bytes</th><th>offset</th><th>steps</th><th></th></tr></thead>\n<tbody>\n",
                  rows, "</tbody>\n</table>\n", more);
+}
+
+// A nested plan's tensors drawn as an SVG, address (down) by step (across): each owning tensor a
+// box, so the group shows at a glance how the branch or body fills its region.
+std::string nested_chart_svg(const NestedPlan& nested) {
+  constexpr double kWidth = 640.0;
+  constexpr double kHeight = 120.0;
+  Plan inner;
+  inner.tensors = nested.tensors;
+  const auto steps = static_cast<double>(std::max<int64_t>(1, plan_step_count(inner)));
+  const auto pool = static_cast<double>(std::max<size_t>(1, nested.pool_bytes));
+  std::string boxes;
+  for (const PlannedTensor& tensor : nested.tensors) {
+    if (!owns_storage(tensor) || tensor.external) continue;
+    char box[256];
+    std::snprintf(
+        box, sizeof(box), "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\"><title>",
+        kWidth * static_cast<double>(tensor.first) / steps,
+        kHeight * static_cast<double>(tensor.offset) / pool,
+        std::max(1.0, kWidth * static_cast<double>(tensor.last + 1 - tensor.first) / steps),
+        std::max(1.0, kHeight * static_cast<double>(tensor.bytes) / pool));
+    boxes += str_cat(box, escape_html(tensor.name), " (", escape_html(tensor.producer_op),
+                     "): ", escape_html(format_bytes(tensor.bytes)), " at +", tensor.offset,
+                     ", steps ", tensor.first, "-", tensor.last, "</title></rect>\n");
+  }
+  return str_cat(
+      "<svg class=\"nested-chart\" viewBox=\"0 0 640 120\" width=\"640\" "
+      "height=\"120\" role=\"img\" aria-label=\"",
+      escape_html(nested.node + " " + nested.body), " plan\">\n", boxes, "</svg>\n");
+}
+
+// A nested plan's tensors: offsets from the region's start and in the parent pool.
+std::string nested_table_html(const Plan& plan, const NestedPlan& nested) {
+  const PlannedTensor* region = plan.region_of(nested);
+  Plan inner;
+  inner.tensors = nested.tensors;
+  const std::unordered_map<int32_t, size_t> by_id = index_by_id(inner);
+  const std::vector<size_t> addresses = plan_tensor_addresses(inner);
+  std::string rows;
+  const size_t shown = std::min(nested.tensors.size(), kMaxPeakRows);
+  for (size_t i = 0; i < shown; ++i) {
+    const std::optional<size_t> pool_address =
+        region != nullptr ? std::optional<size_t>(region->offset + addresses[i]) : std::nullopt;
+    rows += peak_row(inner, by_id, i, addresses[i], pool_address);
+  }
+  const std::string more =
+      nested.tensors.size() > shown
+          ? str_cat("<p>... and ", nested.tensors.size() - shown, " more</p>\n")
+          : std::string();
+  const std::string pool_column = region != nullptr ? "<th>in the pool</th>" : "";
+  return str_cat(
+      "<table class=\"peak\">\n<thead><tr><th>name</th><th>op</th><th>bytes</th>"
+      "<th>offset</th>",
+      pool_column, "<th>steps</th><th></th></tr></thead>\n<tbody>\n", rows, "</tbody>\n</table>\n",
+      more);
+}
+
+// Each If branch and Loop or Scan body planned on its own, as a collapsible group: what it
+// holds, where its region lies in the pool, its chart and its tensors.
+std::string nested_plans_html(const Plan& plan) {
+  if (plan.nested.empty()) return "";
+  std::string groups;
+  for (const NestedPlan& nested : plan.nested) {
+    const std::string body =
+        nested.tensors.empty() ? std::string("<p>Its tensors were not recorded in this plan.</p>\n")
+                               : nested_chart_svg(nested) + nested_table_html(plan, nested);
+    groups += str_cat("<details class=\"nested\" data-node=\"", escape_html(nested.node),
+                      "\" data-body=\"", escape_html(nested.body), "\"><summary>",
+                      escape_html("nested plan " + describe_nested_plan(plan, nested)),
+                      "</summary>\n", body, "</details>\n");
+  }
+  return str_cat("<h2>Nested plans: ", plan.nested.size(),
+                 " (If branches, Loop and Scan bodies, each inside its node's workspace)</h2>\n",
+                 groups);
 }
 
 // Search, reset and a one-line key to the mouse; the script wires them up.
@@ -343,9 +421,9 @@ std::string render_plan_html(const Plan& plan, const PlanHtmlOptions& options) {
       "<noscript><p>The chart needs JavaScript; the summary and the peak table do not.</p>"
       "</noscript>\n"
       "<div id=\"legend\"></div>\n",
-      peak_table_html(plan, peak), "<script type=\"application/json\" id=\"plan-data\">",
-      json_for_script(plan_data(plan, peak)), "</script>\n<script>\n", plan_html::page_script(),
-      "</script>\n</body>\n</html>\n");
+      peak_table_html(plan, peak), nested_plans_html(plan),
+      "<script type=\"application/json\" id=\"plan-data\">", json_for_script(plan_data(plan, peak)),
+      "</script>\n<script>\n", plan_html::page_script(), "</script>\n</body>\n</html>\n");
 }
 
 }  // namespace onepool

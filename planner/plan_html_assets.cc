@@ -37,6 +37,10 @@ h2 { font-size: 16px; margin: 18px 0 6px; }
 table.peak { border-collapse: collapse; font-size: 12px; }
 table.peak th, table.peak td { padding: 2px 10px; border-bottom: 1px solid #eee; text-align: left; }
 table.peak td.num { text-align: right; font-family: ui-monospace, monospace; }
+details.nested { margin: 4px 0; }
+details.nested summary { cursor: pointer; font-size: 13px; }
+svg.nested-chart { display: block; margin: 6px 0; background: #fafafa; border: 1px solid #ddd; }
+svg.nested-chart rect { fill: #7aa6d6; stroke: #2f5d8a; stroke-width: 0.5; }
 )css";
 }
 

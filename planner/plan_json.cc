@@ -15,9 +15,11 @@
 //                   "external": true                       // only for graph inputs and
 //                 // outputs in caller buffers (bytes and offset 0)
 //     "nested": [ {"node": "If_25", "body": "then_branch", "pool_bytes": 541440,
-//                  "lower_bound_bytes": 541440, "tensors": 120, "algorithm": "auto"} ],
+//                  "lower_bound_bytes": 541440, "tensors": 120, "algorithm": "auto",
+//                  "tensor_list": [ {...}, ... ]} ],
 //                 // optional: plans of If branches / Loop and Scan bodies, each in its node's
-//                 // workspace record
+//                 // workspace record; "tensor_list" (optional) holds their tensors as above,
+//                 // offsets from the start of the region
 //     "provenance": { "model_path": "m.onnx", "model_hash": "fnv1a64:...", "input_shapes":
 //                     "x:1x3x8x8", "device": "cpu", "algorithm": "auto", "alignment": 256,
 //                     "aliasing": "on", "schedule": "model", "optimize": "all",
@@ -200,13 +202,21 @@ Status check_schema_version(const Json& document) {
   return Status::ok();
 }
 
-Json nested_to_json(const NestedPlan& nested) {
-  return {{"node", nested.node},
-          {"body", nested.body},
-          {"pool_bytes", nested.pool_bytes},
-          {"lower_bound_bytes", nested.lower_bound_bytes},
-          {"tensors", nested.tensor_count},
-          {"algorithm", nested.algorithm}};
+// One nested plan at `depth`, its members in key order.
+void write_nested(const NestedPlan& nested, std::string& out, int depth) {
+  JsonObjectWriter object(out, depth);
+  object.member("algorithm", nested.algorithm);
+  object.member("body", nested.body);
+  object.member("lower_bound_bytes", static_cast<uint64_t>(nested.lower_bound_bytes));
+  object.member("node", nested.node);
+  object.member("pool_bytes", static_cast<uint64_t>(nested.pool_bytes));
+  if (!nested.tensors.empty()) {
+    object.array_member("tensor_list", nested.tensors.size(), [&](size_t i, int element_depth) {
+      write_tensor(nested.tensors[i], out, element_depth);
+    });
+  }
+  object.member("tensors", static_cast<uint64_t>(nested.tensor_count));
+  object.close();
 }
 
 Expected<NestedPlan> nested_from_json(const Json& object) {
@@ -218,6 +228,17 @@ Expected<NestedPlan> nested_from_json(const Json& object) {
                            read_size(object, "lower_bound_bytes", "nested plan"));
   ONEPOOL_ASSIGN_OR_RETURN(nested.tensor_count, read_size(object, "tensors", "nested plan"));
   nested.algorithm = object.at("algorithm").get<std::string>();
+  if (object.contains("tensor_list")) {
+    const Json& tensors = object.at("tensor_list");
+    if (!tensors.is_array()) {
+      return make_status(StatusCode::kInvalidArgument, "plan JSON: nested plan ", nested.node, "/",
+                         nested.body, ": 'tensor_list' must be an array");
+    }
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      ONEPOOL_ASSIGN_OR_RETURN(PlannedTensor tensor, tensor_from_json(tensors[i], i));
+      nested.tensors.push_back(std::move(tensor));
+    }
+  }
   return nested;
 }
 
@@ -279,9 +300,8 @@ std::string Plan::to_json() const {
   document.member("lower_bound_bytes", static_cast<uint64_t>(lower_bound_bytes));
   document.member("naive_bytes", static_cast<uint64_t>(naive_bytes));
   if (!nested.empty()) {
-    document.array_member("nested", nested.size(), [&](size_t i, int depth) {
-      document.append_json(nested_to_json(nested[i]), depth);
-    });
+    document.array_member("nested", nested.size(),
+                          [&](size_t i, int depth) { write_nested(nested[i], out, depth); });
   }
   document.member("optimal", optimal);
   document.member("plain_lower_bound_bytes", static_cast<uint64_t>(plain_lower_bound_bytes));

@@ -103,6 +103,9 @@ struct NestedPlan {
   size_t lower_bound_bytes = 0;
   size_t tensor_count = 0;
   std::string algorithm;
+  /// Its own tensors, offsets counted from the start of its pool, which is the start of the
+  /// node's workspace record (Plan::region_of). Empty in plans saved without them.
+  std::vector<PlannedTensor> tensors;
 };
 
 struct Plan {
@@ -130,6 +133,8 @@ struct Plan {
   /// and in steps.
   /// The message names the first two tensors that collide.
   Status verify() const;
+  /// The workspace record of `nested`'s node, which holds its pool; null when there is none.
+  const PlannedTensor* region_of(const NestedPlan& nested) const;
   /// Versioned JSON (schema in the README).
   std::string to_json() const;
   /// Parses what to_json() wrote (schema_version 2, or 1 without provenance); rejects others.

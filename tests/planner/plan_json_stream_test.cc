@@ -60,6 +60,9 @@ Plan every_kind_of_tensor() {
   external.external = true;
   plan.tensors.push_back(external);
   plan.nested.push_back({"If_25", "then_branch", 2048, 1536, 12, "auto"});
+  plan.nested.push_back({"If_25", "else_branch", 512, 512, 2, "auto"});
+  plan.nested.back().tensors = {tensor(0, "branch_in", Shape{4}, 256, 0),
+                                tensor(1, "branch \"out\"", Shape{2, 2}, 256, 256)};
   plan.provenance.model_path = "m.onnx";
   plan.provenance.model_hash = "fnv1a64:0123456789abcdef";
   plan.provenance.input_shapes = "x:1x3x8x8";
@@ -89,7 +92,11 @@ TEST_CASE("the streamed plan JSON is nlohmann's own layout, byte for byte") {
   CHECK(back->tensors[3].bound == every_kind_of_tensor().tensors[3].bound);
   CHECK(back->tensors[4].external);
   CHECK(back->planning_ms == 0.123456789);
-  CHECK(back->nested.size() == 1);
+  REQUIRE(back->nested.size() == 2);
+  CHECK(back->nested[0].tensors.empty());
+  REQUIRE(back->nested[1].tensors.size() == 2);
+  CHECK(back->nested[1].tensors[1].name == "branch \"out\"");
+  CHECK(back->nested[1].tensors[1].offset == 256);
   CHECK(back->provenance.external == "caf\xc3\xa9");
 }
 

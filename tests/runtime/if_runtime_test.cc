@@ -88,8 +88,9 @@ TEST_CASE("runtime If: the condition picks the branch on every run") {
   }
 }
 
-// The Session's plan lists both branch plans, each inside the If's workspace record; they
-// survive the JSON round trip, and verify() rejects one larger than the region.
+// The Session's plan lists both branch plans with their tensors, each inside the If's workspace
+// record; they survive the JSON round trip, and verify() rejects one larger than the region and
+// a branch whose own tensors collide.
 TEST_CASE("runtime If: the plan lists both branch plans inside the If's workspace") {
   IfRunner runner(runtime_chain_model());
   const Plan& plan = runner.plan();
@@ -105,9 +106,42 @@ TEST_CASE("runtime If: the plan lists both branch plans inside the If's workspac
   REQUIRE(loaded->nested.size() == 2);
   CHECK(loaded->nested[1].pool_bytes == plan.nested[1].pool_bytes);
   CHECK(loaded->nested[1].lower_bound_bytes == plan.nested[1].lower_bound_bytes);
+  for (size_t n = 0; n < plan.nested.size(); ++n) {
+    const NestedPlan& nested = plan.nested[n];
+    REQUIRE(nested.tensors.size() == nested.tensor_count);
+    REQUIRE(loaded->nested[n].tensors.size() == nested.tensors.size());
+    for (size_t i = 0; i < nested.tensors.size(); ++i) {
+      CHECK(loaded->nested[n].tensors[i].name == nested.tensors[i].name);
+      CHECK(loaded->nested[n].tensors[i].offset == nested.tensors[i].offset);
+      CHECK(loaded->nested[n].tensors[i].bytes == nested.tensors[i].bytes);
+      CHECK(nested.tensors[i].offset + nested.tensors[i].bytes <= nested.pool_bytes);
+    }
+  }
+  REQUIRE(plan.region_of(plan.nested[0]) != nullptr);
+  CHECK(plan.region_of(plan.nested[0])->name == "choose:workspace");
   Plan oversized = plan;
   oversized.nested[1].pool_bytes = plan.pool_bytes + 1;
   CHECK(contains(oversized.verify(), "nested plan choose/else_branch needs"));
+  // Two owning tensors of the then branch moved onto one address while both are live.
+  Plan colliding = plan;
+  std::vector<PlannedTensor>& tensors = colliding.nested[0].tensors;
+  bool moved = false;
+  for (size_t i = 0; i < tensors.size() && !moved; ++i) {
+    for (size_t j = i + 1; j < tensors.size() && !moved; ++j) {
+      PlannedTensor& a = tensors[i];
+      PlannedTensor& b = tensors[j];
+      const bool owners = a.alias_of < 0 && b.alias_of < 0 && a.bytes > 0 && b.bytes > 0;
+      if (owners && a.first <= b.last && b.first <= a.last) {
+        b.offset = a.offset;
+        moved = true;
+      }
+    }
+  }
+  REQUIRE(moved);
+  CHECK(contains(colliding.verify(), "nested plan choose/then_branch: "));
+  Plan miscounted = plan;
+  miscounted.nested[0].tensor_count += 1;
+  CHECK(contains(miscounted.verify(), "lists "));
 }
 
 // cond = ReduceSum(x) > 0, computed in the graph: x sums to 3 (then), -x to -3 (else).

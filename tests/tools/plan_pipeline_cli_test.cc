@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <regex>
 #include <string>
 
@@ -115,6 +116,43 @@ TEST_CASE("plan --device: another backend's kernels, or a clear error without it
   CHECK(result.output.find("cuda:0") != std::string::npos);
   const CommandResult bad = cli.onepool("plan " + cli.model("mlp.onnx") + " --device gpu");
   CHECK(bad.exit_code != 0);
+}
+
+// A runtime If: every branch plan is listed with its region in the parent pool, and its tensors
+// show in the table (--table), in the JSON and as a collapsible group in the HTML.
+TEST_CASE("plan shows each nested plan, its region and its tensors") {
+  PipelineCli cli;
+  const std::string model = cli.model("if_runtime.onnx");
+  const CommandResult table = cli.onepool("plan " + model + " --table");
+  INFO(table.output);
+  REQUIRE(table.exit_code == 0);
+  CHECK(table.output.find("nested:      if_a then_branch: 11 tensors") != std::string::npos);
+  CHECK(table.output.find("region if_a:workspace at [0, 2,560) of the pool, step 3") !=
+        std::string::npos);
+  CHECK(table.output.find("\nnested plan if_b else_branch: ") != std::string::npos);
+  CHECK(table.output.find("a_lstm.lstm:workspace") != std::string::npos);
+  const std::string json_path = cli.dir.file("plan.json");
+  const CommandResult json =
+      cli.onepool("plan " + model + " --format json -o " + shell_quote(json_path));
+  REQUIRE_MESSAGE(json.exit_code == 0, json.output);
+  std::ifstream json_file(json_path);
+  const std::string json_text((std::istreambuf_iterator<char>(json_file)),
+                              std::istreambuf_iterator<char>());
+  CHECK(json_text.find("\"tensor_list\": [") != std::string::npos);
+  CHECK(json_text.find("\"name\": \"b_gru.gru:workspace\"") != std::string::npos);
+  const std::string html_path = cli.dir.file("plan.html");
+  const CommandResult html =
+      cli.onepool("plan " + model + " --format html -o " + shell_quote(html_path));
+  REQUIRE_MESSAGE(html.exit_code == 0, html.output);
+  std::ifstream html_file(html_path);
+  const std::string html_text((std::istreambuf_iterator<char>(html_file)),
+                              std::istreambuf_iterator<char>());
+  CHECK(html_text.find("<h2>Nested plans: 4 ") != std::string::npos);
+  CHECK(html_text.find("<details class=\"nested\" data-node=\"if_b\" "
+                       "data-body=\"then_branch\"><summary>nested plan if_b then_branch: ") !=
+        std::string::npos);
+  CHECK(html_text.find("<svg class=\"nested-chart\"") != std::string::npos);
+  CHECK(html_text.find("<td>b_lstm.activated</td>") != std::string::npos);
 }
 
 }  // namespace onepool::test

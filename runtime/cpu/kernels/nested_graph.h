@@ -28,9 +28,13 @@ class NestedGraph {
   size_t pool_bytes() const { return plan_.pool_bytes; }
   /// This graph's plan as a summary for the parent plan (node: the node holding it).
   NestedPlan summary(const std::string& node) const {
-    return NestedPlan{
-        node,           name_, plan_.pool_bytes, plan_.lower_bound_bytes, plan_.tensors.size(),
-        plan_.algorithm};
+    return NestedPlan{node,
+                      name_,
+                      plan_.pool_bytes,
+                      plan_.lower_bound_bytes,
+                      plan_.tensors.size(),
+                      plan_.algorithm,
+                      plan_.tensors};
   }
   /// The workspace bytes that hold this graph's pool at the alignment bind() needs.
   size_t region_bytes() const;
