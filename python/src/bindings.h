@@ -30,6 +30,10 @@ struct PySession {
   PyModel model;
   std::unique_ptr<Session> session;
   std::mutex run_mutex;
+  /// The arrays bound with bind_input / bind_output (Model::inputs() / outputs() order; None
+  /// where unbound), referenced so they outlive every run_bound() that reads or writes them.
+  std::vector<py::object> bound_inputs;
+  std::vector<py::object> bound_outputs;
 };
 
 // errors.cc

@@ -163,6 +163,75 @@ py::dict run(PySession& self, const py::dict& feeds, const py::object& output_na
   return result;
 }
 
+// The index of input / output `name`, or a kNotFound error listing them.
+size_t tensor_index(const std::vector<TensorInfo>& infos, const std::string& name,
+                    const char* kind) {
+  for (size_t i = 0; i < infos.size(); ++i) {
+    if (infos[i].name == name) return i;
+  }
+  raise_status(make_status(StatusCode::kNotFound, kind, " '", name, "': not an ", kind,
+                           " of the model (", kind, "s: ", joined_names(infos), ")"));
+}
+
+// An array a binding can keep: its own dtype and shape, C-contiguous (a binding never copies the
+// caller's array into a temporary: the Session reads or writes the array itself), and for an
+// output, writable.
+TensorView bindable_view(const TensorInfo& info, const py::array& array, const char* kind,
+                         bool writable) {
+  DType dtype = onepool_dtype(array.dtype());
+  if (info.dtype == DType::kBFloat16 && dtype == DType::kUInt16) dtype = DType::kBFloat16;
+  if (dtype != info.dtype) {
+    raise_status(make_status(StatusCode::kInvalidArgument, kind, " '", info.name,
+                             "': expected dtype ", numpy_dtype_name(info.dtype), ", got ",
+                             py::str(array.dtype()).cast<std::string>()));
+  }
+  if (!(array.flags() & py::array::c_style)) {
+    raise_status(make_status(StatusCode::kInvalidArgument, kind, " '", info.name,
+                             "': a bound array must be C-contiguous (numpy.ascontiguousarray)"));
+  }
+  if (writable && !array.writeable()) {
+    raise_status(make_status(StatusCode::kInvalidArgument, kind, " '", info.name,
+                             "': a bound output array must be writable"));
+  }
+  std::vector<int64_t> dims(array.shape(), array.shape() + array.ndim());
+  Expected<Shape> shape = Shape::from_dims(dims);
+  if (!shape.has_value())
+    raise_status(shape.status().with_context(kind + (" '" + info.name + "'")));
+  TensorView view{const_cast<void*>(array.data()), info.dtype, *shape, Device{}};
+  throw_if_error(check_tensor_matches(info, view, kind));
+  return view;
+}
+
+void bind_input(PySession& self, const std::string& name, const py::array& array) {
+  const std::vector<TensorInfo>& infos = self.model.model->inputs();
+  const size_t index = tensor_index(infos, name, "input");
+  const TensorView view = bindable_view(infos[index], array, "input", false);
+  std::lock_guard<std::mutex> lock(self.run_mutex);
+  throw_if_error(self.session->bind_input(index, view));
+  self.bound_inputs.resize(infos.size(), py::none());
+  self.bound_inputs[index] = array;
+}
+
+void bind_output(PySession& self, const std::string& name, const py::array& array) {
+  const std::vector<TensorInfo>& infos = self.model.model->outputs();
+  const size_t index = tensor_index(infos, name, "output");
+  const TensorView view = bindable_view(infos[index], array, "output", true);
+  std::lock_guard<std::mutex> lock(self.run_mutex);
+  throw_if_error(self.session->bind_output(index, view));
+  self.bound_outputs.resize(infos.size(), py::none());
+  self.bound_outputs[index] = array;
+}
+
+void run_bound(PySession& self) {
+  Status status;
+  {
+    py::gil_scoped_release release;
+    std::lock_guard<std::mutex> lock(self.run_mutex);
+    status = self.session->run_bound();
+  }
+  throw_if_error(status);
+}
+
 std::unique_ptr<PySession> create_session(PyModel model, const SessionOptions& options) {
   auto session = std::make_unique<PySession>();
   session->model = std::move(model);
@@ -256,6 +325,28 @@ thread runs a Session at a time (a second caller waits); run() releases the GIL.
            "Runs the model on {input name: numpy array}; returns {output name: numpy array} "
            "(every output, or those named in `outputs`). Feeds must match each input's dtype "
            "and shape exactly (Session.inputs).")
+      .def("bind_input", &bind_input, py::arg("name"), py::arg("array"),
+           "Binds input `name` to a numpy array (its dtype and shape, C-contiguous) that every "
+           "run_bound() reads; an external input is read in place, any other copied in. The "
+           "Session keeps a reference to the array.")
+      .def("bind_output", &bind_output, py::arg("name"), py::arg("array"),
+           "Binds output `name` to a writable numpy array (its dtype and shape, C-contiguous) "
+           "that every run_bound() fills: an external output is written there by its node, any "
+           "other copied there after the run.")
+      .def("run_bound", &run_bound,
+           "Runs on the bound arrays (every input and output must be bound; see bind_input). "
+           "Returns None: the outputs are in the bound arrays.")
+      .def(
+          "is_external",
+          [](const PySession& s, const std::string& name) {
+            const Model& model = *s.model.model;
+            const int input = model.input_index(name);
+            if (input >= 0) return s.session->input_is_external(static_cast<size_t>(input));
+            return s.session->output_is_external(tensor_index(model.outputs(), name, "output"));
+          },
+          py::arg("name"),
+          "Whether the Session reads (input) or writes (output) `name` in the caller's array "
+          "itself, with no copy (see external=).")
       .def_property_readonly("model", [](const PySession& s) { return s.model; })
       .def_property_readonly("inputs", [](const PySession& s) { return s.model.model->inputs(); })
       .def_property_readonly("outputs", [](const PySession& s) { return s.model.model->outputs(); })

@@ -411,3 +411,40 @@ def test_external_outputs_of_data_dependent_size(data_dependent_path):
     assert list(got) == list(expected)
     for name in expected:
         np.testing.assert_array_equal(got[name], expected[name])
+
+
+@pytest.mark.parametrize("external", [None, "all"])
+def test_bound_arrays_run_without_new_arrays(session, mlp_path, mlp_input, external):
+    # IoBinding: bind once, run many times; the outputs land in the bound array (in place when
+    # external, copied when pooled), the same bits as run().
+    s = onepool.Session(mlp_path, dims={"batch": 1}, external=external)
+    assert s.is_external("x") == (external == "all")
+    assert s.is_external("probs") == (external == "all")
+    x = mlp_input.copy()
+    probs = np.zeros((1, 10), dtype=np.float32)
+    with pytest.raises(onepool.FailedPreconditionError, match="not bound"):
+        s.run_bound()
+    s.bind_input("x", x)
+    s.bind_output("probs", probs)
+    assert s.run_bound() is None
+    np.testing.assert_array_equal(probs, session.run({"x": mlp_input})["probs"])
+    x[:] = -mlp_input  # the binding reads the array itself: new values, no rebinding
+    s.run_bound()
+    np.testing.assert_array_equal(probs, session.run({"x": -mlp_input})["probs"])
+
+
+def test_bind_errors_name_the_tensor(session):
+    with pytest.raises(onepool.NotFoundError, match=r"input 'nope': not an input .*inputs: x"):
+        session.bind_input("nope", np.zeros((1, 784), np.float32))
+    with pytest.raises(onepool.InvalidArgumentError, match="input 'x': expected dtype float32"):
+        session.bind_input("x", np.zeros((1, 784), np.float64))
+    with pytest.raises(onepool.InvalidArgumentError, match="C-contiguous"):
+        session.bind_input("x", np.zeros((1, 1568), np.float32)[:, ::2])
+    with pytest.raises(onepool.InvalidArgumentError, match="input 'x'"):
+        session.bind_input("x", np.zeros((2, 784), np.float32))
+    read_only = np.zeros((1, 10), np.float32)
+    read_only.setflags(write=False)
+    with pytest.raises(onepool.InvalidArgumentError, match="output 'probs'.*writable"):
+        session.bind_output("probs", read_only)
+    with pytest.raises(onepool.NotFoundError, match="output 'x_nope': not an output"):
+        session.is_external("x_nope")
