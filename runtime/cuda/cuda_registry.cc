@@ -101,6 +101,10 @@ constexpr Entry kKernels[] = {
     {"ConvTranspose", &make_conv_transpose_kernel},
     {"MatMul", &make_matmul_kernel},
     {"Gemm", &make_gemm_kernel},
+    // recurrent layers
+    {"LSTM", &make_lstm_kernel},
+    {"GRU", &make_gru_kernel},
+    {"RNN", &make_rnn_kernel},
 };
 
 }  // namespace

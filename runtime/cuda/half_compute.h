@@ -4,7 +4,8 @@
 // stream into the node's planned workspace, and its half outputs are rounded back (nearest even)
 // after it. Half weights are converted on every run too (the CUDA kernel interface has no
 // upload step of its own), so a half model costs a float32 model's bandwidth plus conversions:
-// correct everywhere, not yet fast (native __half kernels and cuBLAS half GEMMs are to come).
+// correct everywhere. The binary, unary and GEMM kernels take the half types natively (they refuse
+// only the nodes where that would round differently), so only the other operators come here.
 #pragma once
 
 #include "onepool/status.h"

@@ -249,6 +249,28 @@ TEST_CASE("float Mod with fmod 0 is refused by CUDA preparation") {
   CHECK(prepared.status().code() == StatusCode::kInvalidModel);
 }
 
+// Native half kernels round once, like the float32 path on widened copies: where they would
+// round more often (a chain of Sum steps, Mean's scaling) or read constants as float32 (Clip's
+// bounds), the native factory refuses the node and the half adapter runs it in float32.
+TEST_CASE("half nodes the native kernels would round differently take the float32 path") {
+  cuda::CudaBackendOptions options;
+  const auto half = [](uint32_t seed) {
+    return var(parity_detail::random_halves(DType::kFloat16, Shape{4}, -1.0f, 1.0f, seed));
+  };
+  const std::vector<Case> refused = {
+      make_case("Sum", {half(1), half(2), half(3)}, DType::kFloat16, {4}),
+      make_case("Mean", {half(4), half(5)}, DType::kFloat16, {4}),
+      make_case("Clip", {half(6)}, DType::kFloat16, {4}, {}, "no bounds")};
+  for (const Case& c : refused) {
+    CAPTURE(c.label);
+    const Graph graph = single_node_graph(c);
+    Expected<cuda::CudaPreparedKernel> prepared =
+        cuda::find_cuda_kernel(c.op)(cuda::CudaNodeContext(graph, graph.nodes[0], options));
+    REQUIRE_FALSE(prepared.has_value());
+    CHECK(prepared.status().code() == StatusCode::kUnsupported);
+  }
+}
+
 // A new CUDA kernel without a parity case fails here, on every machine.
 TEST_CASE("every registered CUDA op has a parity case") {
   std::set<std::string> covered;

@@ -2,15 +2,18 @@
 // tests/gpu/expectations_test.cc, which also runs every case on the CPU and prepares it for
 // CUDA on the host), each path of each op family (1-D and 2-D windows, grouped and transposed
 // convolutions, transA, stride-0 batches, the Concat copy path, int32 indices, every Where
-// dtype), and the shared expectation tables of tests/gpu/op_expectations.h with their values.
-// parity_test.cc runs them on the device against the CPU.
+// dtype, the recurrent layers' attributes in gpu/recurrent_cases.h), and the shared expectation
+// tables of tests/gpu/op_expectations.h with their values. parity_test.cc runs them on the device
+// against the CPU.
 #pragma once
 
 #include <cmath>
 #include <string>
 #include <vector>
 
+#include "gpu/half_cases.h"
 #include "gpu/op_expectations.h"
+#include "gpu/recurrent_cases.h"
 #include "gpu/test_graphs.h"
 
 namespace onepool::test_graphs {
@@ -382,6 +385,8 @@ inline std::vector<Case> parity_cases() {
   parity_detail::add_convolutions(cases);
   parity_detail::add_gemm(cases);
   parity_detail::add_data(cases);
+  parity_detail::add_recurrent(cases);  // gpu/recurrent_cases.h
+  parity_detail::add_half(cases);       // gpu/half_cases.h
   return cases;
 }
 

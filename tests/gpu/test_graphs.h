@@ -90,8 +90,9 @@ inline In weight(const Shape& s, uint32_t seed) {
   return constant(random_floats(s, -1.0f, 1.0f, seed));
 }
 
-/// One node with its inputs (std::nullopt: omitted) and outputs; `expected` holds outputs known
-/// independently of any backend (from tests/gpu/op_expectations.h), else empty.
+/// One node with its inputs (std::nullopt: omitted) and outputs (dtype kUndefined: an omitted
+/// optional output); `expected` holds outputs known independently of any backend (from
+/// tests/gpu/op_expectations.h), else empty.
 struct Case {
   std::string label;
   std::string op;
@@ -126,6 +127,18 @@ inline Attribute string_attr(std::string v) {
   Attribute a;
   a.kind = Attribute::Kind::kString;
   a.s = std::move(v);
+  return a;
+}
+inline Attribute floats_attr(std::vector<float> v) {
+  Attribute a;
+  a.kind = Attribute::Kind::kFloats;
+  a.floats = std::move(v);
+  return a;
+}
+inline Attribute strings_attr(std::vector<std::string> v) {
+  Attribute a;
+  a.kind = Attribute::Kind::kStrings;
+  a.strings = std::move(v);
   return a;
 }
 
@@ -170,6 +183,10 @@ inline Graph single_node_graph(const Case& c) {
     node.inputs.push_back(id);
   }
   for (size_t i = 0; i < c.outputs.size(); ++i) {
+    if (c.outputs[i].first == DType::kUndefined) {
+      node.outputs.push_back(kNoValue);
+      continue;
+    }
     Value value;
     value.name = "output_" + std::to_string(i);
     value.dtype = c.outputs[i].first;

@@ -1,5 +1,6 @@
 // Shared pieces of the CPU LSTM, GRU and RNN kernels (recurrent_lstm.cc, recurrent_gru.cc,
-// recurrent_rnn.cc); the node checks and the workspace layout live in recurrent.cc.
+// recurrent_rnn.cc); the workspace layout lives in recurrent.cc, the node checks and attributes
+// shared with the CUDA backend in runtime/recurrent_attributes.cc.
 //
 // Each direction runs in three steps, every buffer a slice of the node's planned workspace:
 //   1. projected = X * W^T + biases for a window of time steps at once (InputProjection): as
@@ -26,63 +27,30 @@
 #include "runtime/cpu/kernel.h"
 #include "runtime/cpu/kernels/fast_math.h"
 #include "runtime/cpu/kernels/gemm_blas.h"
+#include "runtime/recurrent_attributes.h"
 
 namespace onepool::cpu::recurrent {
 
-enum class RecurrentOp : uint8_t { kRnn, kGru, kLstm };
+// The node checks and attributes shared with the other backends (runtime/recurrent_attributes.h).
+using onepool::recurrent::ActivationFunction;
+using onepool::recurrent::GateActivation;
+using onepool::recurrent::kInputB;
+using onepool::recurrent::kInputInitialC;
+using onepool::recurrent::kInputInitialH;
+using onepool::recurrent::kInputP;
+using onepool::recurrent::kInputR;
+using onepool::recurrent::kInputSequenceLens;
+using onepool::recurrent::kInputW;
+using onepool::recurrent::kInputX;
+using onepool::recurrent::kOutputY;
+using onepool::recurrent::kOutputYC;
+using onepool::recurrent::kOutputYH;
+using onepool::recurrent::RecurrentOp;
+using onepool::recurrent::RecurrentSpec;
 
-// Input and output positions shared by the three ops (initial_c and P exist for LSTM only).
-inline constexpr size_t kInputX = 0;
-inline constexpr size_t kInputW = 1;
-inline constexpr size_t kInputR = 2;
-inline constexpr size_t kInputB = 3;
-inline constexpr size_t kInputSequenceLens = 4;
-inline constexpr size_t kInputInitialH = 5;
-inline constexpr size_t kInputInitialC = 6;
-inline constexpr size_t kInputP = 7;
-inline constexpr size_t kOutputY = 0;
-inline constexpr size_t kOutputYH = 1;
-inline constexpr size_t kOutputYC = 2;
-
-enum class ActivationFunction : uint8_t {
-  kRelu,
-  kTanh,
-  kSigmoid,
-  kAffine,
-  kLeakyRelu,
-  kThresholdedRelu,
-  kScaledTanh,
-  kHardSigmoid,
-  kElu,
-  kSoftsign,
-  kSoftplus
-};
-
-/// One entry of the `activations` attribute with its alpha and beta.
-struct GateActivation {
-  ActivationFunction function = ActivationFunction::kTanh;
-  float alpha = 0.0f;
-  float beta = 0.0f;
-};
-
-/// Attributes, dims and workspace layout of one recurrent node, fixed at prepare time.
-struct RecurrentPlan {
-  RecurrentOp op = RecurrentOp::kRnn;
-  std::string node_label;  // "node 'n' (LSTM)", for run-time errors
-  int64_t seq_length = 0;
-  int64_t batch = 0;
-  int64_t input_size = 0;
-  int64_t hidden = 0;
-  int64_t gates = 1;         // gate blocks in W and R: 1 (RNN), 3 (GRU), 4 (LSTM)
-  int64_t directions = 1;    // 2 when bidirectional
-  bool reverse = false;      // direction == "reverse"
-  bool batch_first = false;  // layout == 1
-  bool has_clip = false;
-  float clip = 0.0f;
-  bool linear_before_reset = false;  // GRU
-  bool input_forget = false;         // LSTM: f = 1 - i
-  int64_t activations_per_direction = 1;
-  std::vector<GateActivation> activations;  // directions * activations_per_direction
+/// The node's attributes and dims (RecurrentSpec) and the CPU workspace layout, fixed at prepare
+/// time.
+struct RecurrentPlan : RecurrentSpec {
   // Workspace slices, in elements from its start (each padded to 64 bytes).
   int64_t recurrent_offset = 0;  // [batch, gates*hidden]
   int64_t hidden_offset = 0;     // [batch, hidden]
@@ -91,22 +59,6 @@ struct RecurrentPlan {
   int64_t projected_offset = 0;  // last: [window steps, batch, gates*hidden], 1 to seq steps
   size_t workspace_bytes = 0;    // with the least window
   size_t workspace_preferred_bytes = 0;  // with a seq-step window
-
-  int64_t gate_width() const { return gates * hidden; }
-  /// Whether direction d runs from the last time step to the first.
-  bool backward(int64_t d) const { return reverse || d == 1; }
-  /// Offset in Y of the hidden vector of (t, direction d, b).
-  int64_t y_offset(int64_t t, int64_t d, int64_t b) const {
-    return batch_first ? ((b * seq_length + t) * directions + d) * hidden
-                       : ((t * directions + d) * batch + b) * hidden;
-  }
-  /// Offset in initial_h / initial_c / Y_h / Y_c of (direction d, b).
-  int64_t state_offset(int64_t d, int64_t b) const {
-    return batch_first ? (b * directions + d) * hidden : (d * batch + b) * hidden;
-  }
-  const GateActivation& activation(int64_t d, int64_t k) const {
-    return activations[static_cast<size_t>(d * activations_per_direction + k)];
-  }
 };
 
 /// Checks the node (inputs, outputs, dtypes, shapes, attributes) and lays out its workspace.

@@ -43,4 +43,9 @@ Expected<CudaPreparedKernel> make_conv_transpose_kernel(const CudaNodeContext& n
 Expected<CudaPreparedKernel> make_matmul_kernel(const CudaNodeContext& node);
 Expected<CudaPreparedKernel> make_gemm_kernel(const CudaNodeContext& node);
 
+// recurrent_ops.cc
+Expected<CudaPreparedKernel> make_lstm_kernel(const CudaNodeContext& node);
+Expected<CudaPreparedKernel> make_gru_kernel(const CudaNodeContext& node);
+Expected<CudaPreparedKernel> make_rnn_kernel(const CudaNodeContext& node);
+
 }  // namespace onepool::cuda

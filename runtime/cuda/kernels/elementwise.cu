@@ -1,6 +1,7 @@
 // Elementwise kernels: one broadcasting binary kernel per element type (the op is a run-time
-// switch, so there are only 3 instantiations), Where, unary ops, Cast and the bias + activation
-// epilogue shared by Conv / ConvTranspose / Gemm / MatMul.
+// switch, so there is one instantiation per type), Where, unary ops, Cast and the bias +
+// activation epilogue shared by Conv / ConvTranspose / Gemm / MatMul. float16 and bfloat16
+// binary and unary ops run natively: float32 registers, the narrow type in memory.
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
@@ -204,6 +205,45 @@ __global__ void cast_kernel(ElemType from, ElemType to, const void* x, void* y, 
   }
 }
 
+// A half value (bits) as float32 and back, rounding to nearest even as the CPU does.
+template <ElemType kType>
+__device__ inline float half_to_float(unsigned short bits) {
+  if constexpr (kType == ElemType::kFloat16) return __half2float(__ushort_as_half(bits));
+  return __bfloat162float(__ushort_as_bfloat16(bits));
+}
+template <ElemType kType>
+__device__ inline unsigned short float_to_half(float value) {
+  if constexpr (kType == ElemType::kFloat16) return __half_as_ushort(__float2half_rn(value));
+  return __bfloat16_as_ushort(__float2bfloat16_rn(value));
+}
+
+// Native half binary ops: float32 math on the widened operands, one rounding of the result
+// (the same numbers as the float32 kernel on converted copies, without the copies).
+template <ElemType kType>
+__global__ void binary_half_kernel(BinaryOp op, BroadcastShape s, const unsigned short* a,
+                                   const unsigned short* b, void* out) {
+  const bool to_bool = op >= BinaryOp::kEqual;
+  ONEPOOL_GRID_LOOP(i, s.count) {
+    int64_t offsets[2];
+    broadcast_offsets<2>(s, i, offsets);
+    const float x = half_to_float<kType>(a[offsets[0]]);
+    const float y = half_to_float<kType>(b[offsets[1]]);
+    if (to_bool) {
+      static_cast<bool*>(out)[i] = compare_value<float>(op, x, y);
+    } else {
+      static_cast<unsigned short*>(out)[i] = float_to_half<kType>(binary_value<float>(op, x, y));
+    }
+  }
+}
+
+template <ElemType kType>
+__global__ void unary_half_kernel(UnaryParams p, const unsigned short* x, unsigned short* y,
+                                  int64_t count) {
+  ONEPOOL_GRID_LOOP(i, count) {
+    y[i] = float_to_half<kType>(apply_unary(p, half_to_float<kType>(x[i])));
+  }
+}
+
 __global__ void bias_activation_kernel(float* y, const float* bias, int64_t count, int64_t channels,
                                        int64_t inner, UnaryParams act) {
   ONEPOOL_GRID_LOOP(i, count) {
@@ -230,6 +270,16 @@ cudaError_t launch_binary(BinaryOp op, ElemType type, const BroadcastShape& shap
     case ElemType::kBool:
       binary_kernel<bool><<<grid, kBlock, 0, stream>>>(op, shape, static_cast<const bool*>(a),
                                                        static_cast<const bool*>(b), out);
+      break;
+    case ElemType::kFloat16:
+      binary_half_kernel<ElemType::kFloat16>
+          <<<grid, kBlock, 0, stream>>>(op, shape, static_cast<const unsigned short*>(a),
+                                        static_cast<const unsigned short*>(b), out);
+      break;
+    case ElemType::kBFloat16:
+      binary_half_kernel<ElemType::kBFloat16>
+          <<<grid, kBlock, 0, stream>>>(op, shape, static_cast<const unsigned short*>(a),
+                                        static_cast<const unsigned short*>(b), out);
       break;
     default:
       return cudaErrorInvalidValue;
@@ -270,6 +320,22 @@ cudaError_t launch_where(const BroadcastShape& shape, size_t elem_bytes, const b
 cudaError_t launch_unary_float(const UnaryParams& op, const float* x, float* y, int64_t count,
                                cudaStream_t stream) {
   unary_float_kernel<<<grid_for(count), kBlock, 0, stream>>>(op, x, y, count);
+  return cudaGetLastError();
+}
+
+cudaError_t launch_unary_half(const UnaryParams& op, ElemType type, const void* x, void* y,
+                              int64_t count, cudaStream_t stream) {
+  const auto* in = static_cast<const unsigned short*>(x);
+  auto* out = static_cast<unsigned short*>(y);
+  if (type == ElemType::kFloat16) {
+    unary_half_kernel<ElemType::kFloat16>
+        <<<grid_for(count), kBlock, 0, stream>>>(op, in, out, count);
+  } else if (type == ElemType::kBFloat16) {
+    unary_half_kernel<ElemType::kBFloat16>
+        <<<grid_for(count), kBlock, 0, stream>>>(op, in, out, count);
+  } else {
+    return cudaErrorInvalidValue;
+  }
   return cudaGetLastError();
 }
 

@@ -49,10 +49,12 @@ bool find_binary(const std::string& name, BinaryOp& op) {
   return false;
 }
 
+bool is_half(ElemType type) { return type == ElemType::kFloat16 || type == ElemType::kBFloat16; }
+
 // Whether element type `type` is valid for `op`.
 bool binary_type_ok(BinaryOp op, ElemType type) {
-  // Half types reach these ops as float32 (runtime/cuda/half_compute.h).
-  if (type == ElemType::kFloat16 || type == ElemType::kBFloat16) return false;
+  // Half types: the float ops natively (float32 math, one rounding), except integer Mod.
+  if (is_half(type)) return op < BinaryOp::kAnd && op != BinaryOp::kMod;
   if (op >= BinaryOp::kAnd) return type == ElemType::kBool;
   if (op == BinaryOp::kMod) return type == ElemType::kInt64;
   if (op == BinaryOp::kEqual) return type != ElemType::kInt32;
@@ -94,6 +96,10 @@ Expected<CudaPreparedKernel> make_binary_kernel(const CudaNodeContext& node) {
   const Shape out = node.output(0).shape;
   const size_t out_bytes = node.output(0).bytes();
   const bool mean = node.node().op_type == "Mean";
+  if (is_half(type) && (inputs > 2 || mean)) {
+    // A chain of half steps would round after each one: the float32 path rounds once.
+    return node.unsupported("Sum/Max/Min of 3+ half inputs and Mean run in float32");
+  }
   if (inputs == 1) {  // Sum / Max / Min / Mean of one input: a copy
     return make_kernel([out_bytes](const CudaRunContext& c) -> Status {
       if (c.outputs[0].data == c.inputs[0].data) return Status::ok();
@@ -195,13 +201,18 @@ const UnaryEntry* find_unary(const std::string& name) {
   return nullptr;
 }
 
-// A kernel that runs one unary op over the whole tensor (int64 / bool via launch_unary_int).
+// A kernel that runs one unary op over the whole tensor (half types via launch_unary_half, int64 /
+// bool via launch_unary_int).
 CudaPreparedKernel unary_kernel(UnaryParams params, ElemType type, int64_t count) {
   return make_kernel([params, type, count](const CudaRunContext& c) -> Status {
     if (type == ElemType::kFloat32) {
       const auto* x = static_cast<const float*>(c.inputs[0].data);
       auto* y = static_cast<float*>(c.outputs[0].data);
       return ONEPOOL_CUDA_STATUS(launch_unary_float(params, x, y, count, c.stream));
+    }
+    if (is_half(type)) {
+      return ONEPOOL_CUDA_STATUS(
+          launch_unary_half(params, type, c.inputs[0].data, c.outputs[0].data, count, c.stream));
     }
     return ONEPOOL_CUDA_STATUS(
         launch_unary_int(params.op, type, c.inputs[0].data, c.outputs[0].data, count, c.stream));
@@ -258,6 +269,11 @@ Expected<CudaPreparedKernel> make_unary_kernel(const CudaNodeContext& node) {
     params.beta = node.node().attributes.get_float(op == "Selu" ? "gamma" : "beta", entry->beta);
   }
   if (dtype == DType::kFloat32) return unary_kernel(params, ElemType::kFloat32, count);
+  ElemType half{};
+  // Clip's bounds are read as float32 constants: half ones take the float32 path.
+  if (elem_type_of(dtype, half) && is_half(half) && params.op != UnaryOp::kClip) {
+    return unary_kernel(params, half, count);
+  }
   const bool int_ok = params.op == UnaryOp::kRelu || params.op == UnaryOp::kNeg ||
                       params.op == UnaryOp::kAbs || params.op == UnaryOp::kSign ||
                       params.op == UnaryOp::kIdentity;

@@ -53,4 +53,20 @@ Status run_gemm(const CudaRunContext& c, const GemmCall& call, const float* a, c
                                 out, call.ldc, call.stride_c, call.batch));
 }
 
+Status run_gemm_half(const CudaRunContext& c, const GemmCall& call, cudaDataType_t type,
+                     const void* a, const void* b, void* out, size_t cublas_bytes) {
+  if (call.m == 0 || call.n == 0 || call.batch == 0) return Status::ok();
+  ONEPOOL_CUBLAS_RETURN_IF_ERROR(cublasSetWorkspace(c.cublas, c.workspace, cublas_bytes));
+  // As in run_gemm: `b` is cuBLAS's first operand.
+  if (call.batch == 1) {
+    return ONEPOOL_CUBLAS_STATUS(cublasGemmEx(
+        c.cublas, call.op_a, call.op_b, call.m, call.n, call.k, &call.alpha, b, type, call.lda, a,
+        type, call.ldb, &call.beta, out, type, call.ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+  }
+  return ONEPOOL_CUBLAS_STATUS(cublasGemmStridedBatchedEx(
+      c.cublas, call.op_a, call.op_b, call.m, call.n, call.k, &call.alpha, b, type, call.lda,
+      call.stride_a, a, type, call.ldb, call.stride_b, &call.beta, out, type, call.ldc,
+      call.stride_c, call.batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
 }  // namespace onepool::cuda

@@ -38,4 +38,11 @@ Expected<GemmCall> row_major_gemm(int64_t m, int64_t n, int64_t k, bool trans_a,
 Status run_gemm(const CudaRunContext& c, const GemmCall& call, const float* a, const float* b,
                 float* out, size_t cublas_bytes);
 
+/// run_gemm with float16 or bfloat16 operands and output (`type`: CUDA_R_16F or CUDA_R_16BF):
+/// cublasGemmEx / cublasGemmStridedBatchedEx accumulating in float32 (CUBLAS_COMPUTE_32F: tensor
+/// cores where the device has them), alpha and beta in float32, the result rounded once to `type`
+/// (out = alpha * A·B + beta * out, as the float32 path on widened copies computes it).
+Status run_gemm_half(const CudaRunContext& c, const GemmCall& call, cudaDataType_t type,
+                     const void* a, const void* b, void* out, size_t cublas_bytes);
+
 }  // namespace onepool::cuda

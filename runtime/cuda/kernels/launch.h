@@ -16,7 +16,8 @@ namespace onepool::cuda {
 constexpr int kMaxDims = 8;
 
 /// Element types the device kernels know. The half types (bits in uint16_t) are read and written
-/// by Cast only; other float kernels see them as float32 through runtime/cuda/half_compute.h.
+/// by Cast, the binary and unary ops and the GEMMs (float32 math, the narrow type in memory);
+/// other float kernels see them as float32 through runtime/cuda/half_compute.h.
 enum class ElemType : int32_t {
   kFloat32 = 0,
   kInt64 = 1,
@@ -108,6 +109,9 @@ cudaError_t launch_where(const BroadcastShape& shape, size_t elem_bytes, const b
                          const void* x, const void* y, void* out, cudaStream_t stream);
 cudaError_t launch_unary_float(const UnaryParams& op, const float* x, float* y, int64_t count,
                                cudaStream_t stream);
+/// The float unary ops on float16 / bfloat16 (`type`) bits: float32 math, one rounding.
+cudaError_t launch_unary_half(const UnaryParams& op, ElemType type, const void* x, void* y,
+                              int64_t count, cudaStream_t stream);
 /// int64 Relu, Neg, Abs, Sign, Identity; bool Not when type is kBool (op ignored).
 cudaError_t launch_unary_int(UnaryOp op, ElemType type, const void* x, void* y, int64_t count,
                              cudaStream_t stream);

@@ -1,7 +1,9 @@
 // MatMul (numpy semantics, batched, broadcast batch dims) and Gemm (transA / transB / alpha /
-// beta / C), both float32 on cuBLAS with the node's planned workspace, plus the fused
-// activation the optimizer may attach.
+// beta / C) on cuBLAS with the node's planned workspace, plus the fused activation the optimizer
+// may attach. float32, and float16 / bfloat16 natively (cublasGemmEx accumulating in float32);
+// a half node with a fused activation takes the float32 path (runtime/cuda/half_compute.h).
 #include <algorithm>
+#include <cstddef>
 #include <utility>
 #include <vector>
 
@@ -14,10 +16,33 @@ namespace onepool::cuda {
 
 namespace {
 
+// The element type of a GEMM node: float32, or float16 / bfloat16 on every operand and Y.
+struct GemmType {
+  bool half = false;
+  cudaDataType_t cuda = CUDA_R_32F;
+  size_t bytes = sizeof(float);
+};
+
+// The type of inputs [0, inputs) present and output 0; they must agree.
+Expected<GemmType> gemm_type(const CudaNodeContext& node, size_t inputs) {
+  const DType dtype = node.input(0).dtype;
+  for (size_t i = 0; i < inputs; ++i) {
+    if (node.has_input(i) && node.input(i).dtype != dtype) {
+      return node.unsupported("operands of different dtypes");
+    }
+  }
+  if (node.output(0).dtype != dtype) return node.unsupported("output dtype differs from A's");
+  if (dtype == DType::kFloat32) return GemmType{};
+  if (dtype == DType::kFloat16) return GemmType{true, CUDA_R_16F, 2};
+  if (dtype == DType::kBFloat16) return GemmType{true, CUDA_R_16BF, 2};
+  return node.unsupported("dtype (float32, float16, bfloat16)");
+}
+
 // A MatMul as GEMM calls: one (possibly strided-batched) call, or one call per broadcast batch
 // entry with precomputed element offsets when the batch dims broadcast irregularly.
 struct MatMulPlan {
   GemmCall gemm;
+  GemmType type;
   std::vector<std::pair<int64_t, int64_t>> offsets;  // (a, b) per batch entry; empty: one call
   int64_t out_matrix = 0;                            // M * N
   int64_t out_count = 0;
@@ -57,7 +82,23 @@ std::vector<std::pair<int64_t, int64_t>> batch_offsets(const std::vector<int64_t
   return offsets;
 }
 
+// Half MatMul: the same calls through run_gemm_half, offsets in 2-byte elements.
+Status enqueue_half_matmul(const MatMulPlan& p, const CudaRunContext& c) {
+  const auto* a = static_cast<const std::byte*>(c.inputs[0].data);
+  const auto* b = static_cast<const std::byte*>(c.inputs[1].data);
+  auto* y = static_cast<std::byte*>(c.outputs[0].data);
+  constexpr int64_t kBytes = 2;
+  if (p.offsets.empty()) return run_gemm_half(c, p.gemm, p.type.cuda, a, b, y, p.cublas_bytes);
+  for (size_t i = 0; i < p.offsets.size(); ++i) {
+    ONEPOOL_RETURN_IF_ERROR(run_gemm_half(
+        c, p.gemm, p.type.cuda, a + p.offsets[i].first * kBytes, b + p.offsets[i].second * kBytes,
+        y + static_cast<int64_t>(i) * p.out_matrix * kBytes, p.cublas_bytes));
+  }
+  return Status::ok();
+}
+
 Status enqueue_matmul(const MatMulPlan& p, const CudaRunContext& c) {
+  if (p.type.half) return enqueue_half_matmul(p, c);
   const auto* a = static_cast<const float*>(c.inputs[0].data);
   const auto* b = static_cast<const float*>(c.inputs[1].data);
   auto* y = static_cast<float*>(c.outputs[0].data);
@@ -79,9 +120,7 @@ Expected<CudaPreparedKernel> make_matmul_kernel(const CudaNodeContext& node) {
   if (!node.has_input(0) || !node.has_input(1) || !node.has_output(0)) {
     return node.error(StatusCode::kInvalidModel, "expected A, B and Y");
   }
-  if (node.input(0).dtype != DType::kFloat32 || node.input(1).dtype != DType::kFloat32) {
-    return node.unsupported("dtype (float32 only)");
-  }
+  ONEPOOL_ASSIGN_OR_RETURN(const GemmType type, gemm_type(node, 2));
   // Step 1. Promote 1-D operands: A [K] is [1, K], B [K] is [K, 1] (same bytes).
   Shape a = node.input(0).shape;
   Shape b = node.input(1).shape;
@@ -94,7 +133,11 @@ Expected<CudaPreparedKernel> make_matmul_kernel(const CudaNodeContext& node) {
                       b.to_string());
   }
   MatMulPlan p;
+  p.type = type;
   ONEPOOL_ASSIGN_OR_RETURN(p.activation, parse_activation(node.node().attributes));
+  if (type.half && p.activation.op != UnaryOp::kIdentity) {
+    return node.unsupported("a fused activation on half operands (runs in float32)");
+  }
   p.cublas_bytes = align_256(node.options().cublas_workspace_bytes);
   p.out_matrix = m * n;
   p.out_count = node.output(0).shape.element_count();
@@ -134,6 +177,7 @@ namespace {
 
 struct GemmPlan {
   GemmCall gemm;
+  GemmType type;
   bool has_c = false;
   CopyShape c_broadcast;  // C broadcast into Y before the GEMM accumulates onto it
   int64_t out_count = 0;
@@ -142,11 +186,15 @@ struct GemmPlan {
 };
 
 Status enqueue_gemm(const GemmPlan& p, const CudaRunContext& c) {
-  auto* y = static_cast<float*>(c.outputs[0].data);
   if (p.has_c) {
-    ONEPOOL_LAUNCH_RETURN_IF_ERROR(
-        launch_strided_copy(p.c_broadcast, sizeof(float), c.inputs[2].data, y, c.stream));
+    ONEPOOL_LAUNCH_RETURN_IF_ERROR(launch_strided_copy(
+        p.c_broadcast, p.type.bytes, c.inputs[2].data, c.outputs[0].data, c.stream));
   }
+  if (p.type.half) {
+    return run_gemm_half(c, p.gemm, p.type.cuda, c.inputs[0].data, c.inputs[1].data,
+                         c.outputs[0].data, p.cublas_bytes);
+  }
+  auto* y = static_cast<float*>(c.outputs[0].data);
   ONEPOOL_RETURN_IF_ERROR(run_gemm(c, p.gemm, static_cast<const float*>(c.inputs[0].data),
                                    static_cast<const float*>(c.inputs[1].data), y, p.cublas_bytes));
   return ONEPOOL_CUDA_STATUS(
@@ -159,11 +207,7 @@ Expected<CudaPreparedKernel> make_gemm_kernel(const CudaNodeContext& node) {
   if (!node.has_input(0) || !node.has_input(1) || !node.has_output(0)) {
     return node.error(StatusCode::kInvalidModel, "expected A, B and Y");
   }
-  for (size_t i = 0; i < 3; ++i) {
-    if (node.has_input(i) && node.input(i).dtype != DType::kFloat32) {
-      return node.unsupported("dtype (float32 only)");
-    }
-  }
+  ONEPOOL_ASSIGN_OR_RETURN(const GemmType type, gemm_type(node, 3));
   const Shape& a = node.input(0).shape;
   const Shape& b = node.input(1).shape;
   const Shape& y = node.output(0).shape;
@@ -180,7 +224,11 @@ Expected<CudaPreparedKernel> make_gemm_kernel(const CudaNodeContext& node) {
                       ", B ", b.to_string(), ", Y ", y.to_string());
   }
   GemmPlan p;
+  p.type = type;
   ONEPOOL_ASSIGN_OR_RETURN(p.activation, parse_activation(attributes));
+  if (type.half && p.activation.op != UnaryOp::kIdentity) {
+    return node.unsupported("a fused activation on half operands (runs in float32)");
+  }
   ONEPOOL_ASSIGN_OR_RETURN(p.gemm, row_major_gemm(m, n, k, trans_a, trans_b, 1, 0, 0, 0));
   p.gemm.alpha = attributes.get_float("alpha", 1.0f);
   const float beta = attributes.get_float("beta", 1.0f);
