@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "planner/import_fold_util.h"
+#include "planner/import_scan_batch.h"
 
 namespace onepool {
 
@@ -14,6 +15,19 @@ namespace {
 
 bool is_default_scan(const onnx::NodeProto& node) {
   return node.op_type() == "Scan" && (node.domain().empty() || node.domain() == "ai.onnx");
+}
+
+// A Scan to extract: a default-domain one, or one row of a split Scan-8 (import_scan_batch.h).
+bool is_scan_to_extract(const onnx::NodeProto& node) {
+  return is_default_scan(node) ||
+         (node.domain() == kRuntimeIfDomain && node.op_type() == kScanBatchRowOp);
+}
+
+int index_in_graph(const onnx::GraphProto& graph, const onnx::NodeProto* node) {
+  for (int n = 0; n < graph.node_size(); ++n) {
+    if (&graph.node(n) == node) return n;
+  }
+  return -1;
 }
 
 std::string node_label(const onnx::NodeProto& node) {
@@ -119,10 +133,9 @@ Status set_scan_output_types(onnx::ModelProto* model, const onnx::NodeProto& nod
 
 Expected<bool> extract_one(onnx::ModelProto* model, onnx::NodeProto* node,
                            const BranchImporter& import_body, RuntimeIfBranches* bodies) {
-  if (default_opset(*model) < 9) {
-    return make_status(StatusCode::kUnsupported, node_label(*node),
-                       ": Scan-8 (a batch axis and sequence_lens) is not supported; opset 9 and "
-                       "later are");
+  const bool batch_row = node->op_type() == kScanBatchRowOp;
+  if (!batch_row && default_opset(*model) < 9) {
+    return split_scan8_by_batch(model, index_in_graph(model->graph(), node));
   }
   const onnx::GraphProto* body = find_graph_attribute(*node, "body");
   if (body == nullptr) {
@@ -141,6 +154,7 @@ Expected<bool> extract_one(onnx::ModelProto* model, onnx::NodeProto* node,
   Expected<Graph> imported = import_body(&sub);
   if (!imported) return imported.status().with_context(str_cat(node_label(*node), ": body"));
   ONEPOOL_RETURN_IF_ERROR(set_scan_output_types(model, *node, *imported, *layout));
+  if (batch_row) node->set_op_type(std::string("Scan"));
   finish_body_extraction(model, node, captured, scope, kScanStatesAttribute, layout->states,
                          std::move(imported).value(), bodies);
   return true;
@@ -150,7 +164,7 @@ Expected<bool> extract_one(onnx::ModelProto* model, onnx::NodeProto* node,
 
 Expected<int> extract_runtime_scans(onnx::ModelProto* model, const BranchImporter& import_body,
                                     RuntimeIfBranches* bodies) {
-  return extract_first(model, is_default_scan, [&](onnx::NodeProto* node) {
+  return extract_first(model, is_scan_to_extract, [&](onnx::NodeProto* node) {
     return extract_one(model, node, import_body, bodies);
   });
 }

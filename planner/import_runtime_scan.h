@@ -11,7 +11,8 @@
 //   gets the sequence length inserted at its axis (scan_output_axes, default 0). The Scan's
 //   outputs get these types, and the node becomes `ai.onepool.Scan` with the captured runtime
 //   values appended to its inputs (its int attributes stay).
-// Scan-8 (a batch axis and sequence_lens) is a clear kUnsupported.
+// Scan-8 (a batch axis 0, the scan axis 1) is first split into one Scan-9 per batch row
+// (planner/import_scan_batch.h); with sequence_lens it is a clear kUnsupported.
 #pragma once
 
 #include <onnx/onnx_pb.h>
