@@ -15,6 +15,7 @@
 
 #include "onepool/status.h"
 #include "runtime/node_context.h"
+#include "runtime/recurrent_activation.h"
 
 namespace onepool::recurrent {
 
@@ -32,27 +33,6 @@ inline constexpr size_t kInputP = 7;
 inline constexpr size_t kOutputY = 0;
 inline constexpr size_t kOutputYH = 1;
 inline constexpr size_t kOutputYC = 2;
-
-enum class ActivationFunction : uint8_t {
-  kRelu,
-  kTanh,
-  kSigmoid,
-  kAffine,
-  kLeakyRelu,
-  kThresholdedRelu,
-  kScaledTanh,
-  kHardSigmoid,
-  kElu,
-  kSoftsign,
-  kSoftplus
-};
-
-/// One entry of the `activations` attribute with its alpha and beta.
-struct GateActivation {
-  ActivationFunction function = ActivationFunction::kTanh;
-  float alpha = 0.0f;
-  float beta = 0.0f;
-};
 
 /// Attributes and dims of one recurrent node, fixed at prepare time.
 struct RecurrentSpec {

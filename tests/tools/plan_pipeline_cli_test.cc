@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <regex>
 #include <string>
 
@@ -135,18 +134,14 @@ TEST_CASE("plan shows each nested plan, its region and its tensors") {
   const CommandResult json =
       cli.onepool("plan " + model + " --format json -o " + shell_quote(json_path));
   REQUIRE_MESSAGE(json.exit_code == 0, json.output);
-  std::ifstream json_file(json_path);
-  const std::string json_text((std::istreambuf_iterator<char>(json_file)),
-                              std::istreambuf_iterator<char>());
+  const std::string json_text = read_text(json_path);
   CHECK(json_text.find("\"tensor_list\": [") != std::string::npos);
   CHECK(json_text.find("\"name\": \"b_gru.gru:workspace\"") != std::string::npos);
   const std::string html_path = cli.dir.file("plan.html");
   const CommandResult html =
       cli.onepool("plan " + model + " --format html -o " + shell_quote(html_path));
   REQUIRE_MESSAGE(html.exit_code == 0, html.output);
-  std::ifstream html_file(html_path);
-  const std::string html_text((std::istreambuf_iterator<char>(html_file)),
-                              std::istreambuf_iterator<char>());
+  const std::string html_text = read_text(html_path);
   CHECK(html_text.find("<h2>Nested plans: 4 ") != std::string::npos);
   CHECK(html_text.find("<details class=\"nested\" data-node=\"if_b\" "
                        "data-body=\"then_branch\"><summary>nested plan if_b then_branch: ") !=

@@ -208,13 +208,23 @@ __global__ void gru_reset_kernel(RecurrentParams p, int64_t step) {
   }
 }
 
+// Unit i of the state slices, (direction, row, unit) in that order: its row and its offset in
+// initial_h / initial_c / Y_h / Y_c.
+struct StateUnit {
+  int64_t b = 0;
+  int64_t offset = 0;
+};
+__device__ inline StateUnit state_unit(const RecurrentParams& p, int64_t i) {
+  const int64_t j = i % p.hidden;
+  const int64_t b = (i / p.hidden) % p.batch;
+  const int64_t d = i / p.hidden / p.batch;
+  return StateUnit{b, state_offset(p, d, b) + j};
+}
+
 __global__ void load_state_kernel(RecurrentParams p) {
   const int64_t count = p.directions * p.batch * p.hidden;
   ONEPOOL_GRID_LOOP(i, count) {
-    const int64_t j = i % p.hidden;
-    const int64_t b = (i / p.hidden) % p.batch;
-    const int64_t d = i / p.hidden / p.batch;
-    const int64_t from = state_offset(p, d, b) + j;
+    const int64_t from = state_unit(p, i).offset;
     p.hidden_state[i] = p.initial_h != nullptr ? p.initial_h[from] : 0.0f;
     if (p.cell_state != nullptr) {
       p.cell_state[i] = p.initial_c != nullptr ? p.initial_c[from] : 0.0f;
@@ -225,11 +235,9 @@ __global__ void load_state_kernel(RecurrentParams p) {
 __global__ void final_state_kernel(RecurrentParams p) {
   const int64_t count = p.directions * p.batch * p.hidden;
   ONEPOOL_GRID_LOOP(i, count) {
-    const int64_t j = i % p.hidden;
-    const int64_t b = (i / p.hidden) % p.batch;
-    const int64_t d = i / p.hidden / p.batch;
-    const int64_t to = state_offset(p, d, b) + j;
-    const bool empty = row_length(p, b) == 0;
+    const StateUnit unit = state_unit(p, i);
+    const int64_t to = unit.offset;
+    const bool empty = row_length(p, unit.b) == 0;
     if (p.y_h != nullptr) p.y_h[to] = empty ? 0.0f : p.hidden_state[i];
     if (p.y_c != nullptr && p.cell_state != nullptr) {
       p.y_c[to] = empty ? 0.0f : p.cell_state[i];

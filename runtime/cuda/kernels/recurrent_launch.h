@@ -7,29 +7,15 @@
 
 #include <cstdint>
 
+#include "runtime/recurrent_activation.h"
+
 namespace onepool::cuda {
 
 enum class RecurrentCell : int32_t { kRnn, kGru, kLstm };
 
-/// The activation functions of the ONNX recurrent ops (runtime/recurrent_attributes.h).
-enum class GateFunction : int32_t {
-  kRelu,
-  kTanh,
-  kSigmoid,
-  kAffine,
-  kLeakyRelu,
-  kThresholdedRelu,
-  kScaledTanh,
-  kHardSigmoid,
-  kElu,
-  kSoftsign,
-  kSoftplus
-};
-struct GateFunctionParams {
-  GateFunction function = GateFunction::kTanh;
-  float alpha = 0.0f;
-  float beta = 0.0f;
-};
+/// The activation functions and their alpha / beta: the CPU's (runtime/recurrent_activation.h).
+using GateFunction = recurrent::ActivationFunction;
+using GateFunctionParams = recurrent::GateActivation;
 
 /// One LSTM / GRU / RNN node: dims, attributes, its tensors (null when omitted) and its workspace
 /// slices. Per direction d (d = 1 walks backward when bidirectional), at walk position `step` the

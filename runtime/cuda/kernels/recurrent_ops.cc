@@ -58,35 +58,6 @@ struct RecurrentPlan {
   size_t workspace_bytes = 0;
 };
 
-GateFunction gate_function_of(recurrent::ActivationFunction function) {
-  using recurrent::ActivationFunction;
-  switch (function) {
-    case ActivationFunction::kRelu:
-      return GateFunction::kRelu;
-    case ActivationFunction::kTanh:
-      return GateFunction::kTanh;
-    case ActivationFunction::kSigmoid:
-      return GateFunction::kSigmoid;
-    case ActivationFunction::kAffine:
-      return GateFunction::kAffine;
-    case ActivationFunction::kLeakyRelu:
-      return GateFunction::kLeakyRelu;
-    case ActivationFunction::kThresholdedRelu:
-      return GateFunction::kThresholdedRelu;
-    case ActivationFunction::kScaledTanh:
-      return GateFunction::kScaledTanh;
-    case ActivationFunction::kHardSigmoid:
-      return GateFunction::kHardSigmoid;
-    case ActivationFunction::kElu:
-      return GateFunction::kElu;
-    case ActivationFunction::kSoftsign:
-      return GateFunction::kSoftsign;
-    case ActivationFunction::kSoftplus:
-      return GateFunction::kSoftplus;
-  }
-  return GateFunction::kTanh;
-}
-
 // Dims and attributes of the device parameters (pointers stay null until enqueue).
 RecurrentParams params_of(const RecurrentSpec& spec) {
   RecurrentParams p;
@@ -105,11 +76,7 @@ RecurrentParams params_of(const RecurrentSpec& spec) {
   p.input_forget = spec.input_forget;
   for (int64_t d = 0; d < spec.directions; ++d) {
     for (int64_t k = 0; k < spec.activations_per_direction; ++k) {
-      const recurrent::GateActivation& a = spec.activation(d, k);
-      GateFunctionParams& to = p.functions[d][k];
-      to.function = gate_function_of(a.function);
-      to.alpha = a.alpha;
-      to.beta = a.beta;
+      p.functions[d][k] = spec.activation(d, k);
     }
   }
   return p;
