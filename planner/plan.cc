@@ -58,6 +58,7 @@ Status verify_nested_tensors(const NestedPlan& nested) {
   inner.pool_bytes = nested.pool_bytes;
   inner.alignment = 1;
   inner.tensors = nested.tensors;
+  inner.nested = nested.nested;  // verified in turn, inside `inner`'s workspace records
   const Status status = inner.verify();
   return status.is_ok()
              ? status

@@ -290,6 +290,7 @@ std::string render_plan_table(const Plan& plan) {
     if (nested.tensors.empty()) continue;
     Plan inner;
     inner.tensors = nested.tensors;
+    inner.nested = nested.nested;  // its own nested plans follow its table
     out << "\nnested plan " << describe_nested_plan(plan, nested) << "\n"
         << render_plan_table(inner);
   }

@@ -308,22 +308,31 @@ std::string nested_table_html(const Plan& plan, const NestedPlan& nested) {
 }
 
 // Each If branch and Loop or Scan body planned on its own, as a collapsible group: what it
-// holds, where its region lies in the pool, its chart and its tensors.
-std::string nested_plans_html(const Plan& plan) {
-  if (plan.nested.empty()) return "";
+// holds, where its region lies in the enclosing pool, its chart and its tensors, then the plans
+// nested in it (an If inside a branch) as groups inside its group.
+std::string nested_groups_html(const Plan& plan) {
   std::string groups;
   for (const NestedPlan& nested : plan.nested) {
+    Plan inner;
+    inner.tensors = nested.tensors;
+    inner.nested = nested.nested;
     const std::string body =
         nested.tensors.empty() ? std::string("<p>Its tensors were not recorded in this plan.</p>\n")
-                               : nested_chart_svg(nested) + nested_table_html(plan, nested);
+                               : nested_chart_svg(nested) + nested_table_html(plan, nested) +
+                                     nested_groups_html(inner);
     groups += str_cat("<details class=\"nested\" data-node=\"", escape_html(nested.node),
                       "\" data-body=\"", escape_html(nested.body), "\"><summary>",
                       escape_html("nested plan " + describe_nested_plan(plan, nested)),
                       "</summary>\n", body, "</details>\n");
   }
+  return groups;
+}
+
+std::string nested_plans_html(const Plan& plan) {
+  if (plan.nested.empty()) return "";
   return str_cat("<h2>Nested plans: ", plan.nested.size(),
                  " (If branches, Loop and Scan bodies, each inside its node's workspace)</h2>\n",
-                 groups);
+                 nested_groups_html(plan));
 }
 
 // Search, reset and a one-line key to the mouse; the script wires them up.

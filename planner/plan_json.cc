@@ -16,10 +16,11 @@
 //                 // outputs in caller buffers (bytes and offset 0)
 //     "nested": [ {"node": "If_25", "body": "then_branch", "pool_bytes": 541440,
 //                  "lower_bound_bytes": 541440, "tensors": 120, "algorithm": "auto",
-//                  "tensor_list": [ {...}, ... ]} ],
+//                  "tensor_list": [ {...}, ... ], "nested": [ ... ]} ],
 //                 // optional: plans of If branches / Loop and Scan bodies, each in its node's
 //                 // workspace record; "tensor_list" (optional) holds their tensors as above,
-//                 // offsets from the start of the region
+//                 // offsets from the start of the region; "nested" (optional) the plans nested
+//                 // in their own nodes, the same way
 //     "provenance": { "model_path": "m.onnx", "model_hash": "fnv1a64:...", "input_shapes":
 //                     "x:1x3x8x8", "device": "cpu", "algorithm": "auto", "alignment": 256,
 //                     "aliasing": "on", "schedule": "model", "optimize": "all",
@@ -208,6 +209,11 @@ void write_nested(const NestedPlan& nested, std::string& out, int depth) {
   object.member("algorithm", nested.algorithm);
   object.member("body", nested.body);
   object.member("lower_bound_bytes", static_cast<uint64_t>(nested.lower_bound_bytes));
+  if (!nested.nested.empty()) {
+    object.array_member("nested", nested.nested.size(), [&](size_t i, int element_depth) {
+      write_nested(nested.nested[i], out, element_depth);
+    });
+  }
   object.member("node", nested.node);
   object.member("pool_bytes", static_cast<uint64_t>(nested.pool_bytes));
   if (!nested.tensors.empty()) {
@@ -237,6 +243,12 @@ Expected<NestedPlan> nested_from_json(const Json& object) {
     for (size_t i = 0; i < tensors.size(); ++i) {
       ONEPOOL_ASSIGN_OR_RETURN(PlannedTensor tensor, tensor_from_json(tensors[i], i));
       nested.tensors.push_back(std::move(tensor));
+    }
+  }
+  if (object.contains("nested")) {
+    for (const Json& inner : object.at("nested")) {
+      ONEPOOL_ASSIGN_OR_RETURN(NestedPlan entry, nested_from_json(inner));
+      nested.nested.push_back(std::move(entry));
     }
   }
   return nested;

@@ -106,6 +106,9 @@ struct NestedPlan {
   /// Its own tensors, offsets counted from the start of its pool, which is the start of the
   /// node's workspace record (Plan::region_of). Empty in plans saved without them.
   std::vector<PlannedTensor> tensors;
+  /// The plans nested in its own nodes (an If inside a branch), each in a workspace record of
+  /// `tensors`.
+  std::vector<NestedPlan> nested;
 };
 
 struct Plan {

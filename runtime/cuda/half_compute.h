@@ -4,8 +4,9 @@
 // stream into the node's planned workspace, and its half outputs are rounded back (nearest even)
 // after it. Half weights are converted on every run too (the CUDA kernel interface has no
 // upload step of its own), so a half model costs a float32 model's bandwidth plus conversions:
-// correct everywhere. The binary, unary and GEMM kernels take the half types natively (they refuse
-// only the nodes where that would round differently), so only the other operators come here.
+// correct everywhere. The binary, unary, GEMM and Conv kernels take the half types natively (they
+// refuse only the nodes where that would round differently; Conv's GEMMs write float32 and its
+// epilogue rounds once), so only the other operators (ConvTranspose included) come here.
 #pragma once
 
 #include "onepool/status.h"

@@ -28,6 +28,7 @@
 #include "onepool/model.h"
 #include "onepool/session.h"
 #include "planner/graph.h"
+#include "planner/half_float.h"
 
 #ifdef ONEPOOL_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -85,12 +86,20 @@ std::string compare(const HostTensor& actual, const HostTensor& expected, double
     return "dtype or size differs";
   }
   const int64_t count = expected.element_count();
-  if (expected.dtype == DType::kFloat32) {
-    const float* a = actual.as<float>();
-    const float* b = expected.as<float>();
+  const bool half = expected.dtype == DType::kFloat16 || expected.dtype == DType::kBFloat16;
+  if (expected.dtype == DType::kFloat32 || half) {
+    // Half outputs widened to float32: the GEMMs may sum in another order than the CPU, and one
+    // float32 difference can round to neighbouring half values; the case's tolerance applies.
+    const auto value = [&](const HostTensor& t, int64_t i) -> double {
+      if (!half) return t.as<float>()[i];
+      uint16_t bits = 0;
+      std::memcpy(&bits, t.data.data() + static_cast<size_t>(i) * sizeof(bits), sizeof(bits));
+      return expected.dtype == DType::kFloat16 ? half_bits_to_float(bits)
+                                               : bfloat_bits_to_float(bits);
+    };
     for (int64_t i = 0; i < count; ++i) {
-      const double x = a[i];
-      const double y = b[i];
+      const double x = value(actual, i);
+      const double y = value(expected, i);
       if (x == y || std::abs(x - y) <= atol + rtol * std::abs(y)) continue;
       if (std::isnan(x) && std::isnan(y)) continue;
       return str_cat("element ", i, ": cuda ", x, " vs ", y);

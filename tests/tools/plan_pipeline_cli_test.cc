@@ -130,6 +130,9 @@ TEST_CASE("plan shows each nested plan, its region and its tensors") {
         std::string::npos);
   CHECK(table.output.find("\nnested plan if_b else_branch: ") != std::string::npos);
   CHECK(table.output.find("a_lstm.lstm:workspace") != std::string::npos);
+  // The If inside the then branch: its own branch plans, inside that branch's pool.
+  CHECK(table.output.find("\nnested plan a_lstm.inner_if then_branch: ") != std::string::npos);
+  CHECK(table.output.find("region a_lstm.inner_if:workspace at [0, ") != std::string::npos);
   const std::string json_path = cli.dir.file("plan.json");
   const CommandResult json =
       cli.onepool("plan " + model + " --format json -o " + shell_quote(json_path));
@@ -137,6 +140,7 @@ TEST_CASE("plan shows each nested plan, its region and its tensors") {
   const std::string json_text = read_text(json_path);
   CHECK(json_text.find("\"tensor_list\": [") != std::string::npos);
   CHECK(json_text.find("\"name\": \"b_gru.gru:workspace\"") != std::string::npos);
+  CHECK(json_text.find("\"node\": \"a_lstm.inner_if\"") != std::string::npos);
   const std::string html_path = cli.dir.file("plan.html");
   const CommandResult html =
       cli.onepool("plan " + model + " --format html -o " + shell_quote(html_path));
@@ -148,6 +152,7 @@ TEST_CASE("plan shows each nested plan, its region and its tensors") {
         std::string::npos);
   CHECK(html_text.find("<svg class=\"nested-chart\"") != std::string::npos);
   CHECK(html_text.find("<td>b_lstm.activated</td>") != std::string::npos);
+  CHECK(html_text.find("data-node=\"b_lstm.inner_if\"") != std::string::npos);
 }
 
 }  // namespace onepool::test

@@ -34,7 +34,8 @@ class NestedGraph {
                       plan_.lower_bound_bytes,
                       plan_.tensors.size(),
                       plan_.algorithm,
-                      plan_.tensors};
+                      plan_.tensors,
+                      plan_.nested};
   }
   /// The workspace bytes that hold this graph's pool at the alignment bind() needs.
   size_t region_bytes() const;

@@ -1,10 +1,19 @@
-// Node preparation for Conv and ConvTranspose (float32, 1-D / 2-D):
+// Node preparation for Conv and ConvTranspose (1-D / 2-D):
 //   - depthwise (group == C == M): one direct kernel with bias and activation fused;
 //   - 1x1, stride 1, no pad, group 1: one strided-batched GEMM over the images, no im2col;
 //   - otherwise: per image and group, im2col into the planned workspace + one SGEMM;
 //   - ConvTranspose: per image and group, SGEMM into columns + col2im.
 // Bias and the fused activation are one epilogue kernel over the output.
-// Workspace layout: [cuBLAS workspace][columns], both 256-byte aligned.
+// Conv takes float32, and float16 / bfloat16 natively (every operand and Y of one type): im2col
+// moves half bits, cublasGemmEx multiplies the half operands into a float32 slice of the
+// workspace (CUBLAS_COMPUTE_32F), and the epilogue adds the widened bias, applies the activation
+// and rounds each output once, as the CPU's float32 kernel on widened copies does; the depthwise
+// kernel has a half variant with the same single rounding. ConvTranspose is float32 only (a half
+// node runs through runtime/cuda/half_compute.h).
+// Workspace layout: [cuBLAS workspace][columns][half Conv: float32 GEMM output], each 256-byte
+// aligned.
+#include <cstddef>
+#include <cstdint>
 #include <utility>
 
 #include "runtime/cuda/cuda_kernel.h"
@@ -17,33 +26,74 @@ namespace onepool::cuda {
 
 namespace {
 
+// The element type of a conv node: float32, or float16 / bfloat16 on X, W, B and Y.
+struct ConvType {
+  bool half = false;
+  ElemType elem = ElemType::kFloat32;
+  cudaDataType_t cuda = CUDA_R_32F;
+  size_t bytes = sizeof(float);
+};
+
 // Everything a conv needs at enqueue time, computed once.
 struct ConvPlan {
   ConvGeometry geometry;  // one group of one image
   GemmCall gemm;
   UnaryParams activation;
+  ConvType type;
   int64_t batch = 0, groups = 1;
   int64_t in_group_elems = 0;   // elements of one group of one input image
   int64_t out_group_elems = 0;  // elements of one group of one output image
   int64_t weight_group_elems = 0;
   int64_t out_channels = 0, out_spatial = 0;
   size_t cublas_bytes = 0;
+  size_t columns_offset = 0;  // workspace bytes: im2col / col2im columns
+  size_t acc_offset = 0;      // workspace bytes: a half Conv's float32 GEMM output
   bool depthwise = false, direct_gemm = false;
 };
 
-Status check_conv_inputs(const CudaNodeContext& node) {
+// X, W (and B) present with Y, of equal rank; their dtype: float32, or with `allow_half`
+// float16 / bfloat16 on every operand and Y alike.
+Expected<ConvType> check_conv_inputs(const CudaNodeContext& node, bool allow_half) {
   if (!node.has_input(0) || !node.has_input(1) || !node.has_output(0)) {
     return node.error(StatusCode::kInvalidModel, "expected X, W and Y");
   }
-  for (size_t i = 0; i < 3; ++i) {
-    if (node.has_input(i) && node.input(i).dtype != DType::kFloat32) {
-      return node.unsupported("dtype (float32 only)");
+  const DType dtype = node.input(0).dtype;
+  ConvType type;
+  if (allow_half && dtype == DType::kFloat16) {
+    type = ConvType{true, ElemType::kFloat16, CUDA_R_16F, 2};
+  } else if (allow_half && dtype == DType::kBFloat16) {
+    type = ConvType{true, ElemType::kBFloat16, CUDA_R_16BF, 2};
+  } else if (dtype != DType::kFloat32) {
+    return node.unsupported(allow_half ? "dtype (float32, float16, bfloat16)"
+                                       : "dtype (float32 only)");
+  }
+  for (size_t i = 1; i < 3; ++i) {
+    if (node.has_input(i) && node.input(i).dtype != dtype) {
+      return node.unsupported("operands of different dtypes");
     }
   }
+  if (node.output(0).dtype != dtype) return node.unsupported("output dtype differs from X's");
   if (node.input(1).shape.rank() != node.input(0).shape.rank()) {
     return node.error(StatusCode::kInvalidModel, "W and X differ in rank");
   }
-  return Status::ok();
+  return type;
+}
+
+// Appends a 256-byte aligned slice of `elems` elements of `elem_bytes` to the workspace `total`,
+// at `offset`; false when the sizes overflow.
+bool add_slice(int64_t elems, size_t elem_bytes, size_t& total, size_t& offset) {
+  size_t bytes = 0;
+  if (elems < 0 || __builtin_mul_overflow(static_cast<size_t>(elems), elem_bytes, &bytes) ||
+      bytes > SIZE_MAX - 255) {
+    return false;
+  }
+  offset = total;
+  return !__builtin_add_overflow(total, align_256(bytes), &total);
+}
+
+// a * b * c, false on overflow.
+bool checked_product(int64_t a, int64_t b, int64_t c, int64_t& out) {
+  return !__builtin_mul_overflow(a, b, &out) && !__builtin_mul_overflow(out, c, &out);
 }
 
 ConvGeometry geometry_of(const Window2d& w, int64_t channels) {
@@ -64,7 +114,40 @@ ConvGeometry geometry_of(const Window2d& w, int64_t channels) {
   return g;
 }
 
+// A half Conv: im2col on half bits, GEMMs with half operands into the float32 slice `acc` (the
+// whole output), then one epilogue that adds the bias, applies the activation and rounds once.
+Status enqueue_half_conv(const ConvPlan& p, const CudaRunContext& c) {
+  const auto* x = static_cast<const std::byte*>(c.inputs[0].data);
+  const auto* w = static_cast<const std::byte*>(c.inputs[1].data);
+  const void* bias = c.inputs.size() > 2 ? c.inputs[2].data : nullptr;
+  void* y = c.outputs[0].data;
+  const auto bytes = static_cast<int64_t>(p.type.bytes);
+  if (p.depthwise) {
+    return ONEPOOL_CUDA_STATUS(launch_depthwise_conv_half(p.geometry, p.batch, p.type.elem, x, w,
+                                                          bias, p.activation, y, c.stream));
+  }
+  auto* acc = reinterpret_cast<float*>(c.workspace + p.acc_offset);
+  if (p.direct_gemm) {
+    ONEPOOL_RETURN_IF_ERROR(run_gemm_mixed(c, p.gemm, p.type.cuda, w, x, acc, p.cublas_bytes));
+  } else {
+    std::byte* col = c.workspace + p.columns_offset;
+    for (int64_t n = 0; n < p.batch; ++n) {
+      for (int64_t g = 0; g < p.groups; ++g) {
+        const int64_t image = n * p.groups + g;
+        ONEPOOL_LAUNCH_RETURN_IF_ERROR(
+            launch_im2col_half(p.geometry, x + image * p.in_group_elems * bytes, col, c.stream));
+        ONEPOOL_RETURN_IF_ERROR(run_gemm_mixed(c, p.gemm, p.type.cuda,
+                                               w + g * p.weight_group_elems * bytes, col,
+                                               acc + image * p.out_group_elems, p.cublas_bytes));
+      }
+    }
+  }
+  return ONEPOOL_CUDA_STATUS(launch_bias_activation_half(
+      acc, bias, p.type.elem, p.batch, p.out_channels, p.out_spatial, p.activation, y, c.stream));
+}
+
 Status enqueue_conv(const ConvPlan& p, const CudaRunContext& c) {
+  if (p.type.half) return enqueue_half_conv(p, c);
   const auto* x = static_cast<const float*>(c.inputs[0].data);
   const auto* w = static_cast<const float*>(c.inputs[1].data);
   const auto* bias = c.inputs.size() > 2 ? static_cast<const float*>(c.inputs[2].data) : nullptr;
@@ -76,7 +159,7 @@ Status enqueue_conv(const ConvPlan& p, const CudaRunContext& c) {
   if (p.direct_gemm) {
     ONEPOOL_RETURN_IF_ERROR(run_gemm(c, p.gemm, w, x, y, p.cublas_bytes));
   } else {
-    auto* col = reinterpret_cast<float*>(c.workspace + p.cublas_bytes);
+    auto* col = reinterpret_cast<float*>(c.workspace + p.columns_offset);
     for (int64_t n = 0; n < p.batch; ++n) {
       for (int64_t g = 0; g < p.groups; ++g) {
         const int64_t image = n * p.groups + g;
@@ -94,11 +177,11 @@ Status enqueue_conv(const ConvPlan& p, const CudaRunContext& c) {
 }  // namespace
 
 Expected<CudaPreparedKernel> make_conv_kernel(const CudaNodeContext& node) {
-  ONEPOOL_RETURN_IF_ERROR(check_conv_inputs(node));
+  ConvPlan p;
+  ONEPOOL_ASSIGN_OR_RETURN(p.type, check_conv_inputs(node, true));
   const Shape& x = node.input(0).shape;
   const Shape& wshape = node.input(1).shape;
   ONEPOOL_ASSIGN_OR_RETURN(const Window2d window, read_window(node, &wshape, false));
-  ConvPlan p;
   ONEPOOL_ASSIGN_OR_RETURN(p.activation, parse_activation(node.node().attributes));
   p.batch = x[0];
   p.groups = node.node().attributes.get_int("group", 1);
@@ -127,6 +210,9 @@ Expected<CudaPreparedKernel> make_conv_kernel(const CudaNodeContext& node) {
                   window.p_h == 0 && window.p_w == 0 && window.end_h == 0 && window.end_w == 0 &&
                   window.out_h == window.in_h && window.out_w == window.in_w;
   size_t workspace = p.cublas_bytes;
+  int64_t columns = 0, acc = 0;
+  bool fits = checked_product(cg, kernel_elems, p.out_spatial, columns) &&
+              checked_product(p.batch, p.out_channels, p.out_spatial, acc);
   if (p.direct_gemm) {
     // Y_n[M, S] = W[M, C] · X_n[C, S] for every image n.
     ONEPOOL_ASSIGN_OR_RETURN(
@@ -136,7 +222,14 @@ Expected<CudaPreparedKernel> make_conv_kernel(const CudaNodeContext& node) {
     // Y_{n,g}[Mg, S] = W_g[Mg, Cg·k] · col[Cg·k, S].
     ONEPOOL_ASSIGN_OR_RETURN(
         p.gemm, row_major_gemm(mg, p.out_spatial, cg * kernel_elems, false, false, 1, 0, 0, 0));
-    workspace += align_256(static_cast<size_t>(cg * kernel_elems * p.out_spatial) * sizeof(float));
+    fits = fits && add_slice(columns, p.type.bytes, workspace, p.columns_offset);
+  }
+  // A half Conv's GEMMs write float32 (the whole output) for the epilogue to round once.
+  if (p.type.half) fits = fits && add_slice(acc, sizeof(float), workspace, p.acc_offset);
+  if (!fits) {
+    return node.error(StatusCode::kOutOfRange, "workspace for X ", x.to_string(), ", W ",
+                      wshape.to_string(), " and output ", window.out_h, "x", window.out_w,
+                      " overflows");
   }
   return make_kernel([p](const CudaRunContext& c) { return enqueue_conv(p, c); }, workspace);
 }
@@ -148,7 +241,7 @@ Status enqueue_conv_transpose(const ConvPlan& p, const CudaRunContext& c) {
   const auto* w = static_cast<const float*>(c.inputs[1].data);
   const auto* bias = c.inputs.size() > 2 ? static_cast<const float*>(c.inputs[2].data) : nullptr;
   auto* y = static_cast<float*>(c.outputs[0].data);
-  auto* col = reinterpret_cast<float*>(c.workspace + p.cublas_bytes);
+  auto* col = reinterpret_cast<float*>(c.workspace + p.columns_offset);
   for (int64_t n = 0; n < p.batch; ++n) {
     for (int64_t g = 0; g < p.groups; ++g) {
       const int64_t image = n * p.groups + g;
@@ -167,11 +260,11 @@ Status enqueue_conv_transpose(const ConvPlan& p, const CudaRunContext& c) {
 // ConvTranspose: W is [C, M/g, k...]; per image and group col[Mg·k, S_in] = W_gᵀ · X_g, then
 // col2im scatters (as a gather) the columns into the output image.
 Expected<CudaPreparedKernel> make_conv_transpose_kernel(const CudaNodeContext& node) {
-  ONEPOOL_RETURN_IF_ERROR(check_conv_inputs(node));
+  ConvPlan p;
+  ONEPOOL_ASSIGN_OR_RETURN(p.type, check_conv_inputs(node, false));
   const Shape& x = node.input(0).shape;
   const Shape& wshape = node.input(1).shape;
   ONEPOOL_ASSIGN_OR_RETURN(const Window2d window, read_window(node, &wshape, true));
-  ConvPlan p;
   ONEPOOL_ASSIGN_OR_RETURN(p.activation, parse_activation(node.node().attributes));
   p.batch = x[0];
   p.groups = node.node().attributes.get_int("group", 1);
@@ -200,8 +293,13 @@ Expected<CudaPreparedKernel> make_conv_transpose_kernel(const CudaNodeContext& n
   // col[Mg·k, S_in] = W_g[Cg, Mg·k]ᵀ · X_g[Cg, S_in].
   ONEPOOL_ASSIGN_OR_RETURN(
       p.gemm, row_major_gemm(mg * kernel_elems, in_spatial, cg, true, false, 1, 0, 0, 0));
-  const size_t columns = static_cast<size_t>(mg * kernel_elems * in_spatial) * sizeof(float);
-  const size_t workspace = p.cublas_bytes + align_256(columns);
+  size_t workspace = p.cublas_bytes;
+  int64_t columns = 0;
+  if (!checked_product(mg, kernel_elems, in_spatial, columns) ||
+      !add_slice(columns, sizeof(float), workspace, p.columns_offset)) {
+    return node.error(StatusCode::kOutOfRange, "workspace for X ", x.to_string(), ", W ",
+                      wshape.to_string(), " overflows");
+  }
   return make_kernel([p](const CudaRunContext& c) { return enqueue_conv_transpose(p, c); },
                      workspace);
 }

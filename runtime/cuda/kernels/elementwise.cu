@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "runtime/cuda/kernels/device_util.cuh"
+#include "runtime/cuda/kernels/half_util.cuh"
 #include "runtime/cuda/kernels/scalar_ops.h"
 
 namespace onepool::cuda {
@@ -205,20 +206,9 @@ __global__ void cast_kernel(ElemType from, ElemType to, const void* x, void* y, 
   }
 }
 
-// A half value (bits) as float32 and back, rounding to nearest even as the CPU does.
-template <ElemType kType>
-__device__ inline float half_to_float(unsigned short bits) {
-  if constexpr (kType == ElemType::kFloat16) return __half2float(__ushort_as_half(bits));
-  return __bfloat162float(__ushort_as_bfloat16(bits));
-}
-template <ElemType kType>
-__device__ inline unsigned short float_to_half(float value) {
-  if constexpr (kType == ElemType::kFloat16) return __half_as_ushort(__float2half_rn(value));
-  return __bfloat16_as_ushort(__float2bfloat16_rn(value));
-}
-
-// Native half binary ops: float32 math on the widened operands, one rounding of the result
-// (the same numbers as the float32 kernel on converted copies, without the copies).
+// Native half binary ops (half_to_float / float_to_half: half_util.cuh): float32 math on the
+// widened operands, one rounding of the result (the same numbers as the float32 kernel on converted
+// copies, without the copies).
 template <ElemType kType>
 __global__ void binary_half_kernel(BinaryOp op, BroadcastShape s, const unsigned short* a,
                                    const unsigned short* b, void* out) {

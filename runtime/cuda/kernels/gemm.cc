@@ -53,20 +53,38 @@ Status run_gemm(const CudaRunContext& c, const GemmCall& call, const float* a, c
                                 out, call.ldc, call.stride_c, call.batch));
 }
 
-Status run_gemm_half(const CudaRunContext& c, const GemmCall& call, cudaDataType_t type,
-                     const void* a, const void* b, void* out, size_t cublas_bytes) {
+namespace {
+
+// cublasGemmEx / cublasGemmStridedBatchedEx with operands of `ab_type` and an output of
+// `out_type`, accumulating in float32 (alpha and beta float32).
+Status run_gemm_ex(const CudaRunContext& c, const GemmCall& call, cudaDataType_t ab_type,
+                   cudaDataType_t out_type, const void* a, const void* b, void* out,
+                   size_t cublas_bytes) {
   if (call.m == 0 || call.n == 0 || call.batch == 0) return Status::ok();
   ONEPOOL_CUBLAS_RETURN_IF_ERROR(cublasSetWorkspace(c.cublas, c.workspace, cublas_bytes));
   // As in run_gemm: `b` is cuBLAS's first operand.
   if (call.batch == 1) {
-    return ONEPOOL_CUBLAS_STATUS(cublasGemmEx(
-        c.cublas, call.op_a, call.op_b, call.m, call.n, call.k, &call.alpha, b, type, call.lda, a,
-        type, call.ldb, &call.beta, out, type, call.ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+    return ONEPOOL_CUBLAS_STATUS(cublasGemmEx(c.cublas, call.op_a, call.op_b, call.m, call.n,
+                                              call.k, &call.alpha, b, ab_type, call.lda, a, ab_type,
+                                              call.ldb, &call.beta, out, out_type, call.ldc,
+                                              CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   }
   return ONEPOOL_CUBLAS_STATUS(cublasGemmStridedBatchedEx(
-      c.cublas, call.op_a, call.op_b, call.m, call.n, call.k, &call.alpha, b, type, call.lda,
-      call.stride_a, a, type, call.ldb, call.stride_b, &call.beta, out, type, call.ldc,
+      c.cublas, call.op_a, call.op_b, call.m, call.n, call.k, &call.alpha, b, ab_type, call.lda,
+      call.stride_a, a, ab_type, call.ldb, call.stride_b, &call.beta, out, out_type, call.ldc,
       call.stride_c, call.batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
+}
+
+}  // namespace
+
+Status run_gemm_half(const CudaRunContext& c, const GemmCall& call, cudaDataType_t type,
+                     const void* a, const void* b, void* out, size_t cublas_bytes) {
+  return run_gemm_ex(c, call, type, type, a, b, out, cublas_bytes);
+}
+
+Status run_gemm_mixed(const CudaRunContext& c, const GemmCall& call, cudaDataType_t type,
+                      const void* a, const void* b, float* out, size_t cublas_bytes) {
+  return run_gemm_ex(c, call, type, CUDA_R_32F, a, b, out, cublas_bytes);
 }
 
 }  // namespace onepool::cuda

@@ -1,4 +1,4 @@
-// cuBLAS SGEMM calls in OnePool's row-major world, on the node's planned cuBLAS workspace.
+// cuBLAS SGEMM / GemmEx calls in OnePool's row-major world, on the node's planned cuBLAS workspace.
 //
 // cuBLAS is column-major: a row-major [r, c] matrix is a column-major [c, r] one (its transpose).
 // So the row-major C[M, N] = A[M, K] · B[K, N] is issued as the column-major
@@ -44,5 +44,12 @@ Status run_gemm(const CudaRunContext& c, const GemmCall& call, const float* a, c
 /// (out = alpha * A·B + beta * out, as the float32 path on widened copies computes it).
 Status run_gemm_half(const CudaRunContext& c, const GemmCall& call, cudaDataType_t type,
                      const void* a, const void* b, void* out, size_t cublas_bytes);
+
+/// run_gemm_half with a float32 output: float16 or bfloat16 operands (`type`), `out` float32
+/// (CUDA_R_32F, element strides as the operands'), accumulating in float32 (CUBLAS_COMPUTE_32F).
+/// For callers that finish the result themselves (a half Conv's bias + activation epilogue
+/// rounds each output once).
+Status run_gemm_mixed(const CudaRunContext& c, const GemmCall& call, cudaDataType_t type,
+                      const void* a, const void* b, float* out, size_t cublas_bytes);
 
 }  // namespace onepool::cuda

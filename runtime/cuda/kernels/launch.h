@@ -16,8 +16,8 @@ namespace onepool::cuda {
 constexpr int kMaxDims = 8;
 
 /// Element types the device kernels know. The half types (bits in uint16_t) are read and written
-/// by Cast, the binary and unary ops and the GEMMs (float32 math, the narrow type in memory);
-/// other float kernels see them as float32 through runtime/cuda/half_compute.h.
+/// by Cast, the binary and unary ops, the GEMMs and Conv (float32 math, the narrow type in
+/// memory); other float kernels see them as float32 through runtime/cuda/half_compute.h.
 enum class ElemType : int32_t {
   kFloat32 = 0,
   kInt64 = 1,
@@ -236,5 +236,21 @@ cudaError_t launch_col2im(const ConvGeometry& g, const float* col, float* image,
 cudaError_t launch_depthwise_conv(const ConvGeometry& g, int64_t batch, const float* x,
                                   const float* w, const float* bias, const UnaryParams& act,
                                   float* y, cudaStream_t stream);
+
+// Native float16 / bfloat16 Conv (`type`: kFloat16 or kBFloat16; tensors are the type's bits):
+// float32 accumulation and one rounding of each output, as the float32 kernels on widened copies.
+
+/// launch_im2col on 2-byte elements (it only moves bits; +0 outside the image).
+cudaError_t launch_im2col_half(const ConvGeometry& g, const void* x, void* col,
+                               cudaStream_t stream);
+/// launch_depthwise_conv on half x, w, bias (may be null) and y: float32 sum, y rounded once.
+cudaError_t launch_depthwise_conv_half(const ConvGeometry& g, int64_t batch, ElemType type,
+                                       const void* x, const void* w, const void* bias,
+                                       const UnaryParams& act, void* y, cudaStream_t stream);
+/// y[o, c, i] = round(act(acc[o, c, i] + bias[c])) over [outer, channels, inner]: the float32
+/// GEMM result `acc`, the half bias (may be null) widened, the half output `y` rounded once.
+cudaError_t launch_bias_activation_half(const float* acc, const void* bias, ElemType type,
+                                        int64_t outer, int64_t channels, int64_t inner,
+                                        const UnaryParams& act, void* y, cudaStream_t stream);
 
 }  // namespace onepool::cuda
