@@ -32,6 +32,17 @@ PlannedTensor tensor(int32_t id, const std::string& name, Shape shape, size_t by
   return t;
 }
 
+NestedPlan nested_plan(const std::string& body, size_t pool, size_t lower_bound, size_t count) {
+  NestedPlan nested;
+  nested.node = "If_25";
+  nested.body = body;
+  nested.pool_bytes = pool;
+  nested.lower_bound_bytes = lower_bound;
+  nested.tensor_count = count;
+  nested.algorithm = "auto";
+  return nested;
+}
+
 Plan every_kind_of_tensor() {
   Plan plan;
   plan.pool_bytes = 4096;
@@ -59,8 +70,8 @@ Plan every_kind_of_tensor() {
   PlannedTensor external = tensor(6, "caf\xc3\xa9 \xff", Shape{}, 0, 0);
   external.external = true;
   plan.tensors.push_back(external);
-  plan.nested.push_back({"If_25", "then_branch", 2048, 1536, 12, "auto"});
-  plan.nested.push_back({"If_25", "else_branch", 512, 512, 2, "auto"});
+  plan.nested.push_back(nested_plan("then_branch", 2048, 1536, 12));
+  plan.nested.push_back(nested_plan("else_branch", 512, 512, 2));
   plan.nested.back().tensors = {tensor(0, "branch_in", Shape{4}, 256, 0),
                                 tensor(1, "branch \"out\"", Shape{2, 2}, 256, 256)};
   plan.provenance.model_path = "m.onnx";
