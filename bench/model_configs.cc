@@ -6,8 +6,8 @@
 #include "bench/baselines/baselines.h"
 #include "onepool/model.h"
 #include "onepool/plan.h"
-#include "planner/build_plan.h"
-#include "planner/graph.h"
+#include "planner/analysis/build_plan.h"
+#include "planner/core/graph.h"
 #include "runtime/cpu/cpu_backend.h"
 
 namespace onepool::bench {

@@ -21,7 +21,7 @@
 #include "bench/model_report.h"
 #include "bench/model_suite.h"
 #include "bench/synthetic.h"
-#include "planner/shape_binding.h"
+#include "planner/core/shape_binding.h"
 
 namespace onepool::bench {
 namespace {

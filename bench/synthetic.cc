@@ -10,7 +10,7 @@
 #include "bench/baselines/baselines.h"
 #include "bench/synthetic_records.h"
 #include "planner/algo/algorithms.h"
-#include "planner/build_plan.h"
+#include "planner/analysis/build_plan.h"
 
 namespace onepool::bench {
 namespace {

@@ -6,10 +6,10 @@ include(CMakePackageConfigHelpers)
 
 set(ONEPOOL_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/onepool)
 
-# Step 1. Version header, generated into the build tree and found through onepool_planner.
+# Step 1. Version header, generated into the build tree and found through onepool_core.
 configure_file(${PROJECT_SOURCE_DIR}/cmake/version.h.in
                ${PROJECT_BINARY_DIR}/include/onepool/version.h @ONLY)
-target_include_directories(onepool_planner PUBLIC
+target_include_directories(onepool_core PUBLIC
   $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/include>
   $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
 
@@ -18,7 +18,7 @@ target_include_directories(onepool_planner PUBLIC
 # and keeps ONNX, protobuf, OpenBLAS and CUDA as its own private dependencies, so a consumer needs
 # the headers, the C++20 flag and -lonepool. With ONEPOOL_SHARED=OFF it is an interface target over
 # the static libraries, which bring their dependencies through their link interfaces.
-set(ONEPOOL_STATIC_PARTS onepool_runtime onepool_planner onepool_placement)
+set(ONEPOOL_STATIC_PARTS onepool_runtime ${ONEPOOL_PLANNER_LAYERS} onepool_placement)
 if(ONEPOOL_SHARED)
   file(WRITE ${PROJECT_BINARY_DIR}/onepool_shared.cc
        "// libonepool.so: its static parts linked whole (cmake/OnepoolInstall.cmake).\n")
@@ -52,8 +52,8 @@ else()
   add_library(onepool_package INTERFACE)
   target_link_libraries(onepool_package INTERFACE ${ONEPOOL_STATIC_PARTS})
   set_target_properties(onepool_package PROPERTIES EXPORT_NAME onepool)
-  set(ONEPOOL_EXPORTED_TARGETS onepool_package onepool_runtime onepool_planner onepool_placement
-      onepool_blas)
+  set(ONEPOOL_EXPORTED_TARGETS onepool_package onepool_runtime ${ONEPOOL_PLANNER_LAYERS}
+      onepool_placement onepool_blas)
   if(TARGET onepool_dnnl)
     list(APPEND ONEPOOL_EXPORTED_TARGETS onepool_dnnl)  # oneDNN, exported as is like OpenBLAS
   endif()
@@ -98,7 +98,7 @@ if(ONEPOOL_SHARED)
   set(ONEPOOL_PC_LIBS "-lonepool")
 else()
   set(ONEPOOL_PC_REQUIRES_LINE "Requires: protobuf")
-  set(ONEPOOL_PC_LIBS "-lonepool_runtime -lonepool_planner -lonepool_placement -lonnx -lonnx_proto ${ONEPOOL_OPENBLAS_LIBRARY} -pthread")
+  set(ONEPOOL_PC_LIBS "-lonepool_runtime -lonepool_render -lonepool_analysis -lonepool_optimize -lonepool_import -lonepool_core -lonepool_placement -lonnx -lonnx_proto ${ONEPOOL_OPENBLAS_LIBRARY} -pthread")
 endif()
 file(RELATIVE_PATH ONEPOOL_PC_TO_PREFIX /${CMAKE_INSTALL_LIBDIR}/pkgconfig /)
 string(REGEX REPLACE "/$" "" ONEPOOL_PC_TO_PREFIX "${ONEPOOL_PC_TO_PREFIX}")

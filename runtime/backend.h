@@ -17,7 +17,7 @@
 #include "onepool/plan.h"
 #include "onepool/session.h"
 #include "onepool/status.h"
-#include "planner/build_plan.h"
+#include "planner/analysis/build_plan.h"
 
 namespace onepool {
 

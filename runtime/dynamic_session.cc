@@ -5,9 +5,9 @@
 #include <chrono>
 #include <cstring>
 
-#include "planner/build_plan.h"
-#include "planner/graph.h"
-#include "planner/shape_input_flag.h"
+#include "planner/analysis/build_plan.h"
+#include "planner/core/graph.h"
+#include "planner/core/shape_input_flag.h"
 #include "runtime/backend.h"
 #include "runtime/dynamic_session_plan.h"
 #include "runtime/dynamic_session_pool.h"

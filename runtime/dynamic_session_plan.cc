@@ -5,9 +5,9 @@
 #include <chrono>
 #include <unordered_map>
 
-#include "planner/alias.h"
-#include "planner/liveness.h"
-#include "planner/symbolic_plan.h"
+#include "planner/analysis/alias.h"
+#include "planner/analysis/liveness.h"
+#include "planner/analysis/symbolic_plan.h"
 
 namespace onepool {
 

@@ -9,9 +9,9 @@
 
 #include "onepool/plan.h"
 #include "onepool/status.h"
-#include "planner/build_plan.h"
-#include "planner/graph.h"
-#include "planner/symbolic_plan.h"
+#include "planner/analysis/build_plan.h"
+#include "planner/analysis/symbolic_plan.h"
+#include "planner/core/graph.h"
 
 namespace onepool {
 
@@ -24,7 +24,8 @@ namespace onepool {
 Expected<Plan> reuse_top_plan(const Plan& top, const Graph& graph, const NodeMemoryNeeds& needs);
 
 /// A plan placed once (by the placement algorithms) and the structure of its placement
-/// (planner/symbolic_plan.h), with its tensors indexed for matching another shape's. Immutable.
+/// (planner/analysis/symbolic_plan.h), with its tensors indexed for matching another shape's.
+/// Immutable.
 struct SymbolicSource {
   Plan plan;
   SymbolicPlan symbolic;

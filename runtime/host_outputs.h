@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "onepool/session.h"
-#include "planner/graph.h"
+#include "planner/core/graph.h"
 
 namespace onepool {
 

@@ -7,12 +7,13 @@
 #include <limits>
 #include <string_view>
 
-#include "planner/graph.h"
-#include "planner/onnx_import.h"
+#include "planner/analysis/schedule.h"
+#include "planner/core/graph.h"
+#include "planner/core/shape_input_flag.h"
+#include "planner/import/onnx_import.h"
 #include "planner/optimize/fuse_qdq.h"
 #include "planner/optimize/optimize.h"
-#include "planner/schedule.h"
-#include "planner/shape_input_flag.h"
+#include "runtime/cpu/host_evaluation.h"
 #include "runtime/cpu/weight_folding.h"
 #include "runtime/device_resource_cache.h"
 #include "runtime/tensor_budget.h"
@@ -50,6 +51,8 @@ ImportOptions import_options_of(const LoadOptions& options) {
   import_options.shape_input_values = options.shape_input_values;
   import_options.bounds = options.bounds;
   import_options.run_checker = options.run_checker;
+  // Import folds shape arithmetic with the CPU kernels: one definition of each op.
+  import_options.fold_evaluator = cpu::evaluate_single_node_graph;
   return import_options;
 }
 

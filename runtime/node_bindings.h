@@ -10,7 +10,7 @@
 #include "onepool/plan.h"
 #include "onepool/status.h"
 #include "onepool/tensor.h"
-#include "planner/graph.h"
+#include "planner/core/graph.h"
 
 namespace onepool {
 

@@ -7,7 +7,7 @@
 
 #include "onepool/session.h"
 #include "onepool/status.h"
-#include "planner/graph.h"
+#include "planner/core/graph.h"
 
 namespace onepool {
 

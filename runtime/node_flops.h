@@ -1,7 +1,7 @@
 // Floating-point operations of one node, for the profiler's GFLOP/s column.
 #pragma once
 
-#include "planner/graph.h"
+#include "planner/core/graph.h"
 
 namespace onepool {
 

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "planner/graph.h"
+#include "planner/core/graph.h"
 
 namespace onepool::recurrent {
 namespace {

@@ -3,8 +3,8 @@
 
 #include <chrono>
 
-#include "planner/build_plan.h"
-#include "planner/graph.h"
+#include "planner/analysis/build_plan.h"
+#include "planner/core/graph.h"
 #include "runtime/backend.h"
 #include "runtime/session_impl.h"
 #include "runtime/session_with_backend.h"

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "planner/graph.h"
+#include "planner/core/graph.h"
 #include "runtime/session_impl.h"
 
 namespace onepool {

@@ -4,7 +4,7 @@
 #include <cstring>
 
 #include "onepool/session.h"
-#include "planner/shape_input_flag.h"
+#include "planner/core/shape_input_flag.h"
 
 namespace onepool {
 

@@ -8,7 +8,7 @@
 #include "onepool/model.h"
 #include "onepool/status.h"
 #include "onepool/tensor.h"
-#include "planner/graph.h"
+#include "planner/core/graph.h"
 
 namespace onepool {
 

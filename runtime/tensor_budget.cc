@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "planner/graph.h"
+#include "planner/core/graph.h"
 
 namespace onepool {
 

@@ -1,5 +1,5 @@
 // Resolving plan offsets (and aliases) to per-value locations.
-#include "planner/graph.h"
+#include "planner/core/graph.h"
 #include "runtime/backend.h"
 
 namespace onepool {

@@ -19,9 +19,9 @@
 //     specializations need.
 //
 // Symbolic placement (both modes): the first plan placed (static mode: the top of the ranges)
-// becomes a symbolic plan (planner/symbolic_plan.h). A new shape with the same structure (same
-// nodes, tensors and lifetimes) takes its sizes from shape inference of the concrete shape and
-// its offsets from evaluating that plan's max/+ expressions over those sizes (microseconds; no
+// becomes a symbolic plan (planner/analysis/symbolic_plan.h). A new shape with the same structure
+// (same nodes, tensors and lifetimes) takes its sizes from shape inference of the concrete shape
+// and its offsets from evaluating that plan's max/+ expressions over those sizes (microseconds; no
 // placement algorithm runs), and the result is verified. In static mode the evaluated layout is
 // used when it fits the preallocated pool (else the top plan's offsets are reused); shapes whose
 // structure differs are placed as before (stats().symbolic_fallbacks).

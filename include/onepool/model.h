@@ -20,7 +20,7 @@
 
 namespace onepool {
 
-struct Graph;  // planner/graph.h: the internal IR
+struct Graph;  // planner/core/graph.h: the internal IR
 
 /// The values of one shape input (LoadOptions::shape_input_values): integers, or floats for a
 /// float input (Resize scales, Range bounds). Integers also bind to float inputs; floats bind to

@@ -30,6 +30,7 @@
 #include <optional>
 
 #include "planner/optimize/graph_edit.h"
+#include "planner/optimize/optimize.h"
 #include "planner/optimize/passes.h"
 
 namespace onepool::graph_opt {

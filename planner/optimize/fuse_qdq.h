@@ -3,7 +3,7 @@
 #pragma once
 
 #include "onepool/status.h"
-#include "planner/graph.h"
+#include "planner/core/graph.h"
 
 namespace onepool {
 

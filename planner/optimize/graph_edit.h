@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "onepool/status.h"
-#include "planner/graph.h"
+#include "planner/core/graph.h"
 
 namespace onepool::graph_opt {
 

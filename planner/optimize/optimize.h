@@ -13,25 +13,10 @@
 #include <string>
 
 #include "onepool/status.h"
-#include "planner/graph.h"
+#include "planner/core/graph.h"
+#include "planner/optimize/optimize_report.h"
 
 namespace onepool {
-
-enum class OptimizeLevel { kNone, kBasic, kAll };
-
-/// Parses "none", "basic", "all".
-Expected<OptimizeLevel> parse_optimize_level(const std::string& text);
-
-struct OptimizeReport {
-  int removed_nodes = 0;      // Identity / Dropout
-  int folded_batchnorms = 0;  // BatchNormalization folded into Conv
-  int fused_biases = 0;       // Add of a constant folded into a producer's bias
-  int fused_activations = 0;  // activation nodes turned into epilogues
-  int fused_gelus = 0;        // decomposed GELU chains turned into one Gelu node
-  int fused_qdq = 0;          // DequantizeLinear → Conv/MatMul → QuantizeLinear made QLinear*
-  int nodes_before = 0;
-  int nodes_after = 0;
-};
 
 /// Rewrites `graph` in place. On error the graph is unchanged. Runs after import (static shapes,
 /// constants are weights) and before planning. Removed nodes disappear from `graph.nodes` (the

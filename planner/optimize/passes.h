@@ -10,8 +10,8 @@
 #pragma once
 
 #include "onepool/status.h"
-#include "planner/graph.h"
-#include "planner/optimize/optimize.h"
+#include "planner/core/graph.h"
+#include "planner/optimize/optimize_report.h"
 
 namespace onepool::graph_opt {
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "planner/plan_html.h"
+#include "planner/render/plan_html.h"
 #include "python/src/bindings.h"
 
 namespace onepool::python {

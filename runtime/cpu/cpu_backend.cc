@@ -11,7 +11,7 @@
 #include <new>
 #include <thread>
 
-#include "planner/graph.h"
+#include "planner/core/graph.h"
 #include "runtime/cpu/cpu_isa.h"
 #include "runtime/cpu/half_compute.h"
 #include "runtime/cpu/kernel_registry.h"

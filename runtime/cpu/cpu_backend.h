@@ -4,7 +4,7 @@
 
 #include <memory>
 
-#include "planner/graph.h"
+#include "planner/core/graph.h"
 #include "runtime/backend.h"
 
 namespace onepool::cpu {

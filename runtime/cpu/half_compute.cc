@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "planner/float32_shadow.h"
+#include "planner/core/float32_shadow.h"
 #include "runtime/cpu/half_convert.h"
 
 namespace onepool::cpu {

@@ -1,12 +1,12 @@
 // float16 / bfloat16 <-> float32 conversions of whole arrays for the CPU backend (the
 // float32-compute adapter, half_compute.h), rounding as the element functions of
-// planner/half_float.h do.
+// planner/core/half_float.h do.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
-#include "planner/half_float.h"
+#include "planner/core/half_float.h"
 
 namespace onepool::cpu {
 

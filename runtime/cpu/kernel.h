@@ -15,7 +15,7 @@
 #include "onepool/plan.h"
 #include "onepool/status.h"
 #include "onepool/tensor.h"
-#include "planner/graph.h"
+#include "planner/core/graph.h"
 #include "runtime/cpu/thread_pool.h"
 #include "runtime/node_context.h"
 

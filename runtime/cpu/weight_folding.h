@@ -10,7 +10,7 @@
 
 #include <cstddef>
 
-#include "planner/graph.h"
+#include "planner/core/graph.h"
 
 namespace onepool::cpu {
 

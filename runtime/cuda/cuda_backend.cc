@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "planner/graph.h"
+#include "planner/core/graph.h"
 #include "runtime/cuda/cuda_check.h"
 #include "runtime/cuda/cuda_device.h"
 #include "runtime/cuda/half_compute.h"

@@ -19,7 +19,7 @@
 
 #include "onepool/status.h"
 #include "onepool/tensor.h"
-#include "planner/graph.h"
+#include "planner/core/graph.h"
 #include "runtime/node_context.h"
 
 namespace onepool::cuda {

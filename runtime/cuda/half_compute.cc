@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "planner/float32_shadow.h"
+#include "planner/core/float32_shadow.h"
 #include "runtime/cuda/cuda_check.h"
 #include "runtime/cuda/kernels/launch.h"
 

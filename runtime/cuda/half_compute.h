@@ -10,7 +10,7 @@
 #pragma once
 
 #include "onepool/status.h"
-#include "planner/graph.h"
+#include "planner/core/graph.h"
 #include "runtime/cuda/cuda_kernel.h"
 
 namespace onepool::cuda {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "planner/graph.h"
+#include "planner/core/graph.h"
 
 namespace onepool::testing {
 

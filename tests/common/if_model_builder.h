@@ -9,9 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "common/cpu_folding.h"
 #include "onepool/model.h"
 #include "onepool/session.h"
-#include "planner/onnx_import.h"
+#include "planner/import/onnx_import.h"
 
 namespace onepool::if_models {
 
@@ -110,7 +111,7 @@ inline Expected<Graph> import_model(const onnx::ModelProto& model,
                                     const ImportOptions& options = {}) {
   std::string bytes;
   model.SerializeToString(&bytes);
-  return import_onnx_bytes(bytes, "", options);
+  return import_onnx_bytes(bytes, "", testing::with_cpu_folding(options));
 }
 
 inline Names op_types(const Graph& graph) {

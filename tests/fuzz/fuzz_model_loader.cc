@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "planner/onnx_import.h"
+#include "planner/import/onnx_import.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);

@@ -16,7 +16,7 @@
 
 #include "onepool/model.h"
 #include "onepool/session.h"
-#include "planner/onnx_import.h"
+#include "planner/import/onnx_import.h"
 
 namespace {
 

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "gpu/test_graphs.h"
-#include "planner/half_float.h"
+#include "planner/core/half_float.h"
 
 namespace onepool::test_graphs::parity_detail {
 

@@ -27,8 +27,8 @@
 #include "gpu/test_graphs.h"
 #include "onepool/model.h"
 #include "onepool/session.h"
-#include "planner/graph.h"
-#include "planner/half_float.h"
+#include "planner/core/graph.h"
+#include "planner/core/half_float.h"
 
 #ifdef ONEPOOL_HAVE_CUDA
 #include <cuda_runtime.h>

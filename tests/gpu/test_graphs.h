@@ -14,7 +14,7 @@
 
 #include "onepool/model.h"
 #include "onepool/session.h"
-#include "planner/graph.h"
+#include "planner/core/graph.h"
 
 namespace onepool::test_graphs {
 

@@ -1,15 +1,18 @@
 // The layers' dependencies point one way, checked on the sources' #include lines:
-//   include/onepool (the API)  <-  planner/algo (placement)  <-  planner (import, analysis, plan)
-//   <-  runtime (Session, backends)  <-  tools (CLI, server)
+//   include/onepool (the API)  <-  planner/algo (placement)  <-  planner/core (IR, plan data)
+//   <-  planner/{import, optimize, analysis, render}  <-  runtime (Session, backends)
+//   <-  tools (CLI, server)
 // The public headers include only each other; the placement algorithms only themselves and the
 // Status type; the planner nothing of the runtime (public Session headers included) or the tools;
 // the CPU and CUDA backends not each other.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -83,6 +86,105 @@ TEST_CASE("the placement algorithms depend on nothing else") {
   });
 }
 
+// The planner's layers (planner/<layer>/, one library each): what each may include besides the
+// public API's plan-level headers. core sits on the placement algorithms; import, optimize,
+// analysis and render each on core alone, never on each other.
+TEST_CASE("each planner layer includes only the layers below it") {
+  const std::map<std::string, std::vector<std::string>> allowed = {
+      {"core", {"planner/core/", "planner/algo/"}},
+      {"import", {"planner/import/", "planner/core/"}},
+      {"optimize", {"planner/optimize/", "planner/core/"}},
+      {"analysis", {"planner/analysis/", "planner/core/", "planner/algo/"}},
+      {"render", {"planner/render/", "planner/core/", "planner/algo/"}},
+  };
+  for (const auto& [layer, prefixes] : allowed) {
+    INFO("layer planner/" << layer);
+    check_includes("planner/" + layer, [&prefixes](const std::string& target) {
+      if (starts_with(target, "onepool/")) return true;  // checked below: no Session headers
+      for (const std::string& prefix : prefixes) {
+        if (starts_with(target, prefix)) return true;
+      }
+      return false;
+    });
+  }
+}
+
+// Every source file of planner/ lives in a layer folder: a file dropped at planner/'s top would
+// escape the layer checks.
+TEST_CASE("the planner has no files outside its layer folders") {
+  const fs::path root = source_root();
+  int loose = 0;
+  for (const auto& entry : fs::directory_iterator(root / "planner")) {
+    if (!entry.is_regular_file() || !is_source(entry.path())) continue;
+    ++loose;
+    MESSAGE(fs::relative(entry.path(), root).string() << " is not in a layer folder");
+  }
+  CHECK(loose == 0);
+}
+
+namespace {
+
+// A unit is a header and its source file together ("planner/core/graph" for graph.h and
+// graph.cc); public headers count as "include/onepool/<name>".
+std::string unit_of(const std::string& file) {
+  const std::string path = starts_with(file, "onepool/") ? "include/" + file : file;
+  return fs::path(path).replace_extension().string();
+}
+
+// A cycle in `edges` reachable from `node`, as "a -> b -> a", or empty. `state`: 1 on the
+// current path, 2 done.
+std::string find_cycle(const std::string& node,
+                       const std::map<std::string, std::set<std::string>>& edges,
+                       std::map<std::string, int>& state, std::vector<std::string>& path) {
+  state[node] = 1;
+  path.push_back(node);
+  const auto out = edges.find(node);
+  if (out != edges.end()) {
+    for (const std::string& next : out->second) {
+      if (state[next] == 1) {
+        std::string cycle;
+        for (auto it = std::find(path.begin(), path.end(), next); it != path.end(); ++it) {
+          cycle += *it + " -> ";
+        }
+        return cycle + next;
+      }
+      if (state[next] != 0) continue;
+      std::string cycle = find_cycle(next, edges, state, path);
+      if (!cycle.empty()) return cycle;
+    }
+  }
+  path.pop_back();
+  state[node] = 2;
+  return "";
+}
+
+}  // namespace
+
+// No two units include each other, directly or through others (a.cc includes b.h while b.cc
+// includes a.h is a cycle too): every dependency points one way, inside a layer as between them.
+TEST_CASE("units include each other without cycles") {
+  std::map<std::string, std::set<std::string>> edges;
+  for (const char* dir : {"include/onepool", "planner", "runtime", "tools"}) {
+    for (const auto& include : quoted_includes(source_root(), dir)) {
+      const std::string from = unit_of(include.file);
+      const std::string to = unit_of(include.target);
+      if (from != to) edges[from].insert(to);
+    }
+  }
+  CHECK(edges.size() > 200);
+  std::map<std::string, int> state;
+  int cycles = 0;
+  for (const auto& entry : edges) {
+    if (state[entry.first] != 0) continue;
+    std::vector<std::string> path;
+    const std::string cycle = find_cycle(entry.first, edges, state, path);
+    if (cycle.empty()) continue;
+    ++cycles;
+    MESSAGE("include cycle: " << cycle);
+  }
+  CHECK(cycles == 0);
+}
+
 // planner: 0 includes of runtime/, tools/, or the Session headers of the public API.
 TEST_CASE("the planner includes nothing of the runtime or the tools") {
   check_includes("planner", [](const std::string& target) {
@@ -128,13 +230,7 @@ bool reaches_onnx(const fs::path& root, const std::string& file, std::map<std::s
 }
 
 // The ONNX import layer: the only files that may see ONNX's generated classes.
-bool in_import_layer(const std::string& file) {
-  const std::string name = fs::path(file).filename().string();
-  return starts_with(file, "planner/") &&
-         (starts_with(name, "import_") || starts_with(name, "onnx_import") ||
-          starts_with(name, "constant_folding") || starts_with(name, "model_info") ||
-          starts_with(name, "tensor_proto"));
-}
+bool in_import_layer(const std::string& file) { return starts_with(file, "planner/import/"); }
 
 }  // namespace
 

@@ -1,6 +1,6 @@
 // Storage aliasing: the rules of find_aliases on small graphs, and build_plan with aliasing on
 // thousands of random graphs, each executed on its plan's pool and checked against a reference.
-#include "planner/alias.h"
+#include "planner/analysis/alias.h"
 
 #include <doctest/doctest.h>
 
@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "onepool/plan.h"
-#include "planner/build_plan.h"
-#include "planner/graph.h"
-#include "planner/liveness.h"
+#include "planner/analysis/build_plan.h"
+#include "planner/analysis/liveness.h"
+#include "planner/core/graph.h"
 
 namespace onepool {
 namespace {

@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "planner/onnx_import.h"
+#include "planner/import/onnx_import.h"
 
 namespace onepool {
 namespace {

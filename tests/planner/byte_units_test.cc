@@ -1,5 +1,5 @@
 // The one byte formatter: exact bytes with separators, a binary unit from 1 KiB up.
-#include "planner/byte_units.h"
+#include "planner/core/byte_units.h"
 
 #include <doctest/doctest.h>
 

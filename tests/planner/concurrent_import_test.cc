@@ -10,7 +10,7 @@
 #include <thread>
 #include <vector>
 
-#include "planner/onnx_import.h"
+#include "planner/import/onnx_import.h"
 
 namespace onepool {
 namespace {

@@ -1,5 +1,6 @@
-// Tests for the ONNX importer (planner/onnx_import.h) and TensorProto files (tensor_proto.h).
-#include "planner/onnx_import.h"
+// Tests for the ONNX importer (planner/import/onnx_import.h) and TensorProto files
+// (tensor_proto.h).
+#include "planner/import/onnx_import.h"
 
 #include <doctest/doctest.h>
 #include <onnx/onnx_pb.h>
@@ -10,8 +11,11 @@
 #include <fstream>
 #include <limits>
 
-#include "planner/import_tensor.h"
-#include "planner/tensor_proto.h"
+#include "common/cpu_folding.h"
+#include "planner/import/import_tensor.h"
+#include "planner/import/tensor_proto.h"
+
+using onepool::testing::with_cpu_folding;
 
 namespace onepool {
 namespace {
@@ -125,7 +129,8 @@ void write_file(const fs::path& path, const std::string& bytes) {
 // ONNX node test: Conv of x[1,1,7,5] with W[1,1,3,3], strides 2, pads 1 → y[1,1,4,3]. Both x and W
 // are graph inputs (no initializers), the single node is unnamed ("Conv_0"), opset 11.
 TEST_CASE("import: ONNX node test conv_with_strides_padding") {
-  auto graph = import_onnx_file(kNodeTests + "/test_conv_with_strides_padding/model.onnx", {});
+  auto graph = import_onnx_file(kNodeTests + "/test_conv_with_strides_padding/model.onnx",
+                                with_cpu_folding());
   REQUIRE_MESSAGE(graph.has_value(), graph.status().to_string());
   CHECK(graph->opset == 11);
   REQUIRE(graph->inputs.size() == 2);
@@ -165,7 +170,8 @@ TEST_CASE("import: ONNX node tests test_reshape_* match their reference output s
       dims.push_back(shape->second.int_at(i));
     }
     options.shape_input_values["shape"] = dims;
-    auto graph = import_onnx_file((entry.path() / "model.onnx").string(), options);
+    auto graph =
+        import_onnx_file((entry.path() / "model.onnx").string(), with_cpu_folding(options));
     REQUIRE_MESSAGE(graph.has_value(), graph.status().to_string());
     auto expected = read_tensor_proto_file((entry.path() / "test_data_set_0/output_0.pb").string());
     REQUIRE(expected.has_value());
@@ -273,7 +279,7 @@ onnx::ModelProto shape_chain_model() {
 TEST_CASE("import: Shape→Gather→Unsqueeze→Concat→Reshape folds with a symbolic batch") {
   ImportOptions options;
   options.dims = {{"batch", 5}};
-  auto graph = import_onnx_bytes(serialize(shape_chain_model()), "", options);
+  auto graph = import_onnx_bytes(serialize(shape_chain_model()), "", with_cpu_folding(options));
   REQUIRE_MESSAGE(graph.has_value(), graph.status().to_string());
   REQUIRE(graph->nodes.size() == 1);
   const Node& reshape = graph->nodes[0];
@@ -292,13 +298,54 @@ TEST_CASE("import: Shape→Gather→Unsqueeze→Concat→Reshape folds with a sy
 TEST_CASE("import: the same chain bound by --shapes, and with folding disabled") {
   ImportOptions options;
   options.input_shapes = {{"x", {2, 3, 4}}};
-  auto graph = import_onnx_bytes(serialize(shape_chain_model()), "", options);
+  auto graph = import_onnx_bytes(serialize(shape_chain_model()), "", with_cpu_folding(options));
   REQUIRE_MESSAGE(graph.has_value(), graph.status().to_string());
   CHECK(graph->values[static_cast<size_t>(id_of(*graph, "y"))].shape == Shape{2, 12});
   CHECK(graph->nodes.size() == 1);
   options.fold_constants = false;
-  auto unfolded = import_onnx_bytes(serialize(shape_chain_model()), "", options);
+  auto unfolded = import_onnx_bytes(serialize(shape_chain_model()), "", with_cpu_folding(options));
   if (unfolded.has_value()) CHECK(unfolded->nodes.size() == 5);
+}
+
+// Import has no arithmetic of its own: without an evaluator only Shape folds (from x's static
+// shape), so the Gather/Unsqueeze/Concat nodes stay and Reshape's target is not constant (y's
+// shape comes from data propagation, or the import says it is unknown). The evaluator the
+// runtime passes (the CPU kernels) folds the whole chain, and is called once per folded node.
+TEST_CASE("import: folding beyond Shape and Size runs only through the caller's evaluator") {
+  ImportOptions options;
+  options.input_shapes = {{"x", {2, 3, 4}}};
+  auto bare = import_onnx_bytes(serialize(shape_chain_model()), "", options);
+  if (bare.has_value()) {
+    CHECK(bare->nodes.size() == 4);  // Gather, Unsqueeze, Concat, Reshape: Shape folded
+    CHECK(bare->values[static_cast<size_t>(id_of(*bare, "target"))].kind != ValueKind::kWeight);
+  }
+  int calls = 0;
+  options.fold_evaluator = [&calls](const Graph& graph) {
+    ++calls;
+    return cpu::evaluate_single_node_graph(graph);
+  };
+  auto folded = import_onnx_bytes(serialize(shape_chain_model()), "", options);
+  REQUIRE_MESSAGE(folded.has_value(), folded.status().to_string());
+  CHECK(folded->nodes.size() == 1);
+  CHECK(calls == 3);  // Gather, Unsqueeze, Concat
+  CHECK(weight_ints(*folded, folded->nodes[0].input(1)) == std::vector<int64_t>{2, -1});
+}
+
+// A kernel that rejects the constants (a Gather index out of range) fails the import with the
+// kernel's message and the node's name, as any malformed node does.
+TEST_CASE("import: a kernel error while folding names the node") {
+  onnx::ModelProto model = new_model(13);
+  auto* graph = model.mutable_graph();
+  add_floats(graph, "data", {10, 20, 30});  // float: ONNX's data propagation does not look
+  add_int64s(graph, "index", {5});
+  add_node(graph, "Gather", {"data", "index"}, {"picked"})->set_name("bad_gather");
+  add_node(graph, "Abs", {"picked"}, {"y"});
+  add_value_info(graph->add_output(), "y", onnx::TensorProto::FLOAT, {"1"});
+  auto imported = import_onnx_bytes(serialize(model), "", with_cpu_folding());
+  REQUIRE_FALSE(imported.has_value());
+  INFO(imported.status().to_string());
+  CHECK(imported.status().message().find("bad_gather") != std::string::npos);
+  CHECK(imported.status().message().find("constant folding") != std::string::npos);
 }
 
 namespace {
@@ -365,7 +412,7 @@ TEST_CASE("import: host evaluators of the foldable ops") {
                                                  {"picked", 1}, {"cast", 1},     {"quot", 1},
                                                  {"prod", 1},   {"expanded", 2}, {"size", 0}};
   for (const auto& [name, rank] : outputs) add_abs_output(graph, name, rank);
-  auto imported = import_onnx_bytes(serialize(model), "", {});
+  auto imported = import_onnx_bytes(serialize(model), "", with_cpu_folding());
   REQUIRE_MESSAGE(imported.has_value(), imported.status().to_string());
   CHECK(imported->nodes.size() == 9);  // only the Abs nodes remain
   const Graph& g = *imported;
@@ -398,7 +445,7 @@ TEST_CASE("import: initializer-inputs and Constant nodes are weights; omitted in
   add_node(graph, "Add", {"x", "W"}, {"sum"});
   add_node(graph, "Clip", {"sum", "", "max"}, {"y"});
   add_value_info(graph->add_output(), "y", onnx::TensorProto::FLOAT, {"n"});
-  auto imported = import_onnx_bytes(serialize(model), "", {});
+  auto imported = import_onnx_bytes(serialize(model), "", with_cpu_folding());
   REQUIRE_MESSAGE(imported.has_value(), imported.status().to_string());
   const Graph& g = *imported;
   REQUIRE(g.inputs.size() == 1);
@@ -457,7 +504,7 @@ TEST_CASE("import: external data inside and escaping the model folder") {
     CAPTURE(location);
     const fs::path model_path = dir.path / "model.onnx";
     write_file(model_path, serialize(external_model(location)));
-    auto graph = import_onnx_file(model_path.string(), {});
+    auto graph = import_onnx_file(model_path.string(), with_cpu_folding());
     REQUIRE_MESSAGE(graph.has_value(), graph.status().to_string());
     const HostTensor& w = graph->weight(id_of(*graph, "W"));
     CHECK(w.float_at(0) == 1.0);
@@ -475,7 +522,7 @@ TEST_CASE("import: external data inside and escaping the model folder") {
     const std::string expected = expected_text;  // clang 14 cannot capture a binding
     CAPTURE(expected);
     write_file(dir.path / "model.onnx", serialize(model));
-    auto graph = import_onnx_file((dir.path / "model.onnx").string(), {});
+    auto graph = import_onnx_file((dir.path / "model.onnx").string(), with_cpu_folding());
     REQUIRE_FALSE(graph.has_value());
     CAPTURE(graph.status().message());
     CHECK(graph.status().message().find(expected) != std::string::npos);
@@ -483,7 +530,8 @@ TEST_CASE("import: external data inside and escaping the model folder") {
   }
   fs::remove(dir.path.parent_path() / "w.bin");
   // From memory (no folder) external data is refused.
-  auto from_memory = import_onnx_bytes(serialize(external_model("weights.bin")), "", {});
+  auto from_memory =
+      import_onnx_bytes(serialize(external_model("weights.bin")), "", with_cpu_folding());
   CHECK(from_memory.status().message().find("cannot read") != std::string::npos);
 }
 
@@ -503,7 +551,7 @@ TEST_CASE("import: real PaddleOCR models in ONEPOOL_CACHE_DIR") {
     CAPTURE(path.string());
     ImportOptions options;
     options.input_shapes = {{"x", models[i].second}};
-    auto graph = import_onnx_file(path.string(), options);
+    auto graph = import_onnx_file(path.string(), with_cpu_folding(options));
     REQUIRE_MESSAGE(graph.has_value(), graph.status().to_string());
     CHECK(graph->values[static_cast<size_t>(graph->outputs[0])].shape == outputs[i]);
     CHECK(graph->weights.size() > 50);

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "planner/build_plan.h"
-#include "planner/graph.h"
+#include "planner/analysis/build_plan.h"
+#include "planner/core/graph.h"
 
 namespace onepool {
 namespace {

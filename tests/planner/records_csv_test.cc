@@ -1,5 +1,5 @@
 // MiniMalloc CSV records: valid files, the header line, every malformed case.
-#include "planner/records_csv.h"
+#include "planner/render/records_csv.h"
 
 #include <doctest/doctest.h>
 

@@ -14,11 +14,11 @@
 #include "common/model_manifest.h"
 #include "onepool/onepool.h"
 #include "planner/algo/algorithms.h"
-#include "planner/graph.h"
-#include "planner/liveness.h"
-#include "planner/onnx_import.h"
+#include "planner/analysis/liveness.h"
+#include "planner/analysis/schedule.h"
+#include "planner/core/graph.h"
+#include "planner/import/onnx_import.h"
 #include "planner/optimize/optimize.h"
-#include "planner/schedule.h"
 
 namespace onepool {
 namespace {

@@ -1,6 +1,6 @@
 // Memory-aware scheduling on hand-built graphs, random DAGs (against brute force), a large random
 // graph, and a Session of a reordered graph. The model suites: schedule_models_test.cc.
-#include "planner/schedule.h"
+#include "planner/analysis/schedule.h"
 
 #include <doctest/doctest.h>
 
@@ -13,8 +13,8 @@
 
 #include "onepool/onepool.h"
 #include "planner/algo/algorithms.h"
-#include "planner/graph.h"
-#include "planner/liveness.h"
+#include "planner/analysis/liveness.h"
+#include "planner/core/graph.h"
 
 namespace onepool {
 namespace {

@@ -1,5 +1,5 @@
-// Tests for the --shapes and --dim parsers (planner/shape_binding.h).
-#include "planner/shape_binding.h"
+// Tests for the --shapes and --dim parsers (planner/core/shape_binding.h).
+#include "planner/core/shape_binding.h"
 
 #include <doctest/doctest.h>
 

@@ -1,5 +1,5 @@
-// Shape inputs (planner/import_shape_inputs.h): which graph inputs a node needs the value of,
-// binding their values at import (the graph then plans statically), and the errors for a
+// Shape inputs (planner/import/import_shape_inputs.h): which graph inputs a node needs the value
+// of, binding their values at import (the graph then plans statically), and the errors for a
 // missing value, a name that is not a shape input, and values that do not fit.
 #include <doctest/doctest.h>
 #include <onnx/onnx_pb.h>
@@ -7,8 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "planner/import_shape_inputs.h"
-#include "planner/onnx_import.h"
+#include "common/cpu_folding.h"
+#include "planner/import/import_shape_inputs.h"
+#include "planner/import/onnx_import.h"
+
+using onepool::testing::with_cpu_folding;
 
 namespace onepool {
 namespace {
@@ -152,8 +155,9 @@ TEST_CASE("shape inputs: through other nodes, but not through Shape") {
 // axes bound to [1]: the graph keeps one input (data), plans reduced as [3,1,2] and records the
 // binding (int64 [1], graph input 1 in the file).
 TEST_CASE("shape inputs: a bound value plans the graph statically") {
-  auto graph = import_onnx_bytes(serialized(reduce_sum_model()), "",
-                                 with_values({{"axes", std::vector<int64_t>{1}}}));
+  auto graph =
+      import_onnx_bytes(serialized(reduce_sum_model()), "",
+                        with_cpu_folding(with_values({{"axes", std::vector<int64_t>{1}}})));
   REQUIRE_MESSAGE(graph.has_value(), graph.status().to_string());
   REQUIRE(graph->inputs.size() == 1);
   CHECK(graph->values[static_cast<size_t>(graph->inputs[0])].name == "data");
@@ -170,8 +174,9 @@ TEST_CASE("shape inputs: a bound value plans the graph statically") {
 
 // limit = 4 (an int32 scalar, given as an int) folds Cast and Range: r is the constant [0,1,2,3].
 TEST_CASE("shape inputs: an indirect shape input folds the chain") {
-  auto graph = import_onnx_bytes(serialized(indirect_model()), "",
-                                 with_values({{"limit", std::vector<int64_t>{4}}}));
+  auto graph =
+      import_onnx_bytes(serialized(indirect_model()), "",
+                        with_cpu_folding(with_values({{"limit", std::vector<int64_t>{4}}})));
   REQUIRE_MESSAGE(graph.has_value(), graph.status().to_string());
   CHECK(graph->values[static_cast<size_t>(graph->outputs[0])].shape == Shape{4});
   REQUIRE(graph->shape_inputs.size() == 1);
@@ -182,7 +187,7 @@ TEST_CASE("shape inputs: an indirect shape input folds the chain") {
 // Without a value the load fails, naming the input, the node and input that read it, and both
 // ways to give one (the API field and the CLI flag).
 TEST_CASE("shape inputs: a missing value is an error that says how to give it") {
-  auto graph = import_onnx_bytes(serialized(reduce_sum_model()), "", ImportOptions{});
+  auto graph = import_onnx_bytes(serialized(reduce_sum_model()), "", with_cpu_folding());
   REQUIRE_FALSE(graph.has_value());
   const std::string message = graph.status().message();
   CHECK(graph.status().code() == StatusCode::kInvalidArgument);
@@ -194,38 +199,42 @@ TEST_CASE("shape inputs: a missing value is an error that says how to give it") 
 // 'data' is a graph input but no node needs its value; 'nope' is no input at all. Both are
 // errors that list the real shape inputs.
 TEST_CASE("shape inputs: values for other names are errors") {
-  auto data = import_onnx_bytes(
-      serialized(reduce_sum_model()), "",
-      with_values({{"axes", std::vector<int64_t>{1}}, {"data", std::vector<int64_t>{1}}}));
+  auto data = import_onnx_bytes(serialized(reduce_sum_model()), "",
+                                with_cpu_folding(with_values({{"axes", std::vector<int64_t>{1}},
+                                                              {"data", std::vector<int64_t>{1}}})));
   REQUIRE_FALSE(data.has_value());
   CHECK(contains(data.status().message(), "'data', which is a graph input whose value no node"));
   CHECK(contains(data.status().message(), "shape inputs: 'axes'"));
-  auto nope = import_onnx_bytes(
-      serialized(reduce_sum_model()), "",
-      with_values({{"axes", std::vector<int64_t>{1}}, {"nope", std::vector<int64_t>{1}}}));
+  auto nope = import_onnx_bytes(serialized(reduce_sum_model()), "",
+                                with_cpu_folding(with_values({{"axes", std::vector<int64_t>{1}},
+                                                              {"nope", std::vector<int64_t>{1}}})));
   REQUIRE_FALSE(nope.has_value());
   CHECK(contains(nope.status().message(), "'nope', which is not a graph input"));
 }
 
 // axes is declared [1]: two values do not fit; 1.5 is no int64; 1.0 is.
 TEST_CASE("shape inputs: values that do not fit the declared shape or dtype") {
-  auto count = import_onnx_bytes(serialized(reduce_sum_model()), "",
-                                 with_values({{"axes", std::vector<int64_t>{0, 1}}}));
+  auto count =
+      import_onnx_bytes(serialized(reduce_sum_model()), "",
+                        with_cpu_folding(with_values({{"axes", std::vector<int64_t>{0, 1}}})));
   REQUIRE_FALSE(count.has_value());
   CHECK(contains(count.status().message(), "shape input 'axes' declares shape [1], got 2 value"));
-  auto fraction = import_onnx_bytes(serialized(reduce_sum_model()), "",
-                                    with_values({{"axes", std::vector<double>{1.5}}}));
+  auto fraction =
+      import_onnx_bytes(serialized(reduce_sum_model()), "",
+                        with_cpu_folding(with_values({{"axes", std::vector<double>{1.5}}})));
   REQUIRE_FALSE(fraction.has_value());
   CHECK(contains(fraction.status().message(), "is not a whole number"));
-  auto whole = import_onnx_bytes(serialized(reduce_sum_model()), "",
-                                 with_values({{"axes", std::vector<double>{1.0}}}));
+  auto whole =
+      import_onnx_bytes(serialized(reduce_sum_model()), "",
+                        with_cpu_folding(with_values({{"axes", std::vector<double>{1.0}}})));
   CHECK_MESSAGE(whole.has_value(), whole.status().to_string());
 }
 
 // An int32 input takes values within int32 only: 2^31 is out of range.
 TEST_CASE("shape inputs: an integer out of the input's dtype range") {
-  auto graph = import_onnx_bytes(serialized(indirect_model()), "",
-                                 with_values({{"limit", std::vector<int64_t>{int64_t{1} << 31}}}));
+  auto graph = import_onnx_bytes(
+      serialized(indirect_model()), "",
+      with_cpu_folding(with_values({{"limit", std::vector<int64_t>{int64_t{1} << 31}}})));
   REQUIRE_FALSE(graph.has_value());
   CHECK(contains(graph.status().message(), "does not fit its dtype int32"));
 }
@@ -236,8 +245,8 @@ TEST_CASE("shape inputs: an open dim is sized by the values") {
   onnx::ModelProto model = reduce_sum_model();
   auto* axes = model.mutable_graph()->mutable_input(1)->mutable_type()->mutable_tensor_type();
   axes->mutable_shape()->mutable_dim(0)->set_dim_param("n");
-  auto graph =
-      import_onnx_bytes(serialized(model), "", with_values({{"axes", std::vector<int64_t>{0, 2}}}));
+  auto graph = import_onnx_bytes(
+      serialized(model), "", with_cpu_folding(with_values({{"axes", std::vector<int64_t>{0, 2}}})));
   REQUIRE_MESSAGE(graph.has_value(), graph.status().to_string());
   CHECK(graph->shape_inputs[0].value.shape == Shape{2});
   CHECK(graph->values[static_cast<size_t>(graph->outputs[0])].shape == Shape{1, 2, 1});

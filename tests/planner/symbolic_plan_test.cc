@@ -1,7 +1,7 @@
 // SymbolicPlan: the structure of a placement re-evaluated for new sizes. Randomized invariants
 // (valid for any sizes, exact at the source sizes for best fit), a hand-made example, errors,
 // and the evaluation time of a 1000-record plan.
-#include "planner/symbolic_plan.h"
+#include "planner/analysis/symbolic_plan.h"
 
 #include <doctest/doctest.h>
 

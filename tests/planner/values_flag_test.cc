@@ -1,9 +1,9 @@
-// Tests for the --values parser and printer (planner/shape_input_flag.h).
+// Tests for the --values parser and printer (planner/core/shape_input_flag.h).
 #include <doctest/doctest.h>
 
 #include <limits>
 
-#include "planner/shape_input_flag.h"
+#include "planner/core/shape_input_flag.h"
 
 namespace onepool {
 namespace {

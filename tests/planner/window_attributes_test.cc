@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "planner/onnx_import.h"
+#include "planner/import/onnx_import.h"
 
 namespace onepool {
 namespace {

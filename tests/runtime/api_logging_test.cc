@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "onepool/onepool.h"
-#include "planner/graph.h"
+#include "planner/core/graph.h"
 
 namespace {
 

@@ -11,7 +11,7 @@
 
 #include "common/graph_builder.h"
 #include "common/if_model_builder.h"
-#include "planner/plan_dump.h"
+#include "planner/render/plan_dump.h"
 
 namespace onepool {
 

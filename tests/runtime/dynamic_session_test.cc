@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "onepool/onepool.h"
-#include "planner/symbolic_plan.h"
+#include "planner/analysis/symbolic_plan.h"
 #include "runtime/backend.h"
 #include "runtime/dynamic_session_plan.h"
 

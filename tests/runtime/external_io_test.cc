@@ -17,7 +17,7 @@
 #include "common/model_manifest.h"
 #include "common/sanitizers.h"
 #include "onepool/onepool.h"
-#include "planner/build_plan.h"
+#include "planner/analysis/build_plan.h"
 
 using namespace onepool;
 using onepool::testing::GraphBuilder;

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "planner/graph.h"
+#include "planner/core/graph.h"
 #include "runtime/cpu/half_compute.h"
 #include "runtime/cpu/kernel_registry.h"
 

@@ -34,10 +34,10 @@
 #include "common/sanitizers.h"
 #include "onepool/model.h"
 #include "onepool/session.h"
-#include "planner/import_shape_inputs.h"
-#include "planner/model_info.h"
-#include "planner/shape_input_flag.h"
-#include "planner/tensor_proto.h"
+#include "planner/core/shape_input_flag.h"
+#include "planner/import/import_shape_inputs.h"
+#include "planner/import/model_info.h"
+#include "planner/import/tensor_proto.h"
 #include "runtime/nan_inf_oracle.h"
 
 namespace onepool::testing {

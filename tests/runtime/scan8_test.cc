@@ -1,6 +1,7 @@
 // Scan-8 (opset 8: a batch axis 0 on every input and output, the scan axis 1): import splits it
-// into one Scan per batch row (planner/import_scan_batch.h), and the run gives each row its own
-// states and scan outputs; scan input directions are honoured; sequence_lens is refused clearly.
+// into one Scan per batch row (planner/import/import_scan_batch.h), and the run gives each row its
+// own states and scan outputs; scan input directions are honoured; sequence_lens is refused
+// clearly.
 #include <doctest/doctest.h>
 #include <onnx/onnx_pb.h>
 

@@ -1,5 +1,5 @@
 // `onepool plan --diff A.json B.json`: the diff itself (unit) and the command's exit statuses.
-#include "planner/plan_diff.h"
+#include "planner/render/plan_diff.h"
 
 #include <doctest/doctest.h>
 

@@ -2,7 +2,7 @@
 // in headless chromium whose screenshots must show the chart (resnet18, GPT-2); and the page's
 // own self-test (`page.html#selftest`), run on GPT-2's plan, whose observations of search, zoom,
 // pan, reset, pin, the live-bytes curve, the peak tensor's width and the labels are checked here.
-#include "planner/plan_html.h"
+#include "planner/render/plan_html.h"
 
 #include <doctest/doctest.h>
 

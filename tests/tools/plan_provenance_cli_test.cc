@@ -9,7 +9,7 @@
 #include <regex>
 #include <string>
 
-#include "planner/plan_provenance.h"
+#include "planner/render/plan_provenance.h"
 #include "tools/cli_run.h"
 #include "tools/tiny_models.h"
 

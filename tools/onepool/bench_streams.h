@@ -6,7 +6,7 @@
 #include <memory>
 #include <vector>
 
-#include "planner/graph.h"
+#include "planner/core/graph.h"
 #include "tools/onepool/bench_timing.h"
 #include "tools/onepool/cli_common.h"
 

@@ -6,12 +6,12 @@
 #include <sstream>
 
 #include "onepool/version.h"
-#include "planner/external_io.h"
-#include "planner/flag_split.h"
-#include "planner/plan_dump.h"
-#include "planner/plan_provenance.h"
-#include "planner/shape_binding.h"
-#include "planner/shape_input_flag.h"
+#include "planner/analysis/external_io.h"
+#include "planner/core/flag_split.h"
+#include "planner/core/shape_binding.h"
+#include "planner/core/shape_input_flag.h"
+#include "planner/render/plan_dump.h"
+#include "planner/render/plan_provenance.h"
 
 namespace onepool::cli {
 

@@ -10,7 +10,7 @@
 #include "onepool/onepool.h"
 #include "onepool/plan.h"
 #include "onepool/version.h"
-#include "planner/byte_units.h"  // format_bytes: every byte count the CLI prints
+#include "planner/core/byte_units.h"  // format_bytes: every byte count the CLI prints
 
 namespace onepool::cli {
 

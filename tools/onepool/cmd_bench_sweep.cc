@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "planner/shape_binding.h"
+#include "planner/core/shape_binding.h"
 #include "tools/onepool/shape_ranges.h"
 #include "tools/onepool/tensor_files.h"
 

@@ -9,8 +9,9 @@
 // `--op NAME` runs only the tests of one operator (its expanded tests included).
 //
 // Inputs at shape-parameter positions (Slice's starts, ReduceSum's axes, Resize's scales...:
-// planner/import_shape_inputs.h) are shape inputs: they take their values from test_data_set_0
-// and are bound at load; every data set still feeds them, and the Session checks they agree.
+// planner/import/import_shape_inputs.h) are shape inputs: they take their values from
+// test_data_set_0 and are bound at load; every data set still feeds them, and the Session checks
+// they agree.
 #include <unistd.h>
 
 #include <algorithm>
@@ -19,9 +20,9 @@
 #include <map>
 #include <set>
 
-#include "planner/import_shape_inputs.h"
-#include "planner/model_info.h"
-#include "planner/shape_input_flag.h"
+#include "planner/core/shape_input_flag.h"
+#include "planner/import/import_shape_inputs.h"
+#include "planner/import/model_info.h"
 #include "tools/onepool/cli_common.h"
 #include "tools/onepool/commands.h"
 #include "tools/onepool/run_inputs.h"

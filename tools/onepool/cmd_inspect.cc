@@ -4,8 +4,8 @@
 #include <iostream>
 #include <memory>
 
-#include "planner/byte_units.h"
-#include "planner/model_info.h"
+#include "planner/core/byte_units.h"
+#include "planner/import/model_info.h"
 #include "tools/onepool/commands.h"
 
 namespace onepool::cli {

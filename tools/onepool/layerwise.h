@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "onepool/onepool.h"
-#include "planner/graph.h"
+#include "planner/core/graph.h"
 #include "tools/onepool/tensor_compare.h"
 
 namespace onepool::cli {

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <map>
 
-#include "planner/shape_binding.h"
+#include "planner/core/shape_binding.h"
 #include "tools/onepool/npy_header.h"
 
 namespace onepool::cli {

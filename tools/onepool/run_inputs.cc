@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "planner/graph.h"
+#include "planner/core/graph.h"
 #include "runtime/shape_input_feeds.h"
 #include "tools/onepool/shape_ranges.h"
 #include "tools/onepool/tensor_compare.h"

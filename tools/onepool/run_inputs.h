@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "onepool/onepool.h"
-#include "planner/graph.h"
+#include "planner/core/graph.h"
 #include "runtime/host_outputs.h"
 #include "tools/onepool/cli_common.h"
 

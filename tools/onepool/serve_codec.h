@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "onepool/model.h"
-#include "planner/graph.h"
+#include "planner/core/graph.h"
 #include "tools/onepool/serve_slots.h"
 
 namespace onepool::serve {

@@ -16,7 +16,7 @@
 #include "onepool/session_pool.h"
 #include "onepool/shape_profile.h"
 #include "onepool/status.h"
-#include "planner/graph.h"
+#include "planner/core/graph.h"
 #include "tools/onepool/serve_metrics.h"
 
 namespace onepool::serve {

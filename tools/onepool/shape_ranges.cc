@@ -1,7 +1,7 @@
 #include "tools/onepool/shape_ranges.h"
 
-#include "planner/shape_binding.h"
-#include "planner/shape_input_flag.h"
+#include "planner/core/shape_binding.h"
+#include "planner/core/shape_input_flag.h"
 
 namespace onepool::cli {
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "planner/graph.h"
+#include "planner/core/graph.h"
 
 namespace onepool::cli {
 

@@ -7,7 +7,7 @@
 #include <random>
 #include <sstream>
 
-#include "planner/tensor_proto.h"
+#include "planner/import/tensor_proto.h"
 #include "tools/onepool/npy_header.h"
 
 namespace onepool::cli {

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "onepool/model.h"
-#include "planner/graph.h"
+#include "planner/core/graph.h"
 
 namespace onepool::cli {
 

@@ -13,7 +13,7 @@
 #include <cstdint>
 #include <string>
 
-#include "planner/graph.h"
+#include "planner/core/graph.h"
 #include "runtime/cpu/kernels/fast_math.h"
 #include "runtime/cpu/kernels/isa_clones.h"
 

@@ -1,6 +1,6 @@
 // If with a runtime condition: each branch is a nested plan inside the node's workspace.
 //
-// Import gave the node its two branches as Graphs (planner/import_runtime_if.h), whose graph
+// Import gave the node its two branches as Graphs (planner/import/import_runtime_if.h), whose graph
 // inputs are the outer values they read: the node's inputs after the condition, in order.
 // Prepare: each branch becomes a NestedGraph (nested_graph.h). The node's workspace is the larger
 //   of the two branch regions: one record of the parent pool, live only at the If's step, that
@@ -9,8 +9,8 @@
 // Run: the condition picks a branch; the outer values it reads are copied into its inputs, its
 //   nodes run on the Session's threads, and its outputs are copied to the node's outputs. No
 //   allocation.
-// A branch import found invalid for the loaded input shapes (planner/import_runtime_if.h) has no
-// Graph: a run that takes it fails with import's reason.
+// A branch import found invalid for the loaded input shapes (planner/import/import_runtime_if.h)
+// has no Graph: a run that takes it fails with import's reason.
 #include <algorithm>
 #include <optional>
 #include <utility>

@@ -1,7 +1,7 @@
 // Loop: the body is a nested plan inside the node's workspace, reused by every iteration.
 //
-// Import gave the node its body as a Graph (planner/import_runtime_loop.h) whose inputs are the
-// iteration number, the condition, the carried values, then the captured outer values: the
+// Import gave the node its body as a Graph (planner/import/import_runtime_loop.h) whose inputs are
+// the iteration number, the condition, the carried values, then the captured outer values: the
 // node's inputs [M, cond, carried..., captured...] line up with the body's from the carried
 // values on. Workspace: the body's region, then one staging slot per carried value.
 // Run: the carried initial values and captured values are copied into the body's inputs once;
@@ -22,7 +22,7 @@
 #include <utility>
 #include <vector>
 
-#include "planner/control_flow_attributes.h"
+#include "planner/core/control_flow_attributes.h"
 #include "runtime/cpu/kernel_registry.h"
 #include "runtime/cpu/kernels/nested_graph.h"
 

@@ -1,8 +1,8 @@
 // Scan (opset 9+): the body is a nested plan inside the node's workspace, run once per step of
 // the scanned axis.
 //
-// Import gave the node its body as a Graph (planner/import_runtime_scan.h) whose inputs line up
-// with the node's: N states, M scan-input slices, then the captured outer values. Workspace: the
+// Import gave the node its body as a Graph (planner/import/import_runtime_scan.h) whose inputs line
+// up with the node's: N states, M scan-input slices, then the captured outer values. Workspace: the
 // body's region, then one staging slot per state.
 // Run: states and captured values are copied into the body once; each step copies row t (or
 //   L-1-t, scan_input_directions) of each scan input into the body's slice input, runs the body,
@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "planner/control_flow_attributes.h"
+#include "planner/core/control_flow_attributes.h"
 #include "runtime/cpu/kernel_registry.h"
 #include "runtime/cpu/kernels/nested_graph.h"
 

@@ -5,7 +5,7 @@
 #include <cstring>
 #include <utility>
 
-#include "planner/build_plan.h"
+#include "planner/analysis/build_plan.h"
 #include "runtime/cpu/cpu_backend.h"
 
 namespace onepool::cpu {

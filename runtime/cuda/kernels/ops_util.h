@@ -8,7 +8,7 @@
 
 #include "onepool/status.h"
 #include "onepool/tensor.h"
-#include "planner/graph.h"
+#include "planner/core/graph.h"
 #include "runtime/cuda/cuda_check.h"
 #include "runtime/cuda/kernels/launch.h"
 

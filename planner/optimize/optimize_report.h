@@ -1,0 +1,27 @@
+// The optimization levels and what a run of the optimizer did: shared by optimize_graph
+// (optimize.h) and the passes (passes.h), which count into the report.
+#pragma once
+
+#include <string>
+
+#include "onepool/status.h"
+
+namespace onepool {
+
+enum class OptimizeLevel { kNone, kBasic, kAll };
+
+/// Parses "none", "basic", "all".
+Expected<OptimizeLevel> parse_optimize_level(const std::string& text);
+
+struct OptimizeReport {
+  int removed_nodes = 0;      // Identity / Dropout
+  int folded_batchnorms = 0;  // BatchNormalization folded into Conv
+  int fused_biases = 0;       // Add of a constant folded into a producer's bias
+  int fused_activations = 0;  // activation nodes turned into epilogues
+  int fused_gelus = 0;        // decomposed GELU chains turned into one Gelu node
+  int fused_qdq = 0;          // DequantizeLinear → Conv/MatMul → QuantizeLinear made QLinear*
+  int nodes_before = 0;
+  int nodes_after = 0;
+};
+
+}  // namespace onepool
