@@ -1,7 +1,5 @@
 #include "runtime/cpu/kernel_registry.h"
 
-#include <algorithm>
-
 namespace onepool::cpu {
 
 KernelRegistry KernelRegistry::with_all_kernels() {
@@ -37,31 +35,6 @@ KernelRegistry KernelRegistry::with_all_kernels() {
   register_unique_kernel(registry);
   register_non_max_suppression_kernel(registry);
   return registry;
-}
-
-void KernelRegistry::add(std::string op_type, KernelFactory factory) {
-  for (auto& entry : factories_) {
-    if (entry.first == op_type) {
-      entry.second = factory;
-      return;
-    }
-  }
-  factories_.emplace_back(std::move(op_type), factory);
-}
-
-KernelFactory KernelRegistry::find(const std::string& op_type) const {
-  for (const auto& entry : factories_) {
-    if (entry.first == op_type) return entry.second;
-  }
-  return nullptr;
-}
-
-std::vector<std::string> KernelRegistry::op_types() const {
-  std::vector<std::string> names;
-  names.reserve(factories_.size());
-  for (const auto& entry : factories_) names.push_back(entry.first);
-  std::sort(names.begin(), names.end());
-  return names;
 }
 
 }  // namespace onepool::cpu

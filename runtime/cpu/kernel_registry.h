@@ -1,4 +1,5 @@
-// (op type) → kernel factory for the CPU backend. Built per Session factory call: no global state.
+// (op type) → kernel factory for the CPU backend (runtime/kernel_table.h: built per Session, no
+// global state; one register_<family>_kernels per op family file).
 #pragma once
 
 #include <string>
@@ -6,22 +7,14 @@
 #include <vector>
 
 #include "runtime/cpu/kernel.h"
+#include "runtime/kernel_table.h"
 
 namespace onepool::cpu {
 
-class KernelRegistry {
+class KernelRegistry : public KernelTable<KernelFactory> {
  public:
   /// A registry holding every CPU kernel OnePool has.
   static KernelRegistry with_all_kernels();
-
-  void add(std::string op_type, KernelFactory factory);
-  /// The factory for `op_type` in the default ONNX domain, or nullptr.
-  KernelFactory find(const std::string& op_type) const;
-  /// Every registered op type, sorted.
-  std::vector<std::string> op_types() const;
-
- private:
-  std::vector<std::pair<std::string, KernelFactory>> factories_;
 };
 
 // One registration function per op family (runtime/cpu/kernels/<family>.cc).

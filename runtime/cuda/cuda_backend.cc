@@ -115,10 +115,11 @@ Status CudaBackend::prepare(const Model& model, NodeMemoryNeeds& needs) {
   kernels_.resize(graph_ir_->nodes.size());
   needs.workspace_bytes.assign(graph_ir_->nodes.size(), 0);
   needs.aliasing.assign(graph_ir_->nodes.size(), NodeAliasing{});
+  const CudaKernelRegistry registry = CudaKernelRegistry::with_all_kernels();
   for (size_t n = 0; n < graph_ir_->nodes.size(); ++n) {
     const Node& node = graph_ir_->nodes[n];
     const bool onnx_domain = node.domain.empty() || node.domain == "ai.onnx";
-    const CudaKernelFactory factory = onnx_domain ? find_cuda_kernel(node.op_type) : nullptr;
+    const CudaKernelFactory factory = onnx_domain ? registry.find(node.op_type) : nullptr;
     Status status;
     if (factory == nullptr) {
       const std::string dtype =

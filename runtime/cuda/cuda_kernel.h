@@ -20,6 +20,7 @@
 #include "onepool/status.h"
 #include "onepool/tensor.h"
 #include "planner/core/graph.h"
+#include "runtime/kernel_table.h"
 #include "runtime/node_context.h"
 
 namespace onepool::cuda {
@@ -83,11 +84,13 @@ struct CudaPreparedKernel {
 
 using CudaKernelFactory = Expected<CudaPreparedKernel> (*)(const CudaNodeContext& node);
 
-/// The factory for `op_type` in the default ONNX domain, or nullptr. No global registry: a
-/// constant table inside the function (runtime/cuda/cuda_registry.cc).
-CudaKernelFactory find_cuda_kernel(const std::string& op_type);
-/// Every op type find_cuda_kernel knows, in table order (tests check each has a parity case).
-std::vector<std::string> cuda_kernel_op_types();
+/// (op type) -> CUDA kernel factory, built per Session like the CPU's (runtime/kernel_table.h):
+/// each op family's file registers its ops (kernels/cuda_ops.h).
+class CudaKernelRegistry : public KernelTable<CudaKernelFactory> {
+ public:
+  /// A registry holding every CUDA kernel OnePool has (runtime/cuda/cuda_registry.cc).
+  static CudaKernelRegistry with_all_kernels();
+};
 
 /// Wraps a callable `Status(const CudaRunContext&)` as a kernel (the prepared state lives in
 /// the lambda's captures, so each op family writes only a factory).

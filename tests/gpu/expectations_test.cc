@@ -228,7 +228,7 @@ TEST_CASE("every parity case prepares for CUDA") {
   for (const Case& c : parity_cases()) {
     CAPTURE(c.label);
     const Graph graph = single_node_graph(c);
-    const cuda::CudaKernelFactory factory = cuda::find_cuda_kernel(c.op);
+    const cuda::CudaKernelFactory factory = cuda::CudaKernelRegistry::with_all_kernels().find(c.op);
     const bool registered = factory != nullptr;
     REQUIRE_MESSAGE(registered, c.op, " is not registered for CUDA");
     Expected<cuda::CudaPreparedKernel> prepared =
@@ -243,8 +243,8 @@ TEST_CASE("float Mod with fmod 0 is refused by CUDA preparation") {
       make_case("Mod", {rnd({4}, 1), rnd({4}, 2)}, DType::kFloat32, {4}, {{"fmod", int_attr(0)}});
   const Graph graph = single_node_graph(c);
   cuda::CudaBackendOptions options;
-  Expected<cuda::CudaPreparedKernel> prepared =
-      cuda::find_cuda_kernel("Mod")(cuda::CudaNodeContext(graph, graph.nodes[0], options));
+  Expected<cuda::CudaPreparedKernel> prepared = cuda::CudaKernelRegistry::with_all_kernels().find(
+      "Mod")(cuda::CudaNodeContext(graph, graph.nodes[0], options));
   REQUIRE_FALSE(prepared.has_value());
   CHECK(prepared.status().code() == StatusCode::kInvalidModel);
 }
@@ -264,8 +264,8 @@ TEST_CASE("half nodes the native kernels would round differently take the float3
   for (const Case& c : refused) {
     CAPTURE(c.label);
     const Graph graph = single_node_graph(c);
-    Expected<cuda::CudaPreparedKernel> prepared =
-        cuda::find_cuda_kernel(c.op)(cuda::CudaNodeContext(graph, graph.nodes[0], options));
+    Expected<cuda::CudaPreparedKernel> prepared = cuda::CudaKernelRegistry::with_all_kernels().find(
+        c.op)(cuda::CudaNodeContext(graph, graph.nodes[0], options));
     REQUIRE_FALSE(prepared.has_value());
     CHECK(prepared.status().code() == StatusCode::kUnsupported);
   }
@@ -276,7 +276,7 @@ TEST_CASE("every registered CUDA op has a parity case") {
   std::set<std::string> covered;
   for (const Case& c : parity_cases()) covered.insert(c.op);
   std::string missing;
-  for (const std::string& op : cuda::cuda_kernel_op_types()) {
+  for (const std::string& op : cuda::CudaKernelRegistry::with_all_kernels().op_types()) {
     if (covered.count(op) == 0) missing += " " + op;
   }
   CHECK_MESSAGE(missing.empty(), "CUDA ops without a parity case:", missing);
@@ -299,7 +299,7 @@ TEST_CASE("the README lists exactly the CUDA backend's operators") {
     listed.insert(text.substr(open + 1, close - open - 1));
     open = close;
   }
-  const std::vector<std::string> ops = cuda::cuda_kernel_op_types();
+  const std::vector<std::string> ops = cuda::CudaKernelRegistry::with_all_kernels().op_types();
   const std::set<std::string> registered(ops.begin(), ops.end());
   std::string missing, extra;
   for (const std::string& op : registered) {

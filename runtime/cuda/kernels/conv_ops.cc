@@ -304,4 +304,13 @@ Expected<CudaPreparedKernel> make_conv_transpose_kernel(const CudaNodeContext& n
                      workspace);
 }
 
+void register_conv_pool_kernels(CudaKernelRegistry& registry) {
+  registry.add("MaxPool", &make_pool_kernel);
+  registry.add("AveragePool", &make_pool_kernel);
+  registry.add("GlobalAveragePool", &make_global_pool_kernel);
+  registry.add("GlobalMaxPool", &make_global_pool_kernel);
+  registry.add("Conv", &make_conv_kernel);
+  registry.add("ConvTranspose", &make_conv_transpose_kernel);
+}
+
 }  // namespace onepool::cuda

@@ -1,6 +1,7 @@
-// Kernel factories of the CUDA backend, one group per op family; registered by
-// runtime/cuda/cuda_registry.cc. Each prepares one node (attributes and constant inputs read,
-// launch parameters precomputed, workspace declared) or explains why it cannot.
+// Kernel factories of the CUDA backend, one group per op family, each family registering its
+// own (register_<family>_kernels, called by runtime/cuda/cuda_registry.cc). Each prepares one node
+// (attributes and constant inputs read, launch parameters precomputed, workspace declared) or
+// explains why it cannot.
 #pragma once
 
 #include "runtime/cuda/cuda_kernel.h"
@@ -13,7 +14,7 @@ Expected<CudaPreparedKernel> make_where_kernel(const CudaNodeContext& node);
 Expected<CudaPreparedKernel> make_unary_kernel(const CudaNodeContext& node);
 Expected<CudaPreparedKernel> make_cast_kernel(const CudaNodeContext& node);
 
-// data_ops.cc
+// tensor_ops.cc (data movement)
 Expected<CudaPreparedKernel> make_copy_kernel(const CudaNodeContext& node);
 Expected<CudaPreparedKernel> make_transpose_kernel(const CudaNodeContext& node);
 Expected<CudaPreparedKernel> make_concat_kernel(const CudaNodeContext& node);
@@ -47,5 +48,14 @@ Expected<CudaPreparedKernel> make_gemm_kernel(const CudaNodeContext& node);
 Expected<CudaPreparedKernel> make_lstm_kernel(const CudaNodeContext& node);
 Expected<CudaPreparedKernel> make_gru_kernel(const CudaNodeContext& node);
 Expected<CudaPreparedKernel> make_rnn_kernel(const CudaNodeContext& node);
+
+// One registration per op family, with the CPU's family names (runtime/kernel_table.h).
+void register_elementwise_kernels(CudaKernelRegistry& registry);    // elementwise_ops.cc
+void register_tensor_kernels(CudaKernelRegistry& registry);         // tensor_ops.cc
+void register_normalization_kernels(CudaKernelRegistry& registry);  // tensor_ops.cc
+void register_reduce_kernels(CudaKernelRegistry& registry);         // reduce_ops.cc
+void register_conv_pool_kernels(CudaKernelRegistry& registry);      // conv_ops.cc
+void register_matmul_kernels(CudaKernelRegistry& registry);         // matmul.cc
+void register_recurrent_kernels(CudaKernelRegistry& registry);      // recurrent_ops.cc
 
 }  // namespace onepool::cuda

@@ -299,4 +299,53 @@ Expected<CudaPreparedKernel> make_cast_kernel(const CudaNodeContext& node) {
   });
 }
 
+void register_elementwise_kernels(CudaKernelRegistry& registry) {
+  registry.add("Add", &make_binary_kernel);
+  registry.add("Sub", &make_binary_kernel);
+  registry.add("Mul", &make_binary_kernel);
+  registry.add("Div", &make_binary_kernel);
+  registry.add("Pow", &make_binary_kernel);
+  registry.add("Max", &make_binary_kernel);
+  registry.add("Min", &make_binary_kernel);
+  registry.add("Sum", &make_binary_kernel);
+  registry.add("Mean", &make_binary_kernel);
+  registry.add("PRelu", &make_binary_kernel);
+  registry.add("Mod", &make_binary_kernel);
+  registry.add("Equal", &make_binary_kernel);
+  registry.add("Less", &make_binary_kernel);
+  registry.add("Greater", &make_binary_kernel);
+  registry.add("LessOrEqual", &make_binary_kernel);
+  registry.add("GreaterOrEqual", &make_binary_kernel);
+  registry.add("And", &make_binary_kernel);
+  registry.add("Or", &make_binary_kernel);
+  registry.add("Xor", &make_binary_kernel);
+  registry.add("Where", &make_where_kernel);
+  registry.add("Relu", &make_unary_kernel);
+  registry.add("Sigmoid", &make_unary_kernel);
+  registry.add("Tanh", &make_unary_kernel);
+  registry.add("Exp", &make_unary_kernel);
+  registry.add("Log", &make_unary_kernel);
+  registry.add("Sqrt", &make_unary_kernel);
+  registry.add("Neg", &make_unary_kernel);
+  registry.add("Abs", &make_unary_kernel);
+  registry.add("Erf", &make_unary_kernel);
+  registry.add("LeakyRelu", &make_unary_kernel);
+  registry.add("HardSigmoid", &make_unary_kernel);
+  registry.add("HardSwish", &make_unary_kernel);
+  registry.add("Clip", &make_unary_kernel);
+  registry.add("Reciprocal", &make_unary_kernel);
+  registry.add("Floor", &make_unary_kernel);
+  registry.add("Ceil", &make_unary_kernel);
+  registry.add("Softplus", &make_unary_kernel);
+  registry.add("Elu", &make_unary_kernel);
+  registry.add("Sin", &make_unary_kernel);
+  registry.add("Cos", &make_unary_kernel);
+  registry.add("Round", &make_unary_kernel);
+  registry.add("Sign", &make_unary_kernel);
+  registry.add("Selu", &make_unary_kernel);
+  registry.add("Not", &make_unary_kernel);
+  registry.add("Gelu", &make_unary_kernel);
+  registry.add("Cast", &make_cast_kernel);
+}
+
 }  // namespace onepool::cuda

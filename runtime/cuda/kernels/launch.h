@@ -121,7 +121,7 @@ cudaError_t launch_cast(ElemType from, ElemType to, const void* x, void* y, int6
 cudaError_t launch_bias_activation(float* y, const float* bias, int64_t outer, int64_t channels,
                                    int64_t inner, const UnaryParams& act, cudaStream_t stream);
 
-// --- data.cu ---------------------------------------------------------------------------------
+// --- tensor.cu -------------------------------------------------------------------------------
 
 /// dst[Σ i_d * dst_strides[d]] = src[Σ i_d * src_strides[d]] over the index space `dims`.
 struct CopyShape {

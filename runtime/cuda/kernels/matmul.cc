@@ -253,4 +253,9 @@ Expected<CudaPreparedKernel> make_gemm_kernel(const CudaNodeContext& node) {
   return make_kernel([p](const CudaRunContext& c) { return enqueue_gemm(p, c); }, p.cublas_bytes);
 }
 
+void register_matmul_kernels(CudaKernelRegistry& registry) {
+  registry.add("MatMul", &make_matmul_kernel);
+  registry.add("Gemm", &make_gemm_kernel);
+}
+
 }  // namespace onepool::cuda

@@ -256,4 +256,10 @@ Expected<CudaPreparedKernel> make_rnn_kernel(const CudaNodeContext& node) {
   return make_recurrent_kernel(node, RecurrentOp::kRnn);
 }
 
+void register_recurrent_kernels(CudaKernelRegistry& registry) {
+  registry.add("LSTM", &make_lstm_kernel);
+  registry.add("GRU", &make_gru_kernel);
+  registry.add("RNN", &make_rnn_kernel);
+}
+
 }  // namespace onepool::cuda

@@ -132,4 +132,17 @@ Expected<CudaPreparedKernel> make_layer_norm_kernel(const CudaNodeContext& node)
   });
 }
 
+void register_reduce_kernels(CudaKernelRegistry& registry) {
+  registry.add("ReduceSum", &make_reduce_kernel);
+  registry.add("ReduceMean", &make_reduce_kernel);
+  registry.add("ReduceMax", &make_reduce_kernel);
+  registry.add("ReduceMin", &make_reduce_kernel);
+  registry.add("ReduceProd", &make_reduce_kernel);
+  registry.add("ReduceSumSquare", &make_reduce_kernel);
+  registry.add("ReduceL2", &make_reduce_kernel);
+  registry.add("ReduceL1", &make_reduce_kernel);
+  registry.add("Softmax", &make_softmax_kernel);
+  registry.add("LogSoftmax", &make_softmax_kernel);
+}
+
 }  // namespace onepool::cuda

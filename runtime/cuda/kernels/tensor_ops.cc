@@ -466,4 +466,28 @@ Expected<CudaPreparedKernel> make_batch_norm_kernel(const CudaNodeContext& node)
   });
 }
 
+void register_tensor_kernels(CudaKernelRegistry& registry) {
+  registry.add("Reshape", &make_copy_kernel);
+  registry.add("Flatten", &make_copy_kernel);
+  registry.add("Squeeze", &make_copy_kernel);
+  registry.add("Unsqueeze", &make_copy_kernel);
+  registry.add("Identity", &make_copy_kernel);
+  registry.add("Dropout", &make_copy_kernel);
+  registry.add("Transpose", &make_transpose_kernel);
+  registry.add("Concat", &make_concat_kernel);
+  registry.add("Split", &make_split_kernel);
+  registry.add("Slice", &make_slice_kernel);
+  registry.add("Gather", &make_gather_kernel);
+  registry.add("Pad", &make_pad_kernel);
+  registry.add("Expand", &make_expand_kernel);
+  registry.add("Tile", &make_tile_kernel);
+  registry.add("Resize", &make_resize_kernel);
+  registry.add("Upsample", &make_resize_kernel);
+}
+
+void register_normalization_kernels(CudaKernelRegistry& registry) {
+  registry.add("BatchNormalization", &make_batch_norm_kernel);
+  registry.add("LayerNormalization", &make_layer_norm_kernel);
+}
+
 }  // namespace onepool::cuda
