@@ -73,9 +73,11 @@ class Backend {
     return make_status(StatusCode::kUnsupported,
                        "external inputs and outputs are not supported on ", device().to_string());
   }
-  /// (optional) The flag execute() reads before each node until the next call (RunOptions::
-  /// cancel; nullptr: none). A backend without the check ignores it.
-  virtual void set_cancel_flag(const std::atomic<bool>* cancel) { (void)cancel; }
+  /// The flag execute() reads before each node until the next call (RunOptions::cancel;
+  /// nullptr: none). A backend checks it with cancelled_before().
+  void set_cancel_flag(const std::atomic<bool>* cancel) {
+    cancel_ = cancel != nullptr ? cancel : &never_cancelled_;
+  }
   /// (optional) The kernel path prepare() chose for the node at execution index `n`
   /// ("im2col+sgemm"); empty where the backend does not name one.
   virtual std::string node_implementation(size_t n) const {
@@ -97,6 +99,20 @@ class Backend {
     (void)value;
     return false;
   }
+
+ protected:
+  /// kCancelled naming node `n` of `graph` (execution order) when the caller has cancelled the
+  /// run, else ok: one relaxed load (the flag is never null).
+  Status cancelled_before(const Graph& graph, size_t n) const {
+    if (!cancel_->load(std::memory_order_relaxed)) return Status::ok();
+    return make_status(StatusCode::kCancelled, "run cancelled before ",
+                       describe_node(graph.nodes[n]), ", node ", n, " of ", graph.nodes.size(),
+                       " in execution order");
+  }
+
+ private:
+  std::atomic<bool> never_cancelled_{false};
+  const std::atomic<bool>* cancel_ = &never_cancelled_;
 };
 
 /// The backend for options.device: cpu, or cuda when built with it and a device is present.

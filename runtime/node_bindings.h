@@ -22,6 +22,15 @@ struct BoundNode {
   size_t output_count = 0;
   std::byte* workspace = nullptr;
   size_t workspace_bytes = 0;
+
+  /// The node's input views inside `views` (NodeBindings::views).
+  std::span<const TensorView> inputs(std::span<const TensorView> views) const {
+    return views.subspan(first_input, input_count);
+  }
+  /// The node's output views inside `views`.
+  std::span<const TensorView> outputs(std::span<const TensorView> views) const {
+    return views.subspan(first_output, output_count);
+  }
 };
 
 struct NodeBindings {

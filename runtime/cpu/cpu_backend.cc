@@ -126,9 +126,6 @@ class CpuBackend final : public Backend {
   void reset_profile() override;
   bool set_debug_perturbation(size_t node, double value) override;
   std::string node_implementation(size_t n) const override { return kernels_[n].implementation; }
-  void set_cancel_flag(const std::atomic<bool>* cancel) override {
-    cancel_ = cancel != nullptr ? cancel : &never_cancelled_;
-  }
   Status set_external_data(int32_t id, void* data) override {
     // An empty caller tensor may come without storage: kernels still get a valid address, as
     // every pooled tensor has one (memcpy and friends reject null even for 0 bytes).
@@ -187,10 +184,6 @@ class CpuBackend final : public Backend {
   // SessionOptions::debug_perturb_node: its execution index, or none.
   size_t perturb_node_ = std::numeric_limits<size_t>::max();
   double perturb_value_ = 0.0;
-  // RunOptions::cancel for the current run; never null, so run_node pays one load and one
-  // branch per node for it.
-  std::atomic<bool> never_cancelled_{false};
-  const std::atomic<bool>* cancel_ = &never_cancelled_;
 };
 
 Status CpuBackend::prepare(const Model& model, NodeMemoryNeeds& needs) {
@@ -375,17 +368,11 @@ Status CpuBackend::copy_out(int32_t id, const TensorView& destination) {
 }
 
 Status CpuBackend::run_node(size_t n) {
-  if (cancel_->load(std::memory_order_relaxed)) {
-    return make_status(StatusCode::kCancelled, "run cancelled before ",
-                       describe_node(graph_->nodes[n]), ", node ", n, " of ", kernels_.size(),
-                       " in execution order");
-  }
+  ONEPOOL_RETURN_IF_ERROR(cancelled_before(*graph_, n));
   const BoundNode& bound = bound_nodes_[n];
   RunContext context;
-  context.inputs =
-      std::span<const TensorView>(views_.data() + bound.first_input, bound.input_count);
-  context.outputs =
-      std::span<const TensorView>(views_.data() + bound.first_output, bound.output_count);
+  context.inputs = bound.inputs(views_);
+  context.outputs = bound.outputs(views_);
   context.workspace = bound.workspace;
   context.workspace_bytes = bound.workspace_bytes;
   context.threads = run_threads();

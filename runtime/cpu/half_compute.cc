@@ -9,6 +9,7 @@
 
 #include "planner/core/float32_shadow.h"
 #include "runtime/cpu/half_convert.h"
+#include "runtime/half_adapter_context.h"
 
 namespace onepool::cpu {
 namespace {
@@ -68,12 +69,8 @@ class Float32ComputeKernel final : public Kernel {
       const bool converted = outputs_[i].kind == HalfConversion::Kind::kConverted;
       inner_outputs_[i].data = converted ? buffers + outputs_[i].offset : context.outputs[i].data;
     }
-    RunContext inner_context = context;
-    inner_context.inputs = inner_inputs_;
-    inner_context.outputs = inner_outputs_;
-    inner_context.workspace = buffers + conversion_bytes_;
-    inner_context.workspace_bytes = context.workspace_bytes - conversion_bytes_;
-    ONEPOOL_RETURN_IF_ERROR(inner_->run(inner_context));
+    ONEPOOL_RETURN_IF_ERROR(inner_->run(float32_kernel_context(
+        context, inner_inputs_, inner_outputs_, buffers, conversion_bytes_)));
     for (size_t i = 0; i < outputs_.size(); ++i) {
       if (outputs_[i].kind != HalfConversion::Kind::kConverted) continue;
       narrow(outputs_[i], reinterpret_cast<const float*>(buffers + outputs_[i].offset),

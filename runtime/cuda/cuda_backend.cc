@@ -42,9 +42,6 @@ class CudaBackend final : public Backend {
   size_t owned_pool_bytes() const override { return owned_pool_.data() ? plan_pool_bytes_ : 0; }
   CudaGraphStats cuda_graph_stats() const override { return stats_; }
   void set_logger(Logger logger) { logger_ = std::move(logger); }
-  void set_cancel_flag(const std::atomic<bool>* cancel) override {
-    cancel_ = cancel != nullptr ? cancel : &never_cancelled_;
-  }
   Status set_external_data(int32_t id, void* data) override;
 
  private:
@@ -56,7 +53,6 @@ class CudaBackend final : public Backend {
   Status enqueue_copy_out(int32_t id, const TensorView& destination);
   Status enqueue_execute();
   Status enqueue_all(bool check_cancel);
-  Status cancelled_before(size_t n) const;
   void try_capture();
 
   int index_;
@@ -77,9 +73,6 @@ class CudaBackend final : public Backend {
   std::vector<TensorView> views_;  // every node's inputs then outputs, contiguous
   std::vector<BoundNode> bound_nodes_;
   std::vector<std::vector<size_t>> external_uses_;  // NodeBindings::external_uses
-  // RunOptions::cancel for the current run; never null (see set_cancel_flag).
-  std::atomic<bool> never_cancelled_{false};
-  const std::atomic<bool>* cancel_ = &never_cancelled_;
   Logger logger_;  // SessionOptions::logger: told once why a capture failed
 };
 
@@ -291,18 +284,12 @@ Status CudaBackend::enqueue_execute() {
   if (options_.cuda_graph && !capture_tried_) try_capture();
   if (graph_exec_ != nullptr) {
     // A captured graph runs as one launch: the flag is read once, before it.
-    if (cancel_->load(std::memory_order_relaxed)) return cancelled_before(0);
+    ONEPOOL_RETURN_IF_ERROR(cancelled_before(*graph_ir_, 0));
     ++stats_.replays;
     return ONEPOOL_CUDA_STATUS(cudaGraphLaunch(graph_exec_, stream_));
   }
   ++stats_.direct_runs;
   return enqueue_all(true);
-}
-
-Status CudaBackend::cancelled_before(size_t n) const {
-  return make_status(StatusCode::kCancelled, "run cancelled before ",
-                     describe_node(graph_ir_->nodes[n]), ", node ", n, " of ", kernels_.size(),
-                     " in execution order");
 }
 
 Status CudaBackend::copy_in(int32_t id, const TensorView& source) {
@@ -349,13 +336,11 @@ Status CudaBackend::run(std::span<const int32_t> input_ids, std::span<const Tens
 // `check_cancel` is off while capturing: a captured graph must hold every node.
 Status CudaBackend::enqueue_all(bool check_cancel) {
   for (size_t n = 0; n < kernels_.size(); ++n) {
-    if (check_cancel && cancel_->load(std::memory_order_relaxed)) return cancelled_before(n);
+    if (check_cancel) ONEPOOL_RETURN_IF_ERROR(cancelled_before(*graph_ir_, n));
     const BoundNode& bound = bound_nodes_[n];
     CudaRunContext context;
-    context.inputs =
-        std::span<const TensorView>(views_.data() + bound.first_input, bound.input_count);
-    context.outputs =
-        std::span<const TensorView>(views_.data() + bound.first_output, bound.output_count);
+    context.inputs = bound.inputs(views_);
+    context.outputs = bound.outputs(views_);
     context.workspace = bound.workspace;
     context.workspace_bytes = bound.workspace_bytes;
     context.stream = stream_;

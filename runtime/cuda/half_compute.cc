@@ -8,6 +8,7 @@
 #include "planner/core/float32_shadow.h"
 #include "runtime/cuda/cuda_check.h"
 #include "runtime/cuda/kernels/launch.h"
+#include "runtime/half_adapter_context.h"
 
 namespace onepool::cuda {
 namespace {
@@ -47,12 +48,8 @@ class Float32ComputeKernel final : public CudaKernel {
           converted(outputs_[i]) ? buffers + outputs_[i].offset : context.outputs[i].data;
       inner_outputs_[i].device = context.outputs[i].device;
     }
-    CudaRunContext inner_context = context;
-    inner_context.inputs = inner_inputs_;
-    inner_context.outputs = inner_outputs_;
-    inner_context.workspace = buffers + conversion_bytes_;
-    inner_context.workspace_bytes = context.workspace_bytes - conversion_bytes_;
-    ONEPOOL_RETURN_IF_ERROR(inner_->enqueue(inner_context));
+    ONEPOOL_RETURN_IF_ERROR(inner_->enqueue(float32_kernel_context(
+        context, inner_inputs_, inner_outputs_, buffers, conversion_bytes_)));
     for (size_t i = 0; i < outputs_.size(); ++i) {
       if (!converted(outputs_[i])) continue;
       ONEPOOL_LAUNCH_RETURN_IF_ERROR(
