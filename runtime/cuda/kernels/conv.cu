@@ -161,16 +161,10 @@ cudaError_t launch_depthwise_conv_half(const ConvGeometry& g, int64_t batch, Ele
   const auto* kernel = static_cast<const unsigned short*>(w);
   const auto* b = static_cast<const unsigned short*>(bias);
   auto* out = static_cast<unsigned short*>(y);
-  if (type == ElemType::kFloat16) {
-    depthwise_half_kernel<ElemType::kFloat16>
+  return launch_for_half_type(type, [&](auto half) {
+    depthwise_half_kernel<decltype(half)::value>
         <<<grid_for(count), kBlock, 0, stream>>>(g, batch, in, kernel, b, act, out);
-  } else if (type == ElemType::kBFloat16) {
-    depthwise_half_kernel<ElemType::kBFloat16>
-        <<<grid_for(count), kBlock, 0, stream>>>(g, batch, in, kernel, b, act, out);
-  } else {
-    return cudaErrorInvalidValue;
-  }
-  return cudaGetLastError();
+  });
 }
 
 cudaError_t launch_bias_activation_half(const float* acc, const void* bias, ElemType type,
@@ -182,16 +176,10 @@ cudaError_t launch_bias_activation_half(const float* acc, const void* bias, Elem
   const auto* b = static_cast<const unsigned short*>(bias);
   auto* out = static_cast<unsigned short*>(y);
   const int64_t inner_or_1 = inner < 1 ? 1 : inner;
-  if (type == ElemType::kFloat16) {
-    bias_activation_half_kernel<ElemType::kFloat16>
+  return launch_for_half_type(type, [&](auto half) {
+    bias_activation_half_kernel<decltype(half)::value>
         <<<grid_for(count), kBlock, 0, stream>>>(acc, b, count, channels, inner_or_1, act, out);
-  } else if (type == ElemType::kBFloat16) {
-    bias_activation_half_kernel<ElemType::kBFloat16>
-        <<<grid_for(count), kBlock, 0, stream>>>(acc, b, count, channels, inner_or_1, act, out);
-  } else {
-    return cudaErrorInvalidValue;
-  }
-  return cudaGetLastError();
+  });
 }
 
 }  // namespace onepool::cuda

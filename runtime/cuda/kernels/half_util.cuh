@@ -5,6 +5,9 @@
 
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <type_traits>
 
 #include "runtime/cuda/kernels/launch.h"
 
@@ -22,6 +25,21 @@ template <ElemType kType>
 __device__ inline unsigned short float_to_half(float value) {
   if constexpr (kType == ElemType::kFloat16) return __half_as_ushort(__float2half_rn(value));
   return __bfloat16_as_ushort(__float2bfloat16_rn(value));
+}
+
+/// Host side: calls `launch(tag)` with tag a std::integral_constant<ElemType, kFloat16 or
+/// kBFloat16> matching `type` (the launch instantiates its kernel on decltype(tag)::value) and
+/// returns the launch's error; cudaErrorInvalidValue for any other type.
+template <class Launch>
+cudaError_t launch_for_half_type(ElemType type, Launch launch) {
+  if (type == ElemType::kFloat16) {
+    launch(std::integral_constant<ElemType, ElemType::kFloat16>{});
+  } else if (type == ElemType::kBFloat16) {
+    launch(std::integral_constant<ElemType, ElemType::kBFloat16>{});
+  } else {
+    return cudaErrorInvalidValue;
+  }
+  return cudaGetLastError();
 }
 
 }  // namespace onepool::cuda
