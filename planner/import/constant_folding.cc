@@ -232,7 +232,9 @@ FoldResult FoldPass::evaluate(const onnx::NodeProto& node,
   }
   for (ValueId id : graph->nodes.front().outputs) {
     if (id == kNoValue) continue;
-    if (graph->values[static_cast<size_t>(id)].shape.element_count() > max_elements_) {
+    const Expected<int64_t> count =
+        graph->values[static_cast<size_t>(id)].shape.element_count_checked();
+    if (!count || *count > max_elements_) {
       return make_status(StatusCode::kResourceExhausted, "output above the folding limit");
     }
   }

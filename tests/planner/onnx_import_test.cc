@@ -348,6 +348,25 @@ TEST_CASE("import: a kernel error while folding names the node") {
   CHECK(imported.status().message().find("constant folding") != std::string::npos);
 }
 
+// A constant whose inferred size overflows int64 (2^62 x 4 elements) is never handed to a kernel:
+// the node stays, and the import fails naming the tensor's overflowing shape.
+TEST_CASE("import: folding refuses an output whose element count overflows") {
+  onnx::ModelProto model = new_model(13);
+  auto* graph = model.mutable_graph();
+  add_int64s(graph, "huge", {int64_t{1} << 62, 4});
+  add_node(graph, "ConstantOfShape", {"huge"}, {"filled"});
+  add_node(graph, "Abs", {"filled"}, {"y"});
+  add_value_info(graph->add_output(), "y", onnx::TensorProto::FLOAT, {"?", "?"});
+  auto imported = import_onnx_bytes(serialize(model), "", with_cpu_folding());
+  if (imported.has_value()) {
+    CHECK(imported->values[static_cast<size_t>(id_of(*imported, "filled"))].kind !=
+          ValueKind::kWeight);
+  } else {
+    INFO(imported.status().to_string());
+    CHECK(imported.status().message().find("constant folding: node") == std::string::npos);
+  }
+}
+
 namespace {
 // One Abs per folded chain so each folded constant stays in the graph as Abs's weight input.
 void add_abs_output(onnx::GraphProto* graph, const std::string& folded, int rank) {
