@@ -433,7 +433,9 @@ TEST_CASE("Conv gives the same bits on any number of threads") {
 
 // Constant weights are packed once, when the Session is created (not in the workspace on every
 // run): the output is the same, bit for bit, as with the same weights fed as an input, on both
-// GEMM paths (stride 1 and 2) and with groups.
+// GEMM paths (stride 1 and 2) and with groups. The one exception is a 3x3 stride-1 conv of one
+// group, which with constant weights runs Winograd F(2x2, 3x3) (conv_winograd.h): the same
+// convolution to rounding, checked here within 2e-5 relative.
 TEST_CASE("Conv with constant weights gives the bits of the same weights as an input") {
   for (const int64_t stride : {1, 2}) {
     for (const int64_t group : {1, 2}) {
@@ -455,7 +457,11 @@ TEST_CASE("Conv with constant weights gives the bits of the same weights as an i
         REQUIRE_MESSAGE(y.has_value(), y.status().to_string());
         results.push_back(values_of<float>((*y)[0]));
       }
-      CHECK(results[1] == results[0]);
+      if (stride == 1 && group == 1) {
+        check_close(results[1], results[0], 2e-5f);
+      } else {
+        CHECK(results[1] == results[0]);
+      }
     }
   }
 }

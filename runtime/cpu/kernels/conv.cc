@@ -14,13 +14,14 @@
 #include "runtime/cpu/kernels/conv_im2col.h"
 #include "runtime/cpu/kernels/conv_implicit.h"
 #include "runtime/cpu/kernels/conv_kernels.h"
+#include "runtime/cpu/kernels/conv_winograd.h"
 #include "runtime/cpu/kernels/gemm_blas.h"
 #include "runtime/cpu/kernels/sgemm_packed.h"
 
 namespace onepool::cpu::nn {
 namespace {
 
-enum class ConvPath : uint8_t { kDepthwise, kPointwise, kIm2col, kImplicit };
+enum class ConvPath : uint8_t { kDepthwise, kPointwise, kIm2col, kImplicit, kWinograd };
 
 struct ConvPlan {
   WindowGeometry geometry;
@@ -37,10 +38,11 @@ struct ConvPlan {
   // Every group's weights packed at Session creation when they are constant (the common case):
   // the Session holds them, the pool does not. Shared by the copies of the plan.
   std::shared_ptr<const std::vector<float>> prepacked;
-  int64_t tile_rows = 1;      // output rows per column tile
-  int64_t tile_bytes = 0;     // one tile's column matrix (64-byte aligned)
-  int64_t parts = 1;          // column tiles in the workspace: one per thread
-  ImplicitGemmPlan implicit;  // ConvPath::kImplicit
+  int64_t tile_rows = 1;                 // output rows per column tile
+  int64_t tile_bytes = 0;                // one tile's column matrix (64-byte aligned)
+  int64_t parts = 1;                     // column tiles in the workspace: one per thread
+  ImplicitGemmPlan implicit;             // ConvPath::kImplicit
+  std::optional<WinogradPlan> winograd;  // ConvPath::kWinograd
   Activation activation;
 };
 
@@ -74,6 +76,10 @@ class ConvKernel final : public Kernel {
       depthwise_conv(g, conv, plan_.activation, *context.threads);
       return Status::ok();
     }
+    if (plan_.path == ConvPath::kWinograd) {
+      run_winograd_images(x, w, bias, y, context);
+      return Status::ok();
+    }
     if (plan_.path == ConvPath::kPointwise) {
       run_pointwise(x, w, y, *context.threads);
     } else {
@@ -85,6 +91,16 @@ class ConvKernel final : public Kernel {
   }
 
  private:
+  void run_winograd_images(const float* x, const float* w, const float* bias, float* y,
+                           const RunContext& context) const {
+    const WindowGeometry& g = plan_.geometry;
+    for (int64_t n = 0; n < plan_.batch; ++n) {
+      run_winograd(g, *plan_.winograd, x + n * plan_.in_channels * g.input_size(), w, bias,
+                   plan_.activation, y + n * plan_.out_channels * g.output_size(),
+                   context.workspace, *context.threads);
+    }
+  }
+
   // 1x1 / stride 1 / no padding: Y = W * X per image and group, on OpenBLAS (only machines
   // without AVX2 + FMA come here, see choose_path).
   void run_pointwise(const float* x, const float* w, float* y, ThreadPool& threads) const {
@@ -259,6 +275,8 @@ const char* path_name(ConvPath path) {
       return "im2col+gemm";
     case ConvPath::kImplicit:
       return "implicit gemm";
+    case ConvPath::kWinograd:
+      return "winograd f(2x2,3x3) gemm";
   }
   return "";
 }
@@ -293,15 +311,27 @@ Expected<WorkspaceBytes> choose_path(const NodeContext& node, ConvPlan& plan) {
     return WorkspaceBytes{};
   }
   if (plan.path == ConvPath::kPointwise) plan.path = ConvPath::kIm2col;
-  // One group's packed weights, then one column tile per thread.
   plan.isa = isa;
+  // 3x3 stride 1 with constant weights: Winograd F(2x2, 3x3), 2.25x fewer multiply-adds.
+  const HostTensor* constant_weights = node.constant_input(1);
+  if (constant_weights != nullptr &&
+      winograd_fits(g, plan.group, plan.in_channels, plan.out_channels)) {
+    plan.winograd = plan_winograd(g, isa, constant_weights->as<float>(), plan.in_channels,
+                                  plan.out_channels, node.threads());
+    if (plan.winograd) {
+      plan.path = ConvPath::kWinograd;
+      const auto bytes = static_cast<size_t>(plan.winograd->workspace_bytes());
+      return WorkspaceBytes{bytes, bytes};
+    }
+  }
+  // One group's packed weights, then one column tile per thread.
   ONEPOOL_ASSIGN_OR_RETURN(const int64_t packed_floats,
                            checked_mul(packed_a_floats(plan.isa, plan.out_channels / plan.group, 1),
                                        depth, "conv packed weights"));
   plan.packed_floats = packed_floats;
   plan.packed_bytes = aligned_bytes(packed_floats * static_cast<int64_t>(sizeof(float)));
-  if (const HostTensor* weights = node.constant_input(1)) {
-    prepack_weights(*weights, depth, plan);
+  if (constant_weights != nullptr) {
+    prepack_weights(*constant_weights, depth, plan);
     plan.packed_bytes = 0;
   }
   (void)col;  // computed for its overflow check: every tile is a part of it

@@ -3,6 +3,8 @@
 //
 // Conv paths, chosen at prepare time:
 //   - depthwise (group == C_in > 1): direct loop, conv_depthwise.h; no workspace;
+//   - Winograd F(2x2, 3x3) (3x3, stride 1, one group, constant weights, a map of at least 32
+//     2x2 tiles): conv_winograd.h;
 //   - pointwise (kernel 1, stride 1, no pad): one sgemm per image and group straight on X;
 //   - general: im2col of one image's group into the workspace, then sgemm. The workspace is
 //     (C_in / group) * kernel_size * output_size floats: one group of one image, never more.

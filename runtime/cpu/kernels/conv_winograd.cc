@@ -1,0 +1,337 @@
+// Winograd F(2x2, 3x3) convolution (see conv_winograd.h).
+#include "runtime/cpu/kernels/conv_winograd.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstring>
+
+#include "runtime/cpu/kernels/conv_winograd_transforms.h"
+#include "runtime/cpu/kernels/isa_clones.h"
+
+namespace onepool::cpu::nn {
+namespace {
+
+// One block's V and M: about this many bytes, so that they stay in a core's L2 cache.
+constexpr int64_t kBlockBudgetBytes = int64_t{512} << 10;
+constexpr int64_t kBlockTileMultiple = 32;  // the widest GEMM column tile
+constexpr int64_t kMaxBlockTiles = 256;
+constexpr int64_t kMinChannels = 8;
+// Smaller maps keep the implicit GEMM: with few tiles the product streams 16 transformed weight
+// matrices (16/9 of the weights) for little work (ResNet's 7x7 maps of 512 channels: 16 tiles,
+// no faster than the implicit GEMM).
+constexpr int64_t kMinTiles = 32;
+constexpr int64_t kMaxChannels = int64_t{1} << 16;
+constexpr int64_t kAlignment = 64;
+constexpr auto kFloat = static_cast<int64_t>(sizeof(float));
+
+int64_t aligned(int64_t bytes) { return (bytes + kAlignment - 1) / kAlignment * kAlignment; }
+
+// V = B^T d B for the tiles of `run` in input channel `channel`, stored at their slots of the
+// 16 matrices. False when an input read is NaN, Inf or above 2^40.
+bool transform_input_run(const WinogradImage& image, const TileRun& run, int64_t channel,
+                         float* v) {
+  const WindowGeometry& g = image.g;
+  const float* plane = image.x + channel * g.input_size();
+  float buffers[4][kWinogradRowFloats];
+  float d[4][4][kWinogradLanes];
+  int bad = 0;
+  for (int r = 0; r < 4; ++r) {
+    const float* row = winograd_input_row(g, plane, 2 * run.ty - g.pad_begin[1] + r,
+                                          2 * run.tx - g.pad_begin[2], buffers[r]);
+    for (int j = 0; j < 4; ++j) {
+      for (int64_t l = 0; l < kWinogradLanes; ++l) d[r][j][l] = row[2 * l + j];
+      for (int64_t l = 0; l < kWinogradLanes; ++l) bad |= within_winograd_limit(d[r][j][l]) ? 0 : 1;
+    }
+  }
+  float t[4][4][kWinogradLanes];  // B^T d
+  for (int j = 0; j < 4; ++j) {
+    for (int64_t l = 0; l < kWinogradLanes; ++l) {
+      t[0][j][l] = d[0][j][l] - d[2][j][l];
+      t[1][j][l] = d[1][j][l] + d[2][j][l];
+      t[2][j][l] = d[2][j][l] - d[1][j][l];
+      t[3][j][l] = d[1][j][l] - d[3][j][l];
+    }
+  }
+  const int64_t stride = image.plan.in_channels * image.plan.block_tiles;  // between positions
+  float* out = v + channel * image.plan.block_tiles + run.slot;
+  for (int i = 0; i < 4; ++i) {
+    float row[4][kWinogradLanes];  // (B^T d) B
+    for (int64_t l = 0; l < kWinogradLanes; ++l) {
+      row[0][l] = t[i][0][l] - t[i][2][l];
+      row[1][l] = t[i][1][l] + t[i][2][l];
+      row[2][l] = t[i][2][l] - t[i][1][l];
+      row[3][l] = t[i][1][l] - t[i][3][l];
+    }
+    for (int j = 0; j < 4; ++j) {
+      float* dst = out + (4 * i + j) * stride;
+      if (run.count == kWinogradLanes) {
+        for (int64_t l = 0; l < kWinogradLanes; ++l) dst[l] = row[j][l];
+      } else {
+        for (int64_t l = 0; l < run.count; ++l) dst[l] = row[j][l];
+      }
+    }
+  }
+  return bad == 0;
+}
+
+// Input channels [first, end) of `block`; false when an input read is NaN, Inf or above 2^40.
+ONEPOOL_ISA_CLONES bool transform_input_portable(const WinogradImage& image, const TileBlock& block,
+                                                 int64_t first, int64_t end) {
+  bool ok = true;
+  for (int64_t channel = first; channel < end; ++channel) {
+    for_each_run(image.plan, block, [&](const TileRun& run) {
+      ok = transform_input_run(image, run, channel, block.v) && ok;
+    });
+  }
+  return ok;
+}
+
+bool transform_input(const WinogradImage& image, const TileBlock& block, int64_t first,
+                     int64_t end) {
+  if (image.plan.isa == SgemmIsa::kAvx512) {
+    return transform_input_avx512(image, block, first, end);
+  }
+  return transform_input_portable(image, block, first, end);
+}
+
+// M_e = U_e V_e for positions [first, end) of `block`.
+void multiply(const WinogradPlan& plan, const TileBlock& block, int64_t first, int64_t end) {
+  const int64_t tb = plan.block_tiles;
+  for (int64_t e = first; e < end; ++e) {
+    const PackedA u{plan.packed->data() + e * plan.packed_floats, plan.out_channels,
+                    plan.in_channels};
+    sgemm_packed_a(plan.isa, u, 0, plan.out_channels, block.count,
+                   block.v + e * plan.in_channels * tb, tb, block.m + e * plan.out_channels * tb,
+                   tb);
+  }
+}
+
+// Y = A^T m A + bias, then the activation, for the tiles of `run` in output channel `channel`.
+void transform_output_run(const WinogradImage& image, const TileRun& run, int64_t channel,
+                          const float* m) {
+  const WindowGeometry& g = image.g;
+  const int64_t stride = image.plan.out_channels * image.plan.block_tiles;  // between positions
+  const float* in = m + channel * image.plan.block_tiles + run.slot;
+  float t[2][4][kWinogradLanes];  // A^T m
+  for (int j = 0; j < 4; ++j) {
+    const float* m0 = in + j * stride;
+    const float* m1 = in + (4 + j) * stride;
+    const float* m2 = in + (8 + j) * stride;
+    const float* m3 = in + (12 + j) * stride;
+    for (int64_t l = 0; l < kWinogradLanes; ++l) {
+      t[0][j][l] = m0[l] + m1[l] + m2[l];
+      t[1][j][l] = m1[l] - m2[l] - m3[l];
+    }
+  }
+  const float bias = image.bias != nullptr ? image.bias[channel] : 0.0f;
+  float rows[2][2 * kWinogradLanes];  // output rows 2 ty and 2 ty + 1, two columns per tile
+  for (int i = 0; i < 2; ++i) {
+    for (int64_t l = 0; l < kWinogradLanes; ++l) {
+      rows[i][2 * l] = t[i][0][l] + t[i][1][l] + t[i][2][l] + bias;
+      rows[i][2 * l + 1] = t[i][1][l] - t[i][2][l] - t[i][3][l] + bias;
+    }
+  }
+  const int64_t out_w = g.output[2];
+  const int64_t x0 = 2 * run.tx;
+  const int64_t columns = std::min(2 * run.count, out_w - x0);
+  for (int i = 0; i < 2; ++i) {
+    const int64_t oy = 2 * run.ty + i;
+    if (oy >= g.output[1]) break;
+    apply_activation(image.activation, rows[i], columns);
+    float* dst = image.y + channel * g.output_size() + oy * out_w + x0;
+    if (columns == 2 * kWinogradLanes) {
+      for (int64_t k = 0; k < 2 * kWinogradLanes; ++k) dst[k] = rows[i][k];
+    } else {
+      for (int64_t k = 0; k < columns; ++k) dst[k] = rows[i][k];
+    }
+  }
+}
+
+// Output channels [first, end) of `block`.
+ONEPOOL_ISA_CLONES void transform_output_portable(const WinogradImage& image,
+                                                  const TileBlock& block, int64_t first,
+                                                  int64_t end) {
+  for (int64_t channel = first; channel < end; ++channel) {
+    for_each_run(image.plan, block,
+                 [&](const TileRun& run) { transform_output_run(image, run, channel, block.m); });
+  }
+}
+
+void transform_output(const WinogradImage& image, const TileBlock& block, int64_t first,
+                      int64_t end) {
+  if (image.plan.isa == SgemmIsa::kAvx512) {
+    return transform_output_avx512(image, block, first, end);
+  }
+  transform_output_portable(image, block, first, end);
+}
+
+TileBlock block_at(const WinogradPlan& plan, int64_t first, int64_t count, std::byte* part) {
+  auto* v = reinterpret_cast<float*>(part);
+  const int64_t v_bytes =
+      aligned(kWinogradPositions * plan.in_channels * plan.block_tiles * kFloat);
+  auto* m = reinterpret_cast<float*>(part + v_bytes);
+  return TileBlock{first, count, v, m};
+}
+
+// Tiles [first, end) on the calling thread, block by block in `part`. False (at the first block
+// that has one) when an input read is NaN, Inf or above 2^40.
+bool run_tiles(const WinogradImage& image, int64_t first, int64_t end, std::byte* part) {
+  const WinogradPlan& plan = image.plan;
+  for (int64_t tile = first; tile < end; tile += plan.block_tiles) {
+    const TileBlock block = block_at(plan, tile, std::min(plan.block_tiles, end - tile), part);
+    if (!transform_input(image, block, 0, plan.in_channels)) return false;
+    multiply(plan, block, 0, kWinogradPositions);
+    transform_output(image, block, 0, plan.out_channels);
+  }
+  return true;
+}
+
+// A map of fewer blocks than threads: each block in turn, every phase split over the threads.
+bool run_blocks_shared(const WinogradImage& image, std::byte* workspace, ThreadPool& threads) {
+  const WinogradPlan& plan = image.plan;
+  for (int64_t tile = 0; tile < plan.tiles(); tile += plan.block_tiles) {
+    const TileBlock block =
+        block_at(plan, tile, std::min(plan.block_tiles, plan.tiles() - tile), workspace);
+    std::atomic<bool> finite{true};
+    threads.parallel_for(plan.in_channels, 1, [&](int64_t begin, int64_t end) {
+      if (!transform_input(image, block, begin, end)) finite.store(false);
+    });
+    if (!finite.load()) return false;
+    threads.parallel_for(kWinogradPositions, 1,
+                         [&](int64_t begin, int64_t end) { multiply(plan, block, begin, end); });
+    threads.parallel_for(plan.out_channels, 1, [&](int64_t begin, int64_t end) {
+      transform_output(image, block, begin, end);
+    });
+  }
+  return true;
+}
+
+// A map of at least as many blocks as threads: each thread a contiguous range of tiles.
+bool run_parts(const WinogradImage& image, int64_t parts, std::byte* workspace,
+               ThreadPool& threads) {
+  const WinogradPlan& plan = image.plan;
+  const int64_t tiles = plan.tiles();
+  std::atomic<bool> finite{true};
+  threads.parallel_for(parts, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t part = begin; part < end; ++part) {
+      if (!run_tiles(image, part * tiles / parts, (part + 1) * tiles / parts,
+                     workspace + part * plan.part_bytes)) {
+        finite.store(false);
+      }
+    }
+  });
+  return finite.load();
+}
+
+// The convolution as ONNX defines it, for inputs the transforms must not see: each output the
+// sum over its window in (channel, kh, kw) order, then bias and activation.
+void run_direct(const WinogradImage& image, const float* weights, ThreadPool& threads) {
+  const WindowGeometry& g = image.g;
+  const int64_t in_channels = image.plan.in_channels;
+  threads.parallel_for(image.plan.out_channels, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t channel = begin; channel < end; ++channel) {
+      const float* w = weights + channel * in_channels * 9;
+      float* out = image.y + channel * g.output_size();
+      for (int64_t oy = 0; oy < g.output[1]; ++oy) {
+        for (int64_t ox = 0; ox < g.output[2]; ++ox) {
+          float sum = 0.0f;
+          for (int64_t c = 0; c < in_channels; ++c) {
+            const float* plane = image.x + c * g.input_size();
+            for (int64_t kh = 0; kh < 3; ++kh) {
+              const int64_t iy = oy - g.pad_begin[1] + kh;
+              if (iy < 0 || iy >= g.input[1]) continue;
+              for (int64_t kw = 0; kw < 3; ++kw) {
+                const int64_t ix = ox - g.pad_begin[2] + kw;
+                if (ix < 0 || ix >= g.input[2]) continue;
+                sum += w[(c * 3 + kh) * 3 + kw] * plane[iy * g.input[2] + ix];
+              }
+            }
+          }
+          const float bias = image.bias != nullptr ? image.bias[channel] : 0.0f;
+          out[oy * g.output[2] + ox] = image.activation.apply(sum + bias);
+        }
+      }
+    }
+  });
+}
+
+// U = G g G^T for one 3x3 filter, in double (rounded once), G = [1 0 0; .5 .5 .5; .5 -.5 .5;
+// 0 0 1].
+void transform_filter(const float* filter, float* u, int64_t stride) {
+  double t[4][3];  // G g
+  for (int j = 0; j < 3; ++j) {
+    const double g0 = filter[j];
+    const double g1 = filter[3 + j];
+    const double g2 = filter[6 + j];
+    t[0][j] = g0;
+    t[1][j] = 0.5 * (g0 + g1 + g2);
+    t[2][j] = 0.5 * (g0 - g1 + g2);
+    t[3][j] = g2;
+  }
+  for (int i = 0; i < 4; ++i) {
+    const double values[4] = {t[i][0], 0.5 * (t[i][0] + t[i][1] + t[i][2]),
+                              0.5 * (t[i][0] - t[i][1] + t[i][2]), t[i][2]};
+    for (int j = 0; j < 4; ++j) u[(4 * i + j) * stride] = static_cast<float>(values[j]);
+  }
+}
+
+}  // namespace
+
+bool winograd_fits(const WindowGeometry& g, int64_t group, int64_t in_channels,
+                   int64_t out_channels) {
+  return g.spatial_rank == 2 && group == 1 && g.kernel[1] == 3 && g.kernel[2] == 3 &&
+         g.stride[1] == 1 && g.stride[2] == 1 && g.dilation[1] == 1 && g.dilation[2] == 1 &&
+         in_channels >= kMinChannels && out_channels >= kMinChannels &&
+         in_channels <= kMaxChannels && out_channels <= kMaxChannels &&
+         (g.output[1] + 1) / 2 * ((g.output[2] + 1) / 2) >= kMinTiles;
+}
+
+std::optional<WinogradPlan> plan_winograd(const WindowGeometry& g, SgemmIsa isa,
+                                          const float* weights, int64_t in_channels,
+                                          int64_t out_channels, int threads) {
+  const int64_t filters = in_channels * out_channels;
+  if (!std::all_of(weights, weights + filters * 9, within_winograd_limit)) return std::nullopt;
+  WinogradPlan plan;
+  plan.isa = isa;
+  plan.in_channels = in_channels;
+  plan.out_channels = out_channels;
+  plan.tiles_h = (g.output[1] + 1) / 2;
+  plan.tiles_w = (g.output[2] + 1) / 2;
+  const int64_t tile_bytes = kWinogradPositions * (in_channels + out_channels) * kFloat;
+  plan.block_tiles =
+      std::clamp(kBlockBudgetBytes / tile_bytes / kBlockTileMultiple * kBlockTileMultiple,
+                 kBlockTileMultiple, kMaxBlockTiles);
+  // M's last run reads up to kWinogradLanes floats past its last tile (lanes it then discards).
+  plan.part_bytes =
+      aligned(kWinogradPositions * in_channels * plan.block_tiles * kFloat) +
+      aligned((kWinogradPositions * out_channels * plan.block_tiles + kWinogradLanes) * kFloat);
+  plan.parts = std::max(threads, 1);
+  std::vector<float> transformed(static_cast<size_t>(kWinogradPositions * filters));
+  for (int64_t filter = 0; filter < filters; ++filter) {
+    transform_filter(weights + filter * 9, transformed.data() + filter, filters);
+  }
+  plan.packed_floats = packed_a_floats(isa, out_channels, in_channels);
+  auto packed = std::make_shared<std::vector<float>>(
+      static_cast<size_t>(kWinogradPositions * plan.packed_floats));
+  for (int64_t e = 0; e < kWinogradPositions; ++e) {
+    pack_a(isa, transformed.data() + e * filters, out_channels, in_channels, in_channels,
+           packed->data() + e * plan.packed_floats);
+  }
+  plan.packed = std::move(packed);
+  return plan;
+}
+
+void run_winograd(const WindowGeometry& g, const WinogradPlan& plan, const float* x,
+                  const float* weights, const float* bias, const Activation& activation, float* y,
+                  std::byte* workspace, ThreadPool& threads) {
+  const WinogradImage image{g, plan, x, bias, activation, y};
+  const int64_t blocks = (plan.tiles() + plan.block_tiles - 1) / plan.block_tiles;
+  const int64_t thread_count = threads.thread_count();
+  const bool finite = blocks >= thread_count
+                          ? run_parts(image, std::min(plan.parts, thread_count), workspace, threads)
+                          : run_blocks_shared(image, workspace, threads);
+  if (!finite) run_direct(image, weights, threads);
+}
+
+}  // namespace onepool::cpu::nn

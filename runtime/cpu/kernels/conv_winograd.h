@@ -1,0 +1,59 @@
+// 3x3 stride-1 convolutions by Winograd's minimal filtering F(2x2, 3x3): each 2x2 block of
+// output ("tile") comes from a 4x4 block of input in 16 multiplications per (input, output)
+// channel pair instead of 36, so the GEMM does 2.25x fewer multiply-adds than the implicit GEMM.
+//
+//   weights, once at prepare: U = G g G^T (16 values per 3x3 filter), one C_out x C_in matrix
+//                             per position e of the 4x4 tile, packed for the GEMM;
+//   input, per block of tiles: V = B^T d B for every input channel and tile (adds only);
+//   product:                   M_e = U_e V_e, 16 GEMMs (sgemm_packed.h) of C_out x C_in x tiles;
+//   output:                    Y = A^T m A + bias, then the fused activation (adds only).
+//
+// Tiles run in blocks of `block_tiles` whose V and M stay in a core's cache; each thread owns a
+// contiguous range of tiles and its own part of the workspace (V then M of one block). A map of
+// a single block instead splits each phase over the threads (channels, the 16 products, output
+// channels).
+//
+// Numerics: every output element is the same sequence of float operations whatever the thread
+// count, the block size, the instruction set or the workspace: the transforms are the same adds
+// in the same order in every variant, and the products are the GEMM's fixed-order chains over
+// input channels. The result differs from a direct convolution by rounding only (the transforms
+// add and subtract inputs before multiplying; measured within 1e-6 relative on the bench
+// models). Where that would not hold, the direct path runs instead:
+//   - at prepare: weights with a NaN, an Inf or a magnitude above 2^40 keep the implicit GEMM;
+//   - at run time: when the input holds a NaN, an Inf or a magnitude above 2^40, run_winograd
+//     says so and the caller computes the whole output directly: a NaN must reach exactly the
+//     outputs whose window holds it (the ONNX definition of Conv), and the transforms would
+//     spread it over its whole tile. Below 2^40 no sum of either path can overflow.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+
+#include "runtime/cpu/kernels/activation.h"
+#include "runtime/cpu/kernels/conv_geometry.h"
+#include "runtime/cpu/kernels/conv_winograd_plan.h"
+#include "runtime/cpu/thread_pool.h"
+
+namespace onepool::cpu::nn {
+
+/// True when the geometry and channels suit Winograd F(2x2, 3x3): 2-D, kernel 3x3, stride 1,
+/// dilation 1, one group, and enough channels for the transforms to pay off.
+bool winograd_fits(const WindowGeometry& g, int64_t group, int64_t in_channels,
+                   int64_t out_channels);
+
+/// Transforms and packs the weights W [C_out, C_in, 3, 3]; nullopt when a weight is NaN, Inf
+/// or above 2^40 in magnitude (the caller keeps the direct path).
+std::optional<WinogradPlan> plan_winograd(const WindowGeometry& g, SgemmIsa isa,
+                                          const float* weights, int64_t in_channels,
+                                          int64_t out_channels, int threads);
+
+/// One image: y [C_out, OH, OW] = activation(conv(x [C_in, H, W]) + bias) (bias may be null).
+/// `workspace`: plan.workspace_bytes(). When x holds a value the transforms must not see (NaN,
+/// Inf, magnitude above 2^40), y is computed again directly from the original weights W
+/// [C_out, C_in, 3, 3], as the ONNX definition of Conv reads.
+void run_winograd(const WindowGeometry& g, const WinogradPlan& plan, const float* x,
+                  const float* weights, const float* bias, const Activation& activation, float* y,
+                  std::byte* workspace, ThreadPool& threads);
+
+}  // namespace onepool::cpu::nn

@@ -1,0 +1,93 @@
+// The input and output transforms of Winograd F(2x2, 3x3) for one run of up to 16 tiles of one
+// tile row (conv_winograd.h): a portable version (conv_winograd.cc, compiled for each
+// instruction set by ONEPOOL_ISA_CLONES) and an AVX-512 one (conv_winograd_avx512.cc). Both
+// perform the same float operations in the same order, so they give the same bits.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+#include "runtime/cpu/kernels/activation.h"
+#include "runtime/cpu/kernels/conv_geometry.h"
+#include "runtime/cpu/kernels/conv_winograd_plan.h"
+
+namespace onepool::cpu::nn {
+
+constexpr int64_t kWinogradLanes = 16;                          // tiles transformed together
+constexpr int64_t kWinogradRowFloats = 2 * kWinogradLanes + 2;  // input columns they read
+constexpr float kWinogradMagnitudeLimit = 1099511627776.0f;     // 2^40
+
+/// False for NaN, Inf and magnitudes above 2^40.
+inline bool within_winograd_limit(float value) {
+  return std::fabs(value) <= kWinogradMagnitudeLimit;
+}
+
+/// Everything one image's convolution reads and writes.
+struct WinogradImage {
+  const WindowGeometry& g;
+  const WinogradPlan& plan;
+  const float* x;
+  const float* bias;
+  const Activation& activation;
+  float* y;
+};
+
+/// Up to kWinogradLanes tiles of one tile row: tiles (ty, tx .. tx + count), at `slot` of the
+/// block's V and M.
+struct TileRun {
+  int64_t ty = 0;
+  int64_t tx = 0;
+  int64_t count = 0;
+  int64_t slot = 0;
+};
+
+/// Tiles [first, first + count) of the image, row-major over the tile grid; their V then M live
+/// in one workspace part.
+struct TileBlock {
+  int64_t first = 0;
+  int64_t count = 0;
+  float* v = nullptr;  // [16][C_in][block_tiles]
+  float* m = nullptr;  // [16][C_out][block_tiles]
+};
+
+/// Calls fn(run) for the runs of `block`, in order.
+template <class Fn>
+void for_each_run(const WinogradPlan& plan, const TileBlock& block, const Fn& fn) {
+  for (int64_t slot = 0; slot < block.count;) {
+    const int64_t tile = block.first + slot;
+    TileRun run{tile / plan.tiles_w, tile % plan.tiles_w, 0, slot};
+    run.count = std::min({kWinogradLanes, plan.tiles_w - run.tx, block.count - slot});
+    fn(run);
+    slot += run.count;
+  }
+}
+
+/// Input row `iy` of `plane` from column `ix` on, kWinogradRowFloats columns: the plane itself
+/// where they all lie inside it, else a zero-padded copy in `buffer`.
+inline const float* winograd_input_row(const WindowGeometry& g, const float* plane, int64_t iy,
+                                       int64_t ix, float* buffer) {
+  const int64_t height = g.input[1];
+  const int64_t width = g.input[2];
+  if (iy >= 0 && iy < height && ix >= 0 && ix + kWinogradRowFloats <= width) {
+    return plane + iy * width + ix;
+  }
+  std::fill(buffer, buffer + kWinogradRowFloats, 0.0f);
+  if (iy < 0 || iy >= height) return buffer;
+  const int64_t first = std::clamp<int64_t>(-ix, 0, kWinogradRowFloats);
+  const int64_t last = std::clamp<int64_t>(width - ix, first, kWinogradRowFloats);
+  for (int64_t k = first; k < last; ++k) buffer[k] = plane[iy * width + ix + k];
+  return buffer;
+}
+
+/// V = B^T d B for input channels [first, end) of `block` (AVX-512; the CPU must have it).
+/// False when an input read is NaN, Inf or above 2^40.
+bool transform_input_avx512(const WinogradImage& image, const TileBlock& block, int64_t first,
+                            int64_t end);
+
+/// Y = A^T m A + bias, then the activation, for output channels [first, end) of `block`
+/// (AVX-512; the CPU must have it).
+void transform_output_avx512(const WinogradImage& image, const TileBlock& block, int64_t first,
+                             int64_t end);
+
+}  // namespace onepool::cpu::nn

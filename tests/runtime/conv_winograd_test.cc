@@ -1,0 +1,240 @@
+// The Winograd F(2x2, 3x3) Conv path (runtime/cpu/kernels/conv_winograd.h): which convolutions
+// take it, that it is the convolution (against a float64 direct loop), that its bits depend on
+// nothing but the inputs (threads, blocks, instruction set), and that NaN, Inf and huge values
+// reach exactly the outputs the ONNX definition says.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "runtime/cpu/cpu_isa.h"
+#include "runtime/kernel_test_util.h"
+
+namespace onepool {
+namespace {
+
+using testing::f32;
+using testing::int_attr;
+using testing::ints_attr;
+using testing::OutputSpec;
+using testing::random_values;
+using testing::string_attr;
+
+struct Conv3x3 {
+  int64_t batch = 1;
+  int64_t in_channels = 8;
+  int64_t out_channels = 24;
+  int64_t height = 20;
+  int64_t width = 36;
+  std::vector<int64_t> pads{1, 1, 1, 1};  // top, left, bottom, right
+  bool bias = true;
+  std::string activation;  // fused, "" for none
+  bool constant_weights = true;
+
+  int64_t out_height() const { return height + pads[0] + pads[2] - 2; }
+  int64_t out_width() const { return width + pads[1] + pads[3] - 2; }
+  Shape x_shape() const { return Shape{batch, in_channels, height, width}; }
+  Shape w_shape() const { return Shape{out_channels, in_channels, 3, 3}; }
+  Shape y_shape() const { return Shape{batch, out_channels, out_height(), out_width()}; }
+};
+
+struct ConvRun {
+  std::vector<float> y;
+  std::string implementation;
+};
+
+AttributeMap attributes_of(const Conv3x3& c) {
+  AttributeMap attributes;
+  attributes.set("pads", ints_attr(c.pads));
+  if (!c.activation.empty()) attributes.set("onepool_activation", string_attr(c.activation));
+  if (c.activation == "Clip") {
+    attributes.set("onepool_alpha", testing::float_attr(-0.25f));
+    attributes.set("onepool_beta", testing::float_attr(0.5f));
+  }
+  return attributes;
+}
+
+// Prepares the Conv for `threads` threads limited to `isa` and runs it once.
+ConvRun run_conv(const Conv3x3& c, const std::vector<float>& x, const std::vector<float>& w,
+                 const std::vector<float>& b, int threads, CpuIsa isa = CpuIsa::kAuto) {
+  std::vector<std::optional<testing::TestInput>> inputs{f32(c.x_shape(), x),
+                                                        f32(c.w_shape(), w, c.constant_weights)};
+  if (c.bias) inputs.push_back(f32(Shape{c.out_channels}, b, true));
+  const Graph graph = testing::single_node_graph(
+      "Conv", inputs, {OutputSpec{DType::kFloat32, c.y_shape()}}, attributes_of(c));
+  const auto registry = cpu::KernelRegistry::with_all_kernels();
+  auto prepared = registry.find("Conv")(cpu::NodeContext(graph, graph.nodes[0], threads, isa));
+  REQUIRE_MESSAGE(prepared.has_value(), prepared.status().to_string());
+  std::vector<TensorView> views;
+  for (const auto& input : inputs) {
+    views.push_back(TensorView{const_cast<std::byte*>(input->tensor.data.data()), DType::kFloat32,
+                               input->tensor.shape, Device{}});
+  }
+  ConvRun run{std::vector<float>(static_cast<size_t>(c.y_shape().element_count()), -7.0f),
+              prepared->implementation};
+  const std::vector<TensorView> outputs{
+      TensorView{run.y.data(), DType::kFloat32, c.y_shape(), Device{}}};
+  const Status status = testing::run_prepared(*prepared, views, outputs, threads);
+  REQUIRE_MESSAGE(status.is_ok(), status.to_string());
+  return run;
+}
+
+float activate(const std::string& activation, float value) {
+  if (activation == "Relu") return value < 0.0f ? 0.0f : value;
+  if (activation == "Clip") return value < -0.25f ? -0.25f : (value > 0.5f ? 0.5f : value);
+  return value;
+}
+
+// The convolution in float64, in the ONNX definition's terms: a NaN or Inf input reaches the
+// outputs whose window holds it, a NaN weight every output of its channel (padding included).
+std::vector<float> direct_conv(const Conv3x3& c, const std::vector<float>& x,
+                               const std::vector<float>& w, const std::vector<float>& b) {
+  std::vector<float> y(static_cast<size_t>(c.y_shape().element_count()));
+  const int64_t oh = c.out_height(), ow = c.out_width();
+  for (int64_t n = 0; n < c.batch; ++n)
+    for (int64_t m = 0; m < c.out_channels; ++m)
+      for (int64_t oy = 0; oy < oh; ++oy)
+        for (int64_t ox = 0; ox < ow; ++ox) {
+          double sum = c.bias ? b[static_cast<size_t>(m)] : 0.0;
+          for (int64_t ci = 0; ci < c.in_channels; ++ci)
+            for (int64_t ky = 0; ky < 3; ++ky)
+              for (int64_t kx = 0; kx < 3; ++kx) {
+                const int64_t iy = oy - c.pads[0] + ky, ix = ox - c.pads[1] + kx;
+                const bool inside = iy >= 0 && iy < c.height && ix >= 0 && ix < c.width;
+                const double input =  // padding is zeros, multiplied like any input
+                    inside ? x[static_cast<size_t>(
+                                 ((n * c.in_channels + ci) * c.height + iy) * c.width + ix)]
+                           : 0.0;
+                sum += input * w[static_cast<size_t>(((m * c.in_channels + ci) * 3 + ky) * 3 + kx)];
+              }
+          y[static_cast<size_t>(((n * c.out_channels + m) * oh + oy) * ow + ox)] =
+              activate(c.activation, static_cast<float>(sum));
+        }
+  return y;
+}
+
+// Element by element: both NaN, both the same infinity, or within `tolerance` relative.
+void check_matches(const std::vector<float>& actual, const std::vector<float>& expected,
+                   float tolerance = 2e-5f) {
+  REQUIRE(actual.size() == expected.size());
+  for (size_t i = 0; i < actual.size(); ++i) {
+    CAPTURE(i);
+    if (std::isnan(expected[i]) || std::isinf(expected[i])) {
+      CHECK(std::isnan(actual[i]) == std::isnan(expected[i]));
+      if (std::isinf(expected[i])) CHECK(actual[i] == expected[i]);
+      continue;
+    }
+    CHECK(std::fabs(actual[i] - expected[i]) <= tolerance * (1.0f + std::fabs(expected[i])));
+  }
+}
+
+struct ConvData {
+  std::vector<float> x, w, b;
+};
+
+ConvData data_for(const Conv3x3& c, uint32_t seed) {
+  return ConvData{random_values(c.x_shape().element_count(), seed),
+                  random_values(c.w_shape().element_count(), seed + 1),
+                  random_values(c.out_channels, seed + 2)};
+}
+
+bool is_winograd(const ConvRun& run) { return run.implementation.rfind("winograd", 0) == 0; }
+
+// Odd and even maps (partial tiles on the right and bottom edge), rows of more than 16 tiles
+// (several runs a tile row, the last one partial), pads 0, 1 and asymmetric, channel counts that
+// fill no whole GEMM panel, batch 2, no bias, Relu and Clip epilogues: all against float64.
+TEST_CASE("Winograd Conv matches a float64 direct convolution") {
+  uint32_t seed = 40;
+  for (const auto& size : {std::pair<int64_t, int64_t>{20, 36}, {15, 13}, {9, 70}, {16, 16}}) {
+    for (const std::vector<int64_t>& pads :
+         {std::vector<int64_t>{1, 1, 1, 1}, {0, 0, 0, 0}, {2, 0, 1, 2}}) {
+      Conv3x3 c;
+      c.height = size.first;
+      c.width = size.second;
+      c.pads = pads;
+      c.in_channels = seed % 2 == 0 ? 8 : 13;
+      c.out_channels = seed % 3 == 0 ? 9 : 24;
+      c.batch = seed % 4 == 0 ? 2 : 1;
+      c.bias = seed % 5 != 0;
+      c.activation = seed % 3 == 1 ? "Relu" : (seed % 3 == 2 ? "Clip" : "");
+      CAPTURE(c.height);
+      CAPTURE(c.width);
+      CAPTURE(pads[0]);
+      CAPTURE(pads[3]);
+      const ConvData data = data_for(c, seed++);
+      const ConvRun run = run_conv(c, data.x, data.w, data.b, 2);
+      CHECK(is_winograd(run));
+      check_matches(run.y, direct_conv(c, data.x, data.w, data.b));
+    }
+  }
+}
+
+// Which convolutions take Winograd: 3x3 stride 1 with constant weights on a map of at least 32
+// tiles; weights as an input, stride 2, a 7x7 map (16 tiles) or a weight that is NaN keep the
+// implicit GEMM or im2col.
+TEST_CASE("Winograd Conv is chosen only where it pays and where it is exact enough") {
+  Conv3x3 c;
+  const ConvData data = data_for(c, 3);
+  CHECK(run_conv(c, data.x, data.w, data.b, 1).implementation.find("winograd f(2x2,3x3)") == 0);
+  Conv3x3 input_weights = c;
+  input_weights.constant_weights = false;
+  CHECK_FALSE(is_winograd(run_conv(input_weights, data.x, data.w, data.b, 1)));
+  Conv3x3 small = c;
+  small.height = small.width = 7;
+  const ConvData small_data = data_for(small, 4);
+  CHECK_FALSE(is_winograd(run_conv(small, small_data.x, small_data.w, small_data.b, 1)));
+  ConvData nan_weight = data;
+  nan_weight.w[5] = std::numeric_limits<float>::quiet_NaN();
+  const ConvRun kept = run_conv(c, nan_weight.x, nan_weight.w, nan_weight.b, 1);
+  CHECK_FALSE(is_winograd(kept));
+  check_matches(kept.y, direct_conv(c, nan_weight.x, nan_weight.w, nan_weight.b), 1e-4f);
+}
+
+// The bits depend on the inputs alone: 1, 2 and 3 threads on a map of one block (each phase
+// split over the threads) and of several (each thread its own range of tiles), and the AVX2 or
+// portable transforms against the AVX-512 ones.
+TEST_CASE("Winograd Conv gives the same bits on any number of threads and instruction set") {
+  for (const int64_t size : {12, 90}) {
+    CAPTURE(size);
+    Conv3x3 c;
+    c.height = c.width = size;
+    c.activation = "Relu";
+    const ConvData data = data_for(c, 7);
+    const ConvRun one = run_conv(c, data.x, data.w, data.b, 1);
+    REQUIRE(is_winograd(one));
+    CHECK(run_conv(c, data.x, data.w, data.b, 2).y == one.y);
+    CHECK(run_conv(c, data.x, data.w, data.b, 3).y == one.y);
+    const CpuIsa detected = cpu::detected_cpu_isa();
+    for (const CpuIsa isa : {CpuIsa::kAvx2, CpuIsa::kPortable}) {
+      if (isa == CpuIsa::kAvx2 && detected == CpuIsa::kPortable) continue;
+      CAPTURE(cpu_isa_name(isa));
+      const ConvRun limited = run_conv(c, data.x, data.w, data.b, 2, isa);
+      CHECK(is_winograd(limited));
+      CHECK(limited.y == one.y);
+    }
+  }
+}
+
+// A NaN, an Inf and a value above 2^40 in the input: the transforms would spread each over its
+// whole 4x4 tile, so the output is computed directly and only the windows holding them change.
+TEST_CASE("Winograd Conv keeps NaN, Inf and huge inputs to their windows") {
+  Conv3x3 c;
+  c.height = 18;
+  c.width = 22;
+  for (const float special :
+       {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(), 3e12f}) {
+    CAPTURE(special);
+    ConvData data = data_for(c, 9);
+    data.x[static_cast<size_t>((3 * c.height + 5) * c.width + 6)] = special;
+    for (const int threads : {1, 2}) {
+      const ConvRun run = run_conv(c, data.x, data.w, data.b, threads);
+      CHECK(is_winograd(run));
+      check_matches(run.y, direct_conv(c, data.x, data.w, data.b), 1e-4f);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace onepool
