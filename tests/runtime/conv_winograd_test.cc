@@ -29,12 +29,13 @@ struct Conv3x3 {
   int64_t height = 20;
   int64_t width = 36;
   std::vector<int64_t> pads{1, 1, 1, 1};  // top, left, bottom, right
+  int64_t dilation = 1;
   bool bias = true;
   std::string activation;  // fused, "" for none
   bool constant_weights = true;
 
-  int64_t out_height() const { return height + pads[0] + pads[2] - 2; }
-  int64_t out_width() const { return width + pads[1] + pads[3] - 2; }
+  int64_t out_height() const { return height + pads[0] + pads[2] - 2 * dilation; }
+  int64_t out_width() const { return width + pads[1] + pads[3] - 2 * dilation; }
   Shape x_shape() const { return Shape{batch, in_channels, height, width}; }
   Shape w_shape() const { return Shape{out_channels, in_channels, 3, 3}; }
   Shape y_shape() const { return Shape{batch, out_channels, out_height(), out_width()}; }
@@ -48,6 +49,7 @@ struct ConvRun {
 AttributeMap attributes_of(const Conv3x3& c) {
   AttributeMap attributes;
   attributes.set("pads", ints_attr(c.pads));
+  attributes.set("dilations", ints_attr({c.dilation, c.dilation}));
   if (!c.activation.empty()) attributes.set("onepool_activation", string_attr(c.activation));
   if (c.activation == "Clip") {
     attributes.set("onepool_alpha", testing::float_attr(-0.25f));
@@ -101,7 +103,8 @@ std::vector<float> direct_conv(const Conv3x3& c, const std::vector<float>& x,
           for (int64_t ci = 0; ci < c.in_channels; ++ci)
             for (int64_t ky = 0; ky < 3; ++ky)
               for (int64_t kx = 0; kx < 3; ++kx) {
-                const int64_t iy = oy - c.pads[0] + ky, ix = ox - c.pads[1] + kx;
+                const int64_t iy = oy - c.pads[0] + ky * c.dilation;
+                const int64_t ix = ox - c.pads[1] + kx * c.dilation;
                 const bool inside = iy >= 0 && iy < c.height && ix >= 0 && ix < c.width;
                 const double input =  // padding is zeros, multiplied like any input
                     inside ? x[static_cast<size_t>(
@@ -213,6 +216,36 @@ TEST_CASE("Winograd Conv gives the same bits on any number of threads and instru
       const ConvRun limited = run_conv(c, data.x, data.w, data.b, 2, isa);
       CHECK(is_winograd(limited));
       CHECK(limited.y == one.y);
+    }
+  }
+}
+
+// A dilated 3x3 conv runs as d x d undilated ones on strided sub-grids (phases): dilation 2 and
+// 3 (phases of different sizes), pads equal to the dilation and asymmetric, on 1 and 2 threads
+// (whole phases per thread) with the same bits, against float64; and a NaN input still reaches
+// only the windows that hold it.
+TEST_CASE("Winograd Conv runs dilated convolutions phase by phase") {
+  uint32_t seed = 70;
+  for (const int64_t dilation : {2, 3}) {
+    for (const std::vector<int64_t>& pads :
+         {std::vector<int64_t>{dilation, dilation, dilation, dilation}, {0, 3, 1, 0}}) {
+      Conv3x3 c;
+      c.height = 33;
+      c.width = 40;
+      c.dilation = dilation;
+      c.pads = pads;
+      c.activation = "Relu";
+      CAPTURE(dilation);
+      CAPTURE(pads[1]);
+      ConvData data = data_for(c, seed++);
+      const ConvRun one = run_conv(c, data.x, data.w, data.b, 1);
+      CHECK(is_winograd(one));
+      check_matches(one.y, direct_conv(c, data.x, data.w, data.b));
+      CHECK(run_conv(c, data.x, data.w, data.b, 2).y == one.y);
+      data.x[static_cast<size_t>((2 * c.height + 7) * c.width + 9)] =
+          std::numeric_limits<float>::quiet_NaN();
+      check_matches(run_conv(c, data.x, data.w, data.b, 2).y,
+                    direct_conv(c, data.x, data.w, data.b), 1e-4f);
     }
   }
 }

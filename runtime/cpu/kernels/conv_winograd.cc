@@ -80,7 +80,7 @@ ONEPOOL_ISA_CLONES bool transform_input_portable(const WinogradImage& image, con
                                                  int64_t first, int64_t end) {
   bool ok = true;
   for (int64_t channel = first; channel < end; ++channel) {
-    for_each_run(image.plan, block, [&](const TileRun& run) {
+    for_each_run(image, block, [&](const TileRun& run) {
       ok = transform_input_run(image, run, channel, block.v) && ok;
     });
   }
@@ -153,7 +153,7 @@ ONEPOOL_ISA_CLONES void transform_output_portable(const WinogradImage& image,
                                                   const TileBlock& block, int64_t first,
                                                   int64_t end) {
   for (int64_t channel = first; channel < end; ++channel) {
-    for_each_run(image.plan, block,
+    for_each_run(image, block,
                  [&](const TileRun& run) { transform_output_run(image, run, channel, block.m); });
   }
 }
@@ -190,9 +190,9 @@ bool run_tiles(const WinogradImage& image, int64_t first, int64_t end, std::byte
 // A map of fewer blocks than threads: each block in turn, every phase split over the threads.
 bool run_blocks_shared(const WinogradImage& image, std::byte* workspace, ThreadPool& threads) {
   const WinogradPlan& plan = image.plan;
-  for (int64_t tile = 0; tile < plan.tiles(); tile += plan.block_tiles) {
+  for (int64_t tile = 0; tile < image.tiles(); tile += plan.block_tiles) {
     const TileBlock block =
-        block_at(plan, tile, std::min(plan.block_tiles, plan.tiles() - tile), workspace);
+        block_at(plan, tile, std::min(plan.block_tiles, image.tiles() - tile), workspace);
     std::atomic<bool> finite{true};
     threads.parallel_for(plan.in_channels, 1, [&](int64_t begin, int64_t end) {
       if (!transform_input(image, block, begin, end)) finite.store(false);
@@ -211,7 +211,7 @@ bool run_blocks_shared(const WinogradImage& image, std::byte* workspace, ThreadP
 bool run_parts(const WinogradImage& image, int64_t parts, std::byte* workspace,
                ThreadPool& threads) {
   const WinogradPlan& plan = image.plan;
-  const int64_t tiles = plan.tiles();
+  const int64_t tiles = image.tiles();
   std::atomic<bool> finite{true};
   threads.parallel_for(parts, 1, [&](int64_t begin, int64_t end) {
     for (int64_t part = begin; part < end; ++part) {
@@ -222,38 +222,6 @@ bool run_parts(const WinogradImage& image, int64_t parts, std::byte* workspace,
     }
   });
   return finite.load();
-}
-
-// The convolution as ONNX defines it, for inputs the transforms must not see: each output the
-// sum over its window in (channel, kh, kw) order, then bias and activation.
-void run_direct(const WinogradImage& image, const float* weights, ThreadPool& threads) {
-  const WindowGeometry& g = image.g;
-  const int64_t in_channels = image.plan.in_channels;
-  threads.parallel_for(image.plan.out_channels, 1, [&](int64_t begin, int64_t end) {
-    for (int64_t channel = begin; channel < end; ++channel) {
-      const float* w = weights + channel * in_channels * 9;
-      float* out = image.y + channel * g.output_size();
-      for (int64_t oy = 0; oy < g.output[1]; ++oy) {
-        for (int64_t ox = 0; ox < g.output[2]; ++ox) {
-          float sum = 0.0f;
-          for (int64_t c = 0; c < in_channels; ++c) {
-            const float* plane = image.x + c * g.input_size();
-            for (int64_t kh = 0; kh < 3; ++kh) {
-              const int64_t iy = oy - g.pad_begin[1] + kh;
-              if (iy < 0 || iy >= g.input[1]) continue;
-              for (int64_t kw = 0; kw < 3; ++kw) {
-                const int64_t ix = ox - g.pad_begin[2] + kw;
-                if (ix < 0 || ix >= g.input[2]) continue;
-                sum += w[(c * 3 + kh) * 3 + kw] * plane[iy * g.input[2] + ix];
-              }
-            }
-          }
-          const float bias = image.bias != nullptr ? image.bias[channel] : 0.0f;
-          out[oy * g.output[2] + ox] = image.activation.apply(sum + bias);
-        }
-      }
-    }
-  });
 }
 
 // U = G g G^T for one 3x3 filter, in double (rounded once), G = [1 0 0; .5 .5 .5; .5 -.5 .5;
@@ -280,11 +248,14 @@ void transform_filter(const float* filter, float* u, int64_t stride) {
 
 bool winograd_fits(const WindowGeometry& g, int64_t group, int64_t in_channels,
                    int64_t out_channels) {
+  // A dilated convolution runs phase by phase (conv_winograd_run.cc): each the size of the
+  // largest phase counts.
+  const int64_t phase_h = (g.output[1] + g.dilation[1] - 1) / g.dilation[1];
+  const int64_t phase_w = (g.output[2] + g.dilation[2] - 1) / g.dilation[2];
   return g.spatial_rank == 2 && group == 1 && g.kernel[1] == 3 && g.kernel[2] == 3 &&
-         g.stride[1] == 1 && g.stride[2] == 1 && g.dilation[1] == 1 && g.dilation[2] == 1 &&
-         in_channels >= kMinChannels && out_channels >= kMinChannels &&
-         in_channels <= kMaxChannels && out_channels <= kMaxChannels &&
-         (g.output[1] + 1) / 2 * ((g.output[2] + 1) / 2) >= kMinTiles;
+         g.stride[1] == 1 && g.stride[2] == 1 && in_channels >= kMinChannels &&
+         out_channels >= kMinChannels && in_channels <= kMaxChannels &&
+         out_channels <= kMaxChannels && (phase_h + 1) / 2 * ((phase_w + 1) / 2) >= kMinTiles;
 }
 
 std::optional<WinogradPlan> plan_winograd(const WindowGeometry& g, SgemmIsa isa,
@@ -296,8 +267,6 @@ std::optional<WinogradPlan> plan_winograd(const WindowGeometry& g, SgemmIsa isa,
   plan.isa = isa;
   plan.in_channels = in_channels;
   plan.out_channels = out_channels;
-  plan.tiles_h = (g.output[1] + 1) / 2;
-  plan.tiles_w = (g.output[2] + 1) / 2;
   const int64_t tile_bytes = kWinogradPositions * (in_channels + out_channels) * kFloat;
   plan.block_tiles =
       std::clamp(kBlockBudgetBytes / tile_bytes / kBlockTileMultiple * kBlockTileMultiple,
@@ -307,6 +276,7 @@ std::optional<WinogradPlan> plan_winograd(const WindowGeometry& g, SgemmIsa isa,
       aligned(kWinogradPositions * in_channels * plan.block_tiles * kFloat) +
       aligned((kWinogradPositions * out_channels * plan.block_tiles + kWinogradLanes) * kFloat);
   plan.parts = std::max(threads, 1);
+  plan.phase_bytes = winograd_phase_bytes(g, in_channels, out_channels);
   std::vector<float> transformed(static_cast<size_t>(kWinogradPositions * filters));
   for (int64_t filter = 0; filter < filters; ++filter) {
     transform_filter(weights + filter * 9, transformed.data() + filter, filters);
@@ -322,16 +292,17 @@ std::optional<WinogradPlan> plan_winograd(const WindowGeometry& g, SgemmIsa isa,
   return plan;
 }
 
-void run_winograd(const WindowGeometry& g, const WinogradPlan& plan, const float* x,
-                  const float* weights, const float* bias, const Activation& activation, float* y,
-                  std::byte* workspace, ThreadPool& threads) {
-  const WinogradImage image{g, plan, x, bias, activation, y};
-  const int64_t blocks = (plan.tiles() + plan.block_tiles - 1) / plan.block_tiles;
+bool run_winograd_on_one_thread(const WinogradImage& image, std::byte* part) {
+  return run_tiles(image, 0, image.tiles(), part);
+}
+
+bool run_winograd_undilated(const WinogradImage& image, std::byte* workspace, ThreadPool& threads) {
+  const WinogradPlan& plan = image.plan;
+  const int64_t blocks = (image.tiles() + plan.block_tiles - 1) / plan.block_tiles;
   const int64_t thread_count = threads.thread_count();
-  const bool finite = blocks >= thread_count
-                          ? run_parts(image, std::min(plan.parts, thread_count), workspace, threads)
-                          : run_blocks_shared(image, workspace, threads);
-  if (!finite) run_direct(image, weights, threads);
+  return blocks >= thread_count
+             ? run_parts(image, std::min(plan.parts, thread_count), workspace, threads)
+             : run_blocks_shared(image, workspace, threads);
 }
 
 }  // namespace onepool::cpu::nn

@@ -145,7 +145,7 @@ bool transform_input_avx512(const WinogradImage& image, const TileBlock& block, 
                             int64_t end) {
   bool ok = true;
   for (int64_t channel = first; channel < end; ++channel) {
-    for_each_run(image.plan, block, [&](const TileRun& run) {
+    for_each_run(image, block, [&](const TileRun& run) {
       ok = transform_input_run(image, run, channel, block.v) && ok;
     });
   }
@@ -155,7 +155,7 @@ bool transform_input_avx512(const WinogradImage& image, const TileBlock& block, 
 void transform_output_avx512(const WinogradImage& image, const TileBlock& block, int64_t first,
                              int64_t end) {
   for (int64_t channel = first; channel < end; ++channel) {
-    for_each_run(image.plan, block,
+    for_each_run(image, block,
                  [&](const TileRun& run) { transform_output_run(image, run, channel, block.m); });
   }
 }

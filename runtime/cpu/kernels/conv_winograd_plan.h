@@ -1,5 +1,5 @@
-// What Winograd F(2x2, 3x3) prepares for one convolution (conv_winograd.h): the tile grid, the
-// block size, the workspace and the transformed, packed weights.
+// What Winograd F(2x2, 3x3) prepares for one convolution (conv_winograd.h): the block size, the
+// workspace and the transformed, packed weights.
 #pragma once
 
 #include <cstdint>
@@ -17,17 +17,15 @@ struct WinogradPlan {
   SgemmIsa isa = SgemmIsa::kPortable;
   int64_t in_channels = 0;
   int64_t out_channels = 0;
-  int64_t tiles_h = 0;        // ceil(OH / 2)
-  int64_t tiles_w = 0;        // ceil(OW / 2)
   int64_t block_tiles = 0;    // tiles per block (a multiple of 32)
   int64_t part_bytes = 0;     // one block's V and M (64-byte aligned)
   int64_t parts = 1;          // workspace parts: one per thread
+  int64_t phase_bytes = 0;    // a dilated conv: one phase's input and output, per part
   int64_t packed_floats = 0;  // one position's packed C_out x C_in matrix
   // The 16 transformed weight matrices, packed, one after the other (the Session holds them).
   std::shared_ptr<const std::vector<float>> packed;
 
-  int64_t tiles() const { return tiles_h * tiles_w; }
-  int64_t workspace_bytes() const { return parts * part_bytes; }
+  int64_t workspace_bytes() const { return parts * (part_bytes + phase_bytes); }
 };
 
 }  // namespace onepool::cpu::nn

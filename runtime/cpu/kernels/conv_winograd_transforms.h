@@ -6,11 +6,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 
 #include "runtime/cpu/kernels/activation.h"
 #include "runtime/cpu/kernels/conv_geometry.h"
 #include "runtime/cpu/kernels/conv_winograd_plan.h"
+#include "runtime/cpu/thread_pool.h"
 
 namespace onepool::cpu::nn {
 
@@ -23,7 +25,8 @@ inline bool within_winograd_limit(float value) {
   return std::fabs(value) <= kWinogradMagnitudeLimit;
 }
 
-/// Everything one image's convolution reads and writes.
+/// Everything one image's convolution reads and writes. `g` has dilation 1 (a dilated
+/// convolution runs as one such convolution per phase, conv_winograd.cc).
 struct WinogradImage {
   const WindowGeometry& g;
   const WinogradPlan& plan;
@@ -31,6 +34,10 @@ struct WinogradImage {
   const float* bias;
   const Activation& activation;
   float* y;
+
+  int64_t tiles_h() const { return (g.output[1] + 1) / 2; }
+  int64_t tiles_w() const { return (g.output[2] + 1) / 2; }
+  int64_t tiles() const { return tiles_h() * tiles_w(); }
 };
 
 /// Up to kWinogradLanes tiles of one tile row: tiles (ty, tx .. tx + count), at `slot` of the
@@ -53,11 +60,12 @@ struct TileBlock {
 
 /// Calls fn(run) for the runs of `block`, in order.
 template <class Fn>
-void for_each_run(const WinogradPlan& plan, const TileBlock& block, const Fn& fn) {
+void for_each_run(const WinogradImage& image, const TileBlock& block, const Fn& fn) {
+  const int64_t tiles_w = image.tiles_w();
   for (int64_t slot = 0; slot < block.count;) {
     const int64_t tile = block.first + slot;
-    TileRun run{tile / plan.tiles_w, tile % plan.tiles_w, 0, slot};
-    run.count = std::min({kWinogradLanes, plan.tiles_w - run.tx, block.count - slot});
+    TileRun run{tile / tiles_w, tile % tiles_w, 0, slot};
+    run.count = std::min({kWinogradLanes, tiles_w - run.tx, block.count - slot});
     fn(run);
     slot += run.count;
   }
@@ -89,5 +97,16 @@ bool transform_input_avx512(const WinogradImage& image, const TileBlock& block, 
 /// (AVX-512; the CPU must have it).
 void transform_output_avx512(const WinogradImage& image, const TileBlock& block, int64_t first,
                              int64_t end);
+
+/// One image of a convolution of dilation 1 (conv_winograd.cc). False when an input read is
+/// NaN, Inf or above 2^40 (the output is then incomplete).
+bool run_winograd_undilated(const WinogradImage& image, std::byte* workspace, ThreadPool& threads);
+
+/// As run_winograd_undilated, on the calling thread alone, in one workspace part.
+bool run_winograd_on_one_thread(const WinogradImage& image, std::byte* part);
+
+/// Workspace bytes a dilated convolution needs per part for one phase's input and output (0 for
+/// dilation 1; conv_winograd_run.cc).
+int64_t winograd_phase_bytes(const WindowGeometry& g, int64_t in_channels, int64_t out_channels);
 
 }  // namespace onepool::cpu::nn
