@@ -1,8 +1,13 @@
 // Resize / Upsample CPU kernel: nearest (every nearest_mode), linear (every coordinate mode),
-// cubic and tf_crop_and_resize, hand-computed small cases plus ONNX node tests converted inline.
+// cubic and tf_crop_and_resize, hand-computed small cases plus ONNX node tests converted inline,
+// and the linear fast path (resize_linear_2d) held to the generic path's bits.
+#include "runtime/cpu/kernels/resize.h"
+
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstring>
+#include <limits>
 
 #include "runtime/kernel_test_util.h"
 
@@ -434,4 +439,136 @@ TEST_CASE("official test_upsample_nearest") {
                                        1.0f, 2.0f, 2.0f, 2.0f, 3.0f, 3.0f, 3.0f, 4.0f,
                                        4.0f, 4.0f, 3.0f, 3.0f, 3.0f, 4.0f, 4.0f, 4.0f};
   check_close(values_of<float>(result.value()[0]), expected);
+}
+
+// The linear fast path (resize_linear_2d.cc) against the generic tap loop
+// (make_resize_kernel_generic): the same bits for every output (NaN where it has NaN), over odd
+// sizes, up- and downsampling, scale 1 on one axis, every coordinate mode but tf_crop_and_resize,
+// NaN, +-Inf and +-0 in the input, and 1 to 3 threads (rows split mid-plane between threads).
+namespace {
+
+// Random values in [-1, 1) with NaN, +-Inf and +-0 sprinkled in; the corners are infinite so the
+// edge taps, where clamping merges two taps into one, read them.
+std::vector<float> awkward_values(int64_t count, uint32_t seed) {
+  std::vector<float> values = random_values(count, seed);
+  const float inf = std::numeric_limits<float>::infinity();
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i % 41 == 5) values[i] = std::numeric_limits<float>::quiet_NaN();
+    if (i % 11 == 3) values[i] = (i % 2 == 0) ? 0.0f : -0.0f;
+    if (i % 31 == 11) values[i] = -inf;
+    if (i % 47 == 17) values[i] = inf;
+  }
+  values.front() = inf;
+  values.back() = -inf;
+  return values;
+}
+
+bool is_nan_bits(uint32_t bits) { return (bits & 0x7fffffffu) > 0x7f800000u; }
+
+// Equal bits, or both NaN: the sign and payload of a NaN are the hardware's choice (x86 keeps
+// the first operand's NaN, and the compiler may order a commutative add's operands either way),
+// as in every other kernel's fast-path test (pool_fast_path_test.cc).
+bool same_value_bits(uint32_t a, uint32_t b) {
+  return a == b || (is_nan_bits(a) && is_nan_bits(b));
+}
+
+struct ResizeRun {
+  std::vector<uint32_t> bits;  // the output, bit for bit
+  size_t workspace_bytes = 0;  // what the prepared kernel declared
+};
+
+// Resizes `x` to `out` (a constant sizes input) with the kernel `factory` prepares for `threads`
+// threads, and runs it on that many.
+ResizeRun run_resize_with(cpu::KernelFactory factory, const TestInput& x, const Shape& out,
+                          const AttributeMap& attributes, int threads) {
+  const std::vector<std::optional<TestInput>> inputs = {
+      x, std::nullopt, std::nullopt,
+      i64({out.rank()}, std::vector<int64_t>(out.dims().begin(), out.dims().end()), true)};
+  const Graph graph = single_node_graph("Resize", inputs, {{DType::kFloat32, out}}, attributes);
+  auto prepared = cpu::prepare_cpu_kernel(factory, graph, graph.nodes[0], threads);
+  REQUIRE_MESSAGE(prepared.has_value(), prepared.status().to_string());
+  HostTensor input = x.tensor;
+  ResizeRun run;
+  run.workspace_bytes = prepared.value().workspace_bytes;
+  run.bits.assign(static_cast<size_t>(out.element_count()), 0xCDCDCDCDu);
+  const TensorView in_view{input.data.data(), DType::kFloat32, input.shape, Device{}};
+  const TensorView out_view{run.bits.data(), DType::kFloat32, out, Device{}};
+  REQUIRE(run_prepared(prepared.value(), {in_view}, {out_view}, threads).is_ok());
+  return run;
+}
+
+// Fast path (the registered factory) and generic path on the same input; the fast path must
+// have been taken (it alone declares a workspace: its cached rows) and agree bit for bit.
+void check_fast_path_matches(const Shape& in, const Shape& out, const std::string& coordinates,
+                             bool exclude_outside = false) {
+  AttributeMap attributes = resize_attributes("linear", coordinates);
+  if (exclude_outside) attributes.set("exclude_outside", int_attr(1));
+  const auto x = f32(in, awkward_values(in.element_count(), 7));
+  const auto registry = cpu::KernelRegistry::with_all_kernels();
+  for (int threads = 1; threads <= 3; ++threads) {
+    INFO(in.to_string(), " -> ", out.to_string(), " ", coordinates, ", threads ", threads);
+    const ResizeRun fast = run_resize_with(registry.find("Resize"), x, out, attributes, threads);
+    const ResizeRun generic =
+        run_resize_with(&cpu::data::make_resize_kernel_generic, x, out, attributes, threads);
+    CHECK(fast.workspace_bytes > 0);
+    CHECK(generic.workspace_bytes == 0);
+    REQUIRE(fast.bits.size() == generic.bits.size());
+    size_t differing = 0, first = 0, nans = 0;
+    for (size_t i = fast.bits.size(); i-- > 0;) {
+      nans += is_nan_bits(generic.bits[i]) ? 1 : 0;
+      if (same_value_bits(fast.bits[i], generic.bits[i])) continue;
+      ++differing;
+      first = i;
+    }
+    float fast_value = 0.0f, generic_value = 0.0f;
+    std::memcpy(&fast_value, &fast.bits[first], sizeof(float));
+    std::memcpy(&generic_value, &generic.bits[first], sizeof(float));
+    INFO("first difference at ", first, ": fast ", fast_value, ", generic ", generic_value);
+    CHECK(differing == 0);
+    CHECK(nans > 0);  // the input's NaN and infinities reached the output
+  }
+}
+
+// tf_half_pixel_for_nn moves even a scale-1 axis by half a pixel, so it takes rank-2 inputs.
+const char* const kFastPathModes[] = {"half_pixel", "pytorch_half_pixel", "align_corners",
+                                      "asymmetric"};
+
+}  // namespace
+
+// Upsampling by 13/7 and 11/5 (taps at irregular positions, both edges clamped) on 2 x 3 planes.
+TEST_CASE("Resize linear fast path: odd upsampling gives the generic path's bits") {
+  for (const char* mode : kFastPathModes) {
+    check_fast_path_matches(Shape{2, 3, 7, 5}, Shape{2, 3, 13, 11}, mode);
+  }
+  check_fast_path_matches(Shape{7, 5}, Shape{13, 11}, "tf_half_pixel_for_nn");
+}
+
+// Downsampling 9x9 -> 4x6: consecutive output rows share no input row, so every row misses the
+// cache.
+TEST_CASE("Resize linear fast path: downsampling gives the generic path's bits") {
+  for (const char* mode : kFastPathModes) {
+    check_fast_path_matches(Shape{1, 2, 9, 9}, Shape{1, 2, 4, 6}, mode);
+  }
+  check_fast_path_matches(Shape{9, 9}, Shape{4, 6}, "tf_half_pixel_for_nn");
+}
+
+// Scale 1 on one axis (that axis has one tap of weight 1 per output), on both (an identity
+// resize), and exclude_outside (edge weights renormalized).
+TEST_CASE("Resize linear fast path: scale 1 on an axis and exclude_outside") {
+  check_fast_path_matches(Shape{1, 2, 6, 7}, Shape{1, 2, 6, 15}, "half_pixel");
+  check_fast_path_matches(Shape{1, 2, 8, 5}, Shape{1, 2, 3, 5}, "align_corners");
+  check_fast_path_matches(Shape{1, 2, 4, 3}, Shape{1, 2, 4, 3}, "asymmetric");
+  check_fast_path_matches(Shape{1, 2, 5, 6}, Shape{1, 2, 11, 3}, "half_pixel", true);
+}
+
+// Other ranks: [C, H, W] and a rank-1 row (one plane of height 1).
+TEST_CASE("Resize linear fast path: rank 3 and rank 1") {
+  check_fast_path_matches(Shape{3, 5, 4}, Shape{3, 9, 10}, "pytorch_half_pixel");
+  check_fast_path_matches(Shape{13}, Shape{29}, "half_pixel");
+}
+
+// M-LSD's x2 half_pixel upsampling, large enough (102,400 outputs) that 2 and 3 threads split
+// the 1,280 output rows mid-plane (3 parts of 427 rows) and each part starts its own cache.
+TEST_CASE("Resize linear fast path: x2 upsampling split over threads") {
+  check_fast_path_matches(Shape{1, 16, 40, 40}, Shape{1, 16, 80, 80}, "half_pixel");
 }

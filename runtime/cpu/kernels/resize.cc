@@ -2,11 +2,13 @@
 // per output index and axis). Linear and cubic work on float32 and interpolate the last two axes
 // (or the last one for rank 1); every other axis must map to itself (scale 1), else the node is
 // kUnsupported. Run time: per output element, taps_y * taps_x multiply-adds from prepared tables.
+// Linear nodes take the separable fast path of resize_linear_2d.h (the same bits).
 #include "runtime/cpu/kernels/resize.h"
 
 #include <algorithm>
 #include <cmath>
 
+#include "runtime/cpu/kernels/resize_linear_2d.h"
 #include "runtime/cpu/kernels/shape_axis_map.h"
 #include "runtime/cpu/kernels/shape_ops.h"
 #include "runtime/cpu/kernels/shape_util.h"
@@ -137,7 +139,15 @@ Expected<PreparedKernel> prepare_nearest(const NodeContext& node, const ResizePa
   return prepared;
 }
 
-Expected<PreparedKernel> prepare_interpolate(const NodeContext& node, const ResizeParams& params) {
+enum class ResizePaths : uint8_t { kFastest, kGenericOnly };
+
+// Whether any output index of the axis is tf_crop_and_resize's extrapolation value.
+bool has_outside(const AxisTaps& taps) {
+  return std::any_of(taps.outside.begin(), taps.outside.end(), [](uint8_t o) { return o != 0; });
+}
+
+Expected<PreparedKernel> prepare_interpolate(const NodeContext& node, const ResizeParams& params,
+                                             ResizePaths paths) {
   const Shape& in = node.input(0).shape;
   const Shape& out = node.output(0).shape;
   if (node.input(0).dtype != DType::kFloat32) {
@@ -159,6 +169,13 @@ Expected<PreparedKernel> prepare_interpolate(const NodeContext& node, const Resi
       rank >= 2 ? compute_axis_taps(params, y_axis, in[y_axis], out[y_axis]) : single_tap();
   AxisTaps x = compute_axis_taps(params, x_axis, in[x_axis], out[x_axis]);
   const int64_t in_h = rank >= 2 ? in[y_axis] : 1;
+  if (paths == ResizePaths::kFastest && params.mode == ResizeMode::kLinear && !has_outside(y) &&
+      !has_outside(x)) {
+    const LinearAxisTaps y_taps{y.taps, y.index, y.weight}, x_taps{x.taps, x.index, x.weight};
+    if (linear_2d_fits(y_taps, x_taps)) {
+      return make_linear_2d_kernel(node, y_taps, x_taps, planes, in_h, in[x_axis]);
+    }
+  }
   PreparedKernel prepared;
   prepared.kernel = std::make_unique<InterpolateKernel>(std::move(y), std::move(x), planes, in_h,
                                                         in[x_axis], params.extrapolation_value);
@@ -216,9 +233,7 @@ Expected<PreparedKernel> guard_runtime_scales(const NodeContext& node, const Res
   return prepared;
 }
 
-}  // namespace
-
-Expected<PreparedKernel> make_resize_kernel(const NodeContext& node) {
+Expected<PreparedKernel> make_resize(const NodeContext& node, ResizePaths paths) {
   ONEPOOL_ASSIGN_OR_RETURN(ResizeParams params, read_resize_params(node));
   const Shape& in = node.input(0).shape;
   const Shape& out = node.output(0).shape;
@@ -238,9 +253,19 @@ Expected<PreparedKernel> make_resize_kernel(const NodeContext& node) {
   }
   Expected<PreparedKernel> prepared = params.mode == ResizeMode::kNearest
                                           ? prepare_nearest(node, params)
-                                          : prepare_interpolate(node, params);
+                                          : prepare_interpolate(node, params, paths);
   if (!prepared) return prepared;
   return guard_runtime_scales(node, params, std::move(prepared).value());
+}
+
+}  // namespace
+
+Expected<PreparedKernel> make_resize_kernel(const NodeContext& node) {
+  return make_resize(node, ResizePaths::kFastest);
+}
+
+Expected<PreparedKernel> make_resize_kernel_generic(const NodeContext& node) {
+  return make_resize(node, ResizePaths::kGenericOnly);
 }
 
 }  // namespace onepool::cpu::data

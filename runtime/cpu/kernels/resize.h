@@ -60,4 +60,9 @@ struct AxisTaps {
 /// Taps of axis `axis` (input dim `in_dim`, output dim `out_dim`) under `params`.
 AxisTaps compute_axis_taps(const ResizeParams& params, int axis, int64_t in_dim, int64_t out_dim);
 
+/// The Resize / Upsample kernel without its fast paths (every linear and cubic node on the
+/// generic tap loop): the reference tests hold the fast paths to, bit for bit. The registered
+/// factory is make_resize_kernel (shape_ops.h).
+Expected<PreparedKernel> make_resize_kernel_generic(const NodeContext& node);
+
 }  // namespace onepool::cpu::data
