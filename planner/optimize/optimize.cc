@@ -19,6 +19,7 @@ Status run_passes(Graph& graph, OptimizeLevel level, OptimizeReport& report) {
   ONEPOOL_RETURN_IF_ERROR(graph_opt::fold_batchnorms(graph, report));
   if (level != OptimizeLevel::kAll) return Status::ok();
   ONEPOOL_RETURN_IF_ERROR(graph_opt::fuse_qdq(graph, report));
+  ONEPOOL_RETURN_IF_ERROR(graph_opt::fuse_pads(graph, report));
   ONEPOOL_RETURN_IF_ERROR(graph_opt::fuse_conv_bias(graph, report));
   ONEPOOL_RETURN_IF_ERROR(graph_opt::fuse_matmul_add(graph, report));
   ONEPOOL_RETURN_IF_ERROR(graph_opt::fuse_gelus(graph, report));

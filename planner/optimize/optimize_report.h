@@ -19,6 +19,7 @@ struct OptimizeReport {
   int fused_biases = 0;       // Add of a constant folded into a producer's bias
   int fused_activations = 0;  // activation nodes turned into epilogues
   int fused_gelus = 0;        // decomposed GELU chains turned into one Gelu node
+  int fused_pads = 0;         // zero Pad nodes merged into the pads of the Conv reading them
   int fused_qdq = 0;          // DequantizeLinear → Conv/MatMul → QuantizeLinear made QLinear*
   int nodes_before = 0;
   int nodes_after = 0;

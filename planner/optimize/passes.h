@@ -23,6 +23,8 @@ Status remove_identity_nodes(Graph& graph, OptimizeReport& report);
 /// basic: BatchNormalization with constant parameters folded into the preceding Conv or
 /// ConvTranspose (new weight tensors; shared ones are never mutated).
 Status fold_batchnorms(Graph& graph, OptimizeReport& report);
+/// all: a zero-padding Pad read only by a Conv (as X) merged into the Conv's pads.
+Status fuse_pads(Graph& graph, OptimizeReport& report);
 /// all: Add of a constant per-channel tensor folded into the bias of the producing Conv or
 /// ConvTranspose.
 Status fuse_conv_bias(Graph& graph, OptimizeReport& report);

@@ -44,17 +44,10 @@ class GraphBuilder {
     return graph_.add_value(value);
   }
   ValueId weight(const std::string& name, Shape shape, const std::vector<float>& data) {
-    const ValueId id = value(name, shape);
-    Value& value = graph_.values[static_cast<size_t>(id)];
-    value.kind = ValueKind::kWeight;
-    value.weight_index = static_cast<int32_t>(graph_.weights.size());
-    HostTensor tensor;
-    tensor.dtype = DType::kFloat32;
-    tensor.shape = shape;
-    tensor.data.resize(data.size() * sizeof(float));
-    std::memcpy(tensor.data.data(), data.data(), tensor.data.size());
-    graph_.weights.push_back(tensor);
-    return id;
+    return typed_weight(name, shape, DType::kFloat32, data.data(), data.size() * sizeof(float));
+  }
+  ValueId int64_weight(const std::string& name, Shape shape, const std::vector<int64_t>& data) {
+    return typed_weight(name, shape, DType::kInt64, data.data(), data.size() * sizeof(int64_t));
   }
   void output(ValueId id) {
     graph_.values[static_cast<size_t>(id)].is_graph_output = true;
@@ -75,6 +68,22 @@ class GraphBuilder {
   }
 
  private:
+  ValueId typed_weight(const std::string& name, Shape shape, DType dtype, const void* data,
+                       size_t bytes) {
+    const ValueId id = value(name, shape);
+    Value& value = graph_.values[static_cast<size_t>(id)];
+    value.kind = ValueKind::kWeight;
+    value.dtype = dtype;
+    value.weight_index = static_cast<int32_t>(graph_.weights.size());
+    HostTensor tensor;
+    tensor.dtype = dtype;
+    tensor.shape = shape;
+    tensor.data.resize(bytes);
+    std::memcpy(tensor.data.data(), data, bytes);
+    graph_.weights.push_back(tensor);
+    return id;
+  }
+
   Graph graph_;
 };
 
