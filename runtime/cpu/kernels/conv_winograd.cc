@@ -55,22 +55,17 @@ bool transform_input_run(const WinogradImage& image, const TileRun& run, int64_t
   }
   const int64_t stride = image.plan.in_channels * image.plan.block_tiles;  // between positions
   float* out = v + channel * image.plan.block_tiles + run.slot;
+  // (B^T d) B, written straight to the 16 matrices (a copy loop would become a memcpy call).
+  const int64_t lanes = run.count;
   for (int i = 0; i < 4; ++i) {
-    float row[4][kWinogradLanes];  // (B^T d) B
-    for (int64_t l = 0; l < kWinogradLanes; ++l) {
-      row[0][l] = t[i][0][l] - t[i][2][l];
-      row[1][l] = t[i][1][l] + t[i][2][l];
-      row[2][l] = t[i][2][l] - t[i][1][l];
-      row[3][l] = t[i][1][l] - t[i][3][l];
-    }
-    for (int j = 0; j < 4; ++j) {
-      float* dst = out + (4 * i + j) * stride;
-      if (run.count == kWinogradLanes) {
-        for (int64_t l = 0; l < kWinogradLanes; ++l) dst[l] = row[j][l];
-      } else {
-        for (int64_t l = 0; l < run.count; ++l) dst[l] = row[j][l];
-      }
-    }
+    float* v0 = out + (4 * i) * stride;
+    float* v1 = out + (4 * i + 1) * stride;
+    float* v2 = out + (4 * i + 2) * stride;
+    float* v3 = out + (4 * i + 3) * stride;
+    for (int64_t l = 0; l < lanes; ++l) v0[l] = t[i][0][l] - t[i][2][l];
+    for (int64_t l = 0; l < lanes; ++l) v1[l] = t[i][1][l] + t[i][2][l];
+    for (int64_t l = 0; l < lanes; ++l) v2[l] = t[i][2][l] - t[i][1][l];
+    for (int64_t l = 0; l < lanes; ++l) v3[l] = t[i][1][l] - t[i][3][l];
   }
   return bad == 0;
 }
@@ -125,26 +120,26 @@ void transform_output_run(const WinogradImage& image, const TileRun& run, int64_
     }
   }
   const float bias = image.bias != nullptr ? image.bias[channel] : 0.0f;
-  float rows[2][2 * kWinogradLanes];  // output rows 2 ty and 2 ty + 1, two columns per tile
-  for (int i = 0; i < 2; ++i) {
-    for (int64_t l = 0; l < kWinogradLanes; ++l) {
-      rows[i][2 * l] = t[i][0][l] + t[i][1][l] + t[i][2][l] + bias;
-      rows[i][2 * l + 1] = t[i][1][l] - t[i][2][l] - t[i][3][l] + bias;
-    }
-  }
   const int64_t out_w = g.output[2];
   const int64_t x0 = 2 * run.tx;
   const int64_t columns = std::min(2 * run.count, out_w - x0);
   for (int i = 0; i < 2; ++i) {
     const int64_t oy = 2 * run.ty + i;
     if (oy >= g.output[1]) break;
-    apply_activation(image.activation, rows[i], columns);
+    // Two columns per tile, written straight to Y, then the activation over them in place.
     float* dst = image.y + channel * g.output_size() + oy * out_w + x0;
     if (columns == 2 * kWinogradLanes) {
-      for (int64_t k = 0; k < 2 * kWinogradLanes; ++k) dst[k] = rows[i][k];
+      for (int64_t l = 0; l < kWinogradLanes; ++l) {
+        dst[2 * l] = t[i][0][l] + t[i][1][l] + t[i][2][l] + bias;
+        dst[2 * l + 1] = t[i][1][l] - t[i][2][l] - t[i][3][l] + bias;
+      }
     } else {
-      for (int64_t k = 0; k < columns; ++k) dst[k] = rows[i][k];
+      for (int64_t l = 0; 2 * l < columns; ++l) {
+        dst[2 * l] = t[i][0][l] + t[i][1][l] + t[i][2][l] + bias;
+        if (2 * l + 1 < columns) dst[2 * l + 1] = t[i][1][l] - t[i][2][l] - t[i][3][l] + bias;
+      }
     }
+    apply_activation(image.activation, dst, columns);
   }
 }
 
