@@ -1,5 +1,8 @@
-// The flat-plane path of depthwise 3x3 "same" convolutions and the row path of 5x5 ones
-// (conv_depthwise.cc) sum each output in the generic path's order, so all give the same bits: the
+// The small-plane path (planes up to 4096 floats with their padding, every output summing all
+// 9 taps, the padding's zeros included), the flat-plane path of larger depthwise 3x3 "same"
+// convolutions and the row path of 5x5 ones (conv_depthwise.cc) sum each output in the generic
+// path's order (a padding tap adds w * 0, which changes no sum of finite weights), so all give
+// the same bits: the
 // same data as [1, 2C, H, W] with each channel's weights twice (flat path) and as [1, C, 2, H, W]
 // with a depth-1 window (the generic path), with NaN and signed zeros in the input, on planes from
 // 5x5 to 40x23.

@@ -1,6 +1,7 @@
 #include "runtime/cpu/kernels/conv_depthwise.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "runtime/cpu/kernels/isa_clones.h"
 
@@ -16,11 +17,13 @@ void accumulate_row(const WindowGeometry& g, const float* x_row, const float* w_
     const ValidRange range = valid_output_range(offset, stride, g.input[2], g.output[2]);
     if (stride == 1) {
       const float* src = x_row + offset;
-      for (int64_t ow = range.first; ow < range.last; ++ow) y_row[ow] += weight * src[ow];
+      for (int64_t ow = range.first; ow < range.last; ++ow) {
+        y_row[ow] = std::fma(weight, src[ow], y_row[ow]);
+      }
       continue;
     }
     for (int64_t ow = range.first; ow < range.last; ++ow) {
-      y_row[ow] += weight * x_row[ow * stride + offset];
+      y_row[ow] = std::fma(weight, x_row[ow * stride + offset], y_row[ow]);
     }
   }
 }
@@ -33,7 +36,7 @@ float edge_kxk(const WindowGeometry& g, const float* const rows[K], const float*
   for (int kh = 0; kh < K; ++kh) {
     for (int kw = 0; kw < K; ++kw) {
       const int64_t iw = ow * g.stride[2] - g.pad_begin[2] + kw;
-      if (iw >= 0 && iw < g.input[2]) sum += w[kh * K + kw] * rows[kh][iw];
+      if (iw >= 0 && iw < g.input[2]) sum = std::fma(w[kh * K + kw], rows[kh][iw], sum);
     }
   }
   return sum;
@@ -52,7 +55,7 @@ void interior_kxk(const float* const rows[K], const float* w, float bias, int64_
   for (int64_t ow = first; ow < last; ++ow) {
     float sum = bias;
     for (int kh = 0; kh < K; ++kh) {
-      for (int kw = 0; kw < K; ++kw) sum += taps[kh * K + kw] * r[kh][ow * S + kw];
+      for (int kw = 0; kw < K; ++kw) sum = std::fma(taps[kh * K + kw], r[kh][ow * S + kw], sum);
     }
     y_row[ow] = sum;
   }
@@ -124,7 +127,7 @@ ONEPOOL_ISA_CLONES bool flat_plane_kxk(const WindowGeometry& g, const float* x, 
   }
   for (int64_t f = begin; f < end; ++f) {
     float sum = bias;
-    for (int t = 0; t < K * K; ++t) sum += taps[t] * x[f + offsets[t]];
+    for (int t = 0; t < K * K; ++t) sum = std::fma(taps[t], x[f + offsets[t]], sum);
     y[f] = sum;
   }
   const float* window_rows[K];
@@ -145,11 +148,80 @@ ONEPOOL_ISA_CLONES bool flat_plane_kxk(const WindowGeometry& g, const float* x, 
   return true;
 }
 
+// Planes whose zero-padded copy fits in this many floats (on the stack) take small_plane_kxk.
+constexpr int64_t kSmallPlaneFloats = 4096;
+
+// A small plane (MobileNet's 7x7 and 14x14): copied once with its zero padding into a stack
+// buffer, then every output sums all K x K taps, padding included (w * 0 adds nothing), with no
+// edge cases: on a 7x7 plane the border outputs are most of the plane, and their one-by-one
+// path cost more than the sums. Stride 1 sweeps the padded plane as one flat run (two stray
+// columns a row, dropped when copied out). Returns false when the plane is too large.
+template <int K, int S>
+ONEPOOL_ISA_CLONES bool small_plane_kxk(const WindowGeometry& g, const float* x, const float* w,
+                                        float bias, float* __restrict y) {
+  const int64_t out_h = g.output[1], out_w = g.output[2];
+  const int64_t padded_h = (out_h - 1) * S + K, padded_w = (out_w - 1) * S + K;
+  if (padded_h * padded_w > kSmallPlaneFloats || out_h * padded_w > kSmallPlaneFloats) {
+    return false;
+  }
+  float padded[kSmallPlaneFloats];
+  std::fill(padded, padded + padded_h * padded_w, 0.0f);
+  const int64_t first_ix = std::max<int64_t>(0, -g.pad_begin[2]);
+  const int64_t end_ix = std::min<int64_t>(g.input[2], padded_w - g.pad_begin[2]);
+  for (int64_t r = 0; r < padded_h; ++r) {
+    const int64_t iy = r - g.pad_begin[1];
+    if (iy < 0 || iy >= g.input[1] || end_ix <= first_ix) continue;
+    const float* row = x + iy * g.input[2];
+    std::copy(row + first_ix, row + end_ix, padded + r * padded_w + g.pad_begin[2] + first_ix);
+  }
+  float taps[K * K];
+  for (int t = 0; t < K * K; ++t) taps[t] = w[t];
+  if constexpr (S == 1) {
+    float sums[kSmallPlaneFloats];
+    const int64_t count = (out_h - 1) * padded_w + out_w;
+    for (int64_t f = 0; f < count; ++f) {
+      float sum = bias;
+      for (int kh = 0; kh < K; ++kh) {
+        for (int kw = 0; kw < K; ++kw) {
+          sum = std::fma(taps[kh * K + kw], padded[f + kh * padded_w + kw], sum);
+        }
+      }
+      sums[f] = sum;
+    }
+    for (int64_t oh = 0; oh < out_h; ++oh) {
+      std::copy(sums + oh * padded_w, sums + oh * padded_w + out_w, y + oh * out_w);
+    }
+  } else {
+    for (int64_t oh = 0; oh < out_h; ++oh) {
+      const float* rows = padded + oh * S * padded_w;
+      for (int64_t ow = 0; ow < out_w; ++ow) {
+        float sum = bias;
+        for (int kh = 0; kh < K; ++kh) {
+          for (int kw = 0; kw < K; ++kw) {
+            sum = std::fma(taps[kh * K + kw], rows[kh * padded_w + ow * S + kw], sum);
+          }
+        }
+        y[oh * out_w + ow] = sum;
+      }
+    }
+  }
+  return true;
+}
+
 using FlatFn = bool (*)(const WindowGeometry&, const float*, const float*, float, float*);
 
 FlatFn choose_flat_fn(const WindowGeometry& g) {
   const bool square_2d = g.input[0] == 1 && g.kernel[0] == 1 && g.kernel[1] == g.kernel[2] &&
                          g.dilation[1] == 1 && g.dilation[2] == 1;
+  const bool same_strides = g.stride[1] == g.stride[2];
+  if (square_2d && same_strides && g.kernel[1] == 3 && g.stride[1] == 1 &&
+      (g.output[1] + 2) * (g.output[2] + 2) <= kSmallPlaneFloats) {
+    return &small_plane_kxk<3, 1>;
+  }
+  if (square_2d && same_strides && g.kernel[1] == 3 && g.stride[1] == 2 &&
+      (2 * g.output[1] + 1) * (2 * g.output[2] + 1) <= kSmallPlaneFloats) {
+    return &small_plane_kxk<3, 2>;
+  }
   if (square_2d && g.kernel[1] == 3) return &flat_plane_kxk<3>;
   // Not 5x5: with 25 taps in flight the compiler no longer vectorizes the flat loop (PaddleOCR
   // rec's 5x5 depthwise ran 6x slower than on row_kxk<5, 1>).
