@@ -73,13 +73,9 @@ bool transform_input_run(const WinogradImage& image, const TileRun& run, int64_t
 // Input channels [first, end) of `block`; false when an input read is NaN, Inf or above 2^40.
 ONEPOOL_ISA_CLONES bool transform_input_portable(const WinogradImage& image, const TileBlock& block,
                                                  int64_t first, int64_t end) {
-  bool ok = true;
-  for (int64_t channel = first; channel < end; ++channel) {
-    for_each_run(image, block, [&](const TileRun& run) {
-      ok = transform_input_run(image, run, channel, block.v) && ok;
-    });
-  }
-  return ok;
+  return for_each_channel_run(image, block, first, end, [&](int64_t channel, const TileRun& run) {
+    return transform_input_run(image, run, channel, block.v);
+  });
 }
 
 bool transform_input(const WinogradImage& image, const TileBlock& block, int64_t first,
@@ -147,10 +143,10 @@ void transform_output_run(const WinogradImage& image, const TileRun& run, int64_
 ONEPOOL_ISA_CLONES void transform_output_portable(const WinogradImage& image,
                                                   const TileBlock& block, int64_t first,
                                                   int64_t end) {
-  for (int64_t channel = first; channel < end; ++channel) {
-    for_each_run(image, block,
-                 [&](const TileRun& run) { transform_output_run(image, run, channel, block.m); });
-  }
+  for_each_channel_run(image, block, first, end, [&](int64_t channel, const TileRun& run) {
+    transform_output_run(image, run, channel, block.m);
+    return true;
+  });
 }
 
 void transform_output(const WinogradImage& image, const TileBlock& block, int64_t first,

@@ -143,21 +143,17 @@ ONEPOOL_AVX512 void transform_output_run(const WinogradImage& image, const TileR
 
 bool transform_input_avx512(const WinogradImage& image, const TileBlock& block, int64_t first,
                             int64_t end) {
-  bool ok = true;
-  for (int64_t channel = first; channel < end; ++channel) {
-    for_each_run(image, block, [&](const TileRun& run) {
-      ok = transform_input_run(image, run, channel, block.v) && ok;
-    });
-  }
-  return ok;
+  return for_each_channel_run(image, block, first, end, [&](int64_t channel, const TileRun& run) {
+    return transform_input_run(image, run, channel, block.v);
+  });
 }
 
 void transform_output_avx512(const WinogradImage& image, const TileBlock& block, int64_t first,
                              int64_t end) {
-  for (int64_t channel = first; channel < end; ++channel) {
-    for_each_run(image, block,
-                 [&](const TileRun& run) { transform_output_run(image, run, channel, block.m); });
-  }
+  for_each_channel_run(image, block, first, end, [&](int64_t channel, const TileRun& run) {
+    transform_output_run(image, run, channel, block.m);
+    return true;
+  });
 }
 
 }  // namespace onepool::cpu::nn

@@ -58,17 +58,23 @@ struct TileBlock {
   float* m = nullptr;  // [16][C_out][block_tiles]
 };
 
-/// Calls fn(run) for the runs of `block`, in order.
+/// Calls fn(channel, run) for channels [first, end) of `block`, each over the block's runs of
+/// tiles in order; false when a call returned false (the others still run).
 template <class Fn>
-void for_each_run(const WinogradImage& image, const TileBlock& block, const Fn& fn) {
+bool for_each_channel_run(const WinogradImage& image, const TileBlock& block, int64_t first,
+                          int64_t end, const Fn& fn) {
   const int64_t tiles_w = image.tiles_w();
-  for (int64_t slot = 0; slot < block.count;) {
-    const int64_t tile = block.first + slot;
-    TileRun run{tile / tiles_w, tile % tiles_w, 0, slot};
-    run.count = std::min({kWinogradLanes, tiles_w - run.tx, block.count - slot});
-    fn(run);
-    slot += run.count;
+  bool ok = true;
+  for (int64_t channel = first; channel < end; ++channel) {
+    for (int64_t slot = 0; slot < block.count;) {
+      const int64_t tile = block.first + slot;
+      TileRun run{tile / tiles_w, tile % tiles_w, 0, slot};
+      run.count = std::min({kWinogradLanes, tiles_w - run.tx, block.count - slot});
+      ok = fn(channel, run) && ok;
+      slot += run.count;
+    }
   }
+  return ok;
 }
 
 /// Input row `iy` of `plane` from column `ix` on, kWinogradRowFloats columns: the plane itself
