@@ -49,7 +49,6 @@ ONEPOOL_ISA_CLONES void interpolate_columns(const ColumnTaps& columns, int64_t c
   const int32_t* __restrict i0 = columns.first_index.data();
   const float* __restrict w0 = columns.first_weight.data();
   if (columns.taps < 2) {
-    ONEPOOL_IVDEP
     for (int64_t o = 0; o < count; ++o) {
       float sum = 0.0f;
       sum += w0[o] * src[i0[o]];
@@ -59,7 +58,6 @@ ONEPOOL_ISA_CLONES void interpolate_columns(const ColumnTaps& columns, int64_t c
   }
   const int32_t* __restrict i1 = columns.second_index.data();
   const float* __restrict w1 = columns.second_weight.data();
-  ONEPOOL_IVDEP
   for (int64_t o = 0; o < count; ++o) {
     float sum = 0.0f;
     sum += w0[o] * src[i0[o]];
