@@ -151,11 +151,12 @@ ONEPOOL_ISA_CLONES bool flat_plane_kxk(const WindowGeometry& g, const float* x, 
 // Planes whose zero-padded copy fits in this many floats (on the stack) take small_plane_kxk.
 constexpr int64_t kSmallPlaneFloats = 4096;
 
-// A small plane (MobileNet's 7x7 and 14x14): copied once with its zero padding into a stack
-// buffer, then every output sums all K x K taps, padding included (w * 0 adds nothing), with no
-// edge cases: on a 7x7 plane the border outputs are most of the plane, and their one-by-one
-// path cost more than the sums. Stride 1 sweeps the padded plane as one flat run (two stray
-// columns a row, dropped when copied out). Returns false when the plane is too large.
+// A small plane (MobileNet's 7x7 and 14x14, PaddleOCR's 2-row maps under 5x5 windows): copied once
+// with its zero padding into a stack buffer, then every output sums all K x K taps, padding
+// included (w * 0 adds nothing), with no edge cases: on a 7x7 plane the border outputs are most of
+// the plane, and their one-by-one path cost more than the sums. Stride 1 sweeps the padded plane as
+// one flat run (two stray columns a row, dropped when copied out). Returns false when the plane is
+// too large.
 template <int K, int S>
 ONEPOOL_ISA_CLONES bool small_plane_kxk(const WindowGeometry& g, const float* x, const float* w,
                                         float bias, float* __restrict y) {
@@ -179,14 +180,27 @@ ONEPOOL_ISA_CLONES bool small_plane_kxk(const WindowGeometry& g, const float* x,
   if constexpr (S == 1) {
     float sums[kSmallPlaneFloats];
     const int64_t count = (out_h - 1) * padded_w + out_w;
-    for (int64_t f = 0; f < count; ++f) {
-      float sum = bias;
+    if constexpr (K <= 3) {  // all taps in registers, one pass
+      for (int64_t f = 0; f < count; ++f) {
+        float sum = bias;
+        for (int kh = 0; kh < K; ++kh) {
+          for (int kw = 0; kw < K; ++kw) {
+            sum = std::fma(taps[kh * K + kw], padded[f + kh * padded_w + kw], sum);
+          }
+        }
+        sums[f] = sum;
+      }
+    } else {  // too many taps for the registers: one pass per kernel row, in the same order
+      for (int64_t f = 0; f < count; ++f) sums[f] = bias;
       for (int kh = 0; kh < K; ++kh) {
-        for (int kw = 0; kw < K; ++kw) {
-          sum = std::fma(taps[kh * K + kw], padded[f + kh * padded_w + kw], sum);
+        const float* row_taps = taps + kh * K;
+        const float* source = padded + kh * padded_w;
+        for (int64_t f = 0; f < count; ++f) {
+          float sum = sums[f];
+          for (int kw = 0; kw < K; ++kw) sum = std::fma(row_taps[kw], source[f + kw], sum);
+          sums[f] = sum;
         }
       }
-      sums[f] = sum;
     }
     for (int64_t oh = 0; oh < out_h; ++oh) {
       std::copy(sums + oh * padded_w, sums + oh * padded_w + out_w, y + oh * out_w);
@@ -208,19 +222,27 @@ ONEPOOL_ISA_CLONES bool small_plane_kxk(const WindowGeometry& g, const float* x,
   return true;
 }
 
+// Equal strides, and the plane's zero-padded copy (and, at stride 1, its flat sums) fit the
+// small-plane buffers.
+bool fits_small_plane(const WindowGeometry& g) {
+  if (g.stride[1] != g.stride[2]) return false;
+  const int64_t padded_h = (g.output[1] - 1) * g.stride[1] + g.kernel[1];
+  const int64_t padded_w = (g.output[2] - 1) * g.stride[2] + g.kernel[2];
+  return padded_h * padded_w <= kSmallPlaneFloats && g.output[1] * padded_w <= kSmallPlaneFloats;
+}
+
 using FlatFn = bool (*)(const WindowGeometry&, const float*, const float*, float, float*);
 
 FlatFn choose_flat_fn(const WindowGeometry& g) {
   const bool square_2d = g.input[0] == 1 && g.kernel[0] == 1 && g.kernel[1] == g.kernel[2] &&
                          g.dilation[1] == 1 && g.dilation[2] == 1;
-  const bool same_strides = g.stride[1] == g.stride[2];
-  if (square_2d && same_strides && g.kernel[1] == 3 && g.stride[1] == 1 &&
-      (g.output[1] + 2) * (g.output[2] + 2) <= kSmallPlaneFloats) {
-    return &small_plane_kxk<3, 1>;
-  }
-  if (square_2d && same_strides && g.kernel[1] == 3 && g.stride[1] == 2 &&
-      (2 * g.output[1] + 1) * (2 * g.output[2] + 1) <= kSmallPlaneFloats) {
-    return &small_plane_kxk<3, 2>;
+  if (square_2d && fits_small_plane(g)) {
+    const int64_t k = g.kernel[1];
+    const int64_t s = g.stride[1];
+    if (k == 3 && s == 1) return &small_plane_kxk<3, 1>;
+    if (k == 3 && s == 2) return &small_plane_kxk<3, 2>;
+    if (k == 5 && s == 1) return &small_plane_kxk<5, 1>;
+    if (k == 5 && s == 2) return &small_plane_kxk<5, 2>;
   }
   if (square_2d && g.kernel[1] == 3) return &flat_plane_kxk<3>;
   // Not 5x5: with 25 taps in flight the compiler no longer vectorizes the flat loop (PaddleOCR
