@@ -321,9 +321,11 @@ size_t packed_weight_bytes(int64_t out_channels, int64_t depth) {
 // batch; with group 2, half of each. A 1x1 conv is an implicit GEMM on its input as it is: its
 // packed weights only (non-constant weights here), or one OpenBLAS GEMM (nothing) on a machine
 // without AVX2 + FMA. A
-// stride-2 conv takes im2col column tiles, one per thread, of at most max(256 columns, a row)
-// and max(512 KiB, a row): 576 x 4 x 256 = 589,824 or 524,288 bytes, the smaller. A depthwise
-// conv needs nothing.
+// stride-2 3x3 conv is an implicit GEMM on 2 x 2 phase planes per channel: 28 output columns a
+// row read planes 28 + 1 = 29 wide, so a band's four phases take 64 x 4 x (768 + 1 x 29) x 4 =
+// 816,128 bytes and its wide output 196,608, per thread. A stride-2 1x1 conv takes im2col
+// column tiles, one per thread, of at most max(256 columns, a row) and max(512 KiB, a row):
+// 64 x 4 x 256 = 65,536 bytes. A depthwise conv needs nothing.
 TEST_CASE("Conv declares packed weights and the buffers of its path") {
   AttributeMap attributes;
   attributes.set("pads", ints_attr({1, 1, 1, 1}));
@@ -354,11 +356,19 @@ TEST_CASE("Conv declares packed weights and the buffers of its path") {
   AttributeMap strided = attributes;
   strided.set("strides", ints_attr({2, 2}));
   for (const int threads : {1, 2}) {
-    auto tiles = prepare_conv(Shape{1, 64, 56, 56}, Shape{64, 64, 3, 3}, Shape{1, 64, 28, 28},
-                              strided, threads);
+    auto phases = prepare_conv(Shape{1, 64, 56, 56}, Shape{64, 64, 3, 3}, Shape{1, 64, 28, 28},
+                               strided, threads);
+    REQUIRE_MESSAGE(phases.has_value(), phases.status().to_string());
+    CHECK(phases->workspace_bytes ==
+          packed_weight_bytes(64, 576) + static_cast<size_t>(threads) * (816128u + 196608u));
+    CHECK(phases->implementation.rfind("implicit gemm", 0) == 0);
+    AttributeMap strided_1x1;
+    strided_1x1.set("strides", ints_attr({2, 2}));
+    auto tiles = prepare_conv(Shape{1, 64, 56, 56}, Shape{64, 64, 1, 1}, Shape{1, 64, 28, 28},
+                              strided_1x1, threads);
     REQUIRE_MESSAGE(tiles.has_value(), tiles.status().to_string());
     CHECK(tiles->workspace_bytes ==
-          packed_weight_bytes(64, 576) + static_cast<size_t>(threads) * 524288u);
+          packed_weight_bytes(64, 64) + static_cast<size_t>(threads) * 65536u);
     CHECK(tiles->implementation.rfind("im2col+gemm", 0) == 0);
   }
   AttributeMap depthwise = attributes;

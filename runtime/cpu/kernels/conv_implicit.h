@@ -1,4 +1,4 @@
-// Stride-1 2-D convolution as an implicit GEMM: the column matrix im2col would write is never
+// 2-D convolution as an implicit GEMM: the column matrix im2col would write is never
 // built. The output is computed in bands of whole rows, each over the width of the planes the
 // GEMM reads (plane_w >= OW columns a row, the extra ones discarded), so that row k = (c, kh, kw)
 // of the band's column matrix is one contiguous run of input plane c from row kh * dilation_h,
@@ -7,6 +7,11 @@
 // into padding, each band's input rows (with their halo) are first copied into zero-padded
 // planes; the band's wide output lands in the workspace and its OW valid columns a row are
 // copied out. Each thread runs whole bands in its own part of the workspace.
+//
+// A stride s > 1 first splits each band's (zero-padded) input into s x s phase planes per
+// channel, phase (a, b) holding rows a, a + s, ... and columns b, b + s, ...: tap (kh, kw) of a
+// stride-s window then reads phase (kh mod s, kw mod s) from row kh div s, column kw div s on,
+// one contiguous run per k again (only the phases some tap reads are filled).
 //
 // Each output element is one fused multiply-add chain over k = (c, kh, kw) in order, whatever
 // the thread count or the bands (sgemm_packed.h).
@@ -23,6 +28,8 @@
 namespace onepool::cpu::nn {
 
 struct ImplicitGemmPlan {
+  int64_t stride = 1;                              // > 1: the band's input split into phase planes
+  std::vector<int64_t> phase_rows, phase_columns;  // the phases some tap reads (stride > 1)
   bool padded = false;       // reads zero-padded copies of each band's input rows
   int64_t plane_h = 0;       // rows of the planes the GEMM reads (a padded band, or the input)
   int64_t plane_w = 0;       // their width
@@ -34,7 +41,9 @@ struct ImplicitGemmPlan {
   std::vector<int64_t> row_offsets;  // per row k = (c, kh, kw) of the column matrix
 };
 
-/// True for the convolutions the implicit GEMM runs: stride 1 and no depth axis.
+/// True for the convolutions the implicit GEMM runs: no depth axis, equal strides up to 4 (a
+/// stride above 1 reads each band from stride x stride phase planes, so each tap is again one
+/// contiguous run: the same multiply-add chains as im2col, without the column matrix).
 bool implicit_gemm_fits(const WindowGeometry& g);
 
 ImplicitGemmPlan plan_implicit_gemm(const WindowGeometry& g, int64_t in_channels,
