@@ -26,12 +26,15 @@ using nn::checked_mul;
 template <class Q>
 Q saturate_rounded(float value, int32_t zero_point) {
   const float rounded = std::nearbyint(value);
-  if (std::isnan(rounded)) return static_cast<Q>(zero_point);
   constexpr float kLow = static_cast<float>(std::numeric_limits<Q>::lowest());
   constexpr float kHigh = static_cast<float>(std::numeric_limits<Q>::max());
   // |rounded| >= 2^24 saturates anyway, so the float sum below is exact where it matters.
+  // Selects, not branches, so that the loops calling this vectorize.
   const float shifted = rounded + static_cast<float>(zero_point);
-  return static_cast<Q>(std::clamp(shifted, kLow, kHigh));
+  const float low = shifted < kLow ? kLow : shifted;
+  const float clamped = low > kHigh ? kHigh : low;
+  const bool is_nan = rounded != rounded;
+  return static_cast<Q>(is_nan ? static_cast<float>(zero_point) : clamped);
 }
 
 /// ONNX QuantizeLinear of one value: saturate(round(x / scale) + zero_point). Divides (not

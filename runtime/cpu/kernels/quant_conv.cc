@@ -4,13 +4,17 @@
 // is then a row of (w - w_zero) times that matrix, over contiguous output positions so the loop
 // vectorizes, with the group's output channels split over the threads. QLinearConv adds the
 // int32 bias and requantizes each channel's plane, also held in the workspace.
+#include <cstring>
 #include <memory>
+#include <optional>
 #include <vector>
 
+#include "runtime/cpu/cpu_isa.h"
 #include "runtime/cpu/kernel_registry.h"
 #include "runtime/cpu/kernels/elementwise_dtype.h"
 #include "runtime/cpu/kernels/isa_clones.h"
 #include "runtime/cpu/kernels/quant_common.h"
+#include "runtime/cpu/kernels/quant_conv_float.h"
 
 namespace onepool::cpu::quant {
 namespace {
@@ -29,12 +33,13 @@ struct ConvShape {
 
 // The column matrix of one image and group: col[k * P + p] = x(tap k of output p) - x_zero for
 // k over (channel, kernel taps) in w's element order and p over the P output positions; 0 where
-// the tap falls in the padding (the spec pads with x_zero). |x - x_zero| <= 255 fits int16.
-template <class X>
+// the tap falls in the padding (the spec pads with x_zero). |x - x_zero| <= 255 fits int16, and
+// float holds it exactly.
+template <class X, class Column>
 ONEPOOL_ISA_CLONES void fill_columns(const WindowGeometry& g, const X* x, int64_t channels,
-                                     int32_t x_zero, int16_t* col) {
+                                     int32_t x_zero, Column* col) {
   const int64_t outputs = g.output_size();
-  std::fill(col, col + channels * g.kernel_size() * outputs, int16_t{0});
+  std::fill(col, col + channels * g.kernel_size() * outputs, Column{0});
   for (int64_t c = 0; c < channels; ++c) {
     const X* plane = x + c * g.input_size();
     for (int64_t kd = 0; kd < g.kernel[0]; ++kd) {
@@ -47,15 +52,22 @@ ONEPOOL_ISA_CLONES void fill_columns(const WindowGeometry& g, const X* x, int64_
           const int64_t offset_w = kw * g.dilation[2] - g.pad_begin[2];
           const ValidRange rw = valid_output_range(offset_w, g.stride[2], g.input[2], g.output[2]);
           const int64_t tap = ((c * g.kernel[0] + kd) * g.kernel[1] + kh) * g.kernel[2] + kw;
-          int16_t* row = col + tap * outputs;
+          Column* row = col + tap * outputs;
           for (int64_t od = rd.first; od < rd.last; ++od) {
             const int64_t id = od * g.stride[0] + offset_d;
             for (int64_t oh = rh.first; oh < rh.last; ++oh) {
               const int64_t ih = oh * g.stride[1] + offset_h;
               const X* in_row = plane + (id * g.input[1] + ih) * g.input[2];
-              int16_t* out_row = row + (od * g.output[1] + oh) * g.output[2];
+              Column* out_row = row + (od * g.output[1] + oh) * g.output[2];
+              if (g.stride[2] == 1) {  // contiguous: the loop vectorizes
+                const X* source = in_row + offset_w;
+                for (int64_t ow = rw.first; ow < rw.last; ++ow) {
+                  out_row[ow] = static_cast<Column>(static_cast<int32_t>(source[ow]) - x_zero);
+                }
+                continue;
+              }
               for (int64_t ow = rw.first; ow < rw.last; ++ow) {
-                out_row[ow] = static_cast<int16_t>(
+                out_row[ow] = static_cast<Column>(
                     static_cast<int32_t>(in_row[ow * g.stride[2] + offset_w]) - x_zero);
               }
             }
@@ -82,20 +94,31 @@ ONEPOOL_ISA_CLONES void multiply_columns(int64_t rows, int64_t outputs, const W*
   }
 }
 
+// A plane the exact float GEMM wrote, made the int32 values it holds exactly (same bytes).
+ONEPOOL_ISA_CLONES void floats_to_int32_in_place(int32_t* plane, int64_t count) {
+  for (int64_t i = 0; i < count; ++i) {
+    float value;
+    std::memcpy(&value, plane + i, sizeof(float));
+    plane[i] = static_cast<int32_t>(value);
+  }
+}
+
 // The workspace of both kernels: one int32 plane per output channel of a group, then the
-// group's int16 column matrix.
+// group's column matrix (int16, or float on the exact float path).
 struct ConvWorkspace {
   int64_t plane_bytes = 0;   // out_channels / group * P * 4
   int64_t column_bytes = 0;  // in_channels / group * kernel_size * P * 2
 };
 
-Expected<ConvWorkspace> plan_workspace(const ConvShape& s, bool needs_planes) {
+Expected<ConvWorkspace> plan_workspace(const ConvShape& s, bool needs_planes,
+                                       int64_t column_cell_bytes) {
   const int64_t outputs = s.geometry.output_size();
   ConvWorkspace result;
   ONEPOOL_ASSIGN_OR_RETURN(const int64_t rows,
                            checked_mul(s.in_channels / s.group, s.geometry.kernel_size(), "rows"));
   ONEPOOL_ASSIGN_OR_RETURN(const int64_t cells, checked_mul(rows, outputs, "column matrix"));
-  ONEPOOL_ASSIGN_OR_RETURN(result.column_bytes, checked_mul(cells, int64_t{2}, "column bytes"));
+  ONEPOOL_ASSIGN_OR_RETURN(result.column_bytes,
+                           checked_mul(cells, column_cell_bytes, "column bytes"));
   if (!needs_planes) return result;
   ONEPOOL_ASSIGN_OR_RETURN(const int64_t planes,
                            checked_mul(s.out_channels / s.group, outputs, "accumulator planes"));
@@ -105,24 +128,41 @@ Expected<ConvWorkspace> plan_workspace(const ConvShape& s, bool needs_planes) {
 
 // For every image and group: fills the columns, then, in parallel over the group's output
 // channels, computes the int32 plane of channel oc into plane_of(n, oc) and calls
-// finish(n, oc, plane).
+// finish(n, oc, plane). With `exact` (constant weights within the bound of
+// quant_conv_float.h) the columns are floats and one float GEMM computes the group's planes,
+// which then hold the exact int32 sums. plane_of(n, oc) of a group's channels must be
+// consecutive planes.
 template <class X, class W, class PlaneOf, class Finish>
 void convolve(const ConvShape& s, const RunContext& context, const X* x, int32_t x_zero, const W* w,
-              const QuantParam& w_zero, int16_t* col, PlaneOf&& plane_of, Finish&& finish) {
+              const QuantParam& w_zero, const ExactFloatWeights* exact, std::byte* col,
+              PlaneOf&& plane_of, Finish&& finish) {
   const WindowGeometry& g = s.geometry;
   const int64_t in_per_group = s.in_channels / s.group;
   const int64_t out_per_group = s.out_channels / s.group;
   const int64_t rows = in_per_group * g.kernel_size();
+  const int64_t outputs = g.output_size();
   for (int64_t n = 0; n < s.batch; ++n) {
     for (int64_t group = 0; group < s.group; ++group) {
-      fill_columns(g, x + (n * s.in_channels + group * in_per_group) * g.input_size(), in_per_group,
-                   x_zero, col);
+      const X* image = x + (n * s.in_channels + group * in_per_group) * g.input_size();
+      if (exact != nullptr) {
+        auto* columns = reinterpret_cast<float*>(col);
+        fill_columns(g, image, in_per_group, x_zero, columns);
+        int32_t* first_plane = plane_of(n, group * out_per_group);
+        multiply_exact_float(*exact, group, columns, outputs, reinterpret_cast<float*>(first_plane),
+                             *context.threads);
+      } else {
+        fill_columns(g, image, in_per_group, x_zero, reinterpret_cast<int16_t*>(col));
+      }
       context.threads->parallel_for(out_per_group, 1, [&](int64_t begin, int64_t end) {
         for (int64_t i = begin; i < end; ++i) {
           const int64_t oc = group * out_per_group + i;
           int32_t* plane = plane_of(n, oc);
-          multiply_columns(rows, g.output_size(), w + oc * rows,
-                           zero_point_at<W>(w_zero, context, oc), col, plane);
+          if (exact != nullptr) {
+            floats_to_int32_in_place(plane, outputs);
+          } else {
+            multiply_columns(rows, outputs, w + oc * rows, zero_point_at<W>(w_zero, context, oc),
+                             reinterpret_cast<const int16_t*>(col), plane);
+          }
           finish(n, oc, plane);
         }
       });
@@ -133,15 +173,16 @@ void convolve(const ConvShape& s, const RunContext& context, const X* x, int32_t
 template <class X, class W>
 class ConvIntegerKernel final : public Kernel {
  public:
-  ConvIntegerKernel(ConvShape shape, QuantParam x_zero, QuantParam w_zero)
-      : shape_(shape), x_zero_(x_zero), w_zero_(w_zero) {}
+  ConvIntegerKernel(ConvShape shape, QuantParam x_zero, QuantParam w_zero,
+                    std::optional<ExactFloatWeights> exact)
+      : shape_(shape), x_zero_(x_zero), w_zero_(w_zero), exact_(std::move(exact)) {}
 
   Status run(const RunContext& context) override {
     int32_t* y = context.outputs[0].as<int32_t>();
     const int64_t outputs = shape_.geometry.output_size();
     convolve(
         shape_, context, context.inputs[0].as<const X>(), zero_point_at<X>(x_zero_, context, 0),
-        context.inputs[1].as<const W>(), w_zero_, reinterpret_cast<int16_t*>(context.workspace),
+        context.inputs[1].as<const W>(), w_zero_, exact_ ? &*exact_ : nullptr, context.workspace,
         [&](int64_t n, int64_t oc) { return y + (n * shape_.out_channels + oc) * outputs; },
         [](int64_t, int64_t, const int32_t*) {});
     return Status::ok();
@@ -151,6 +192,7 @@ class ConvIntegerKernel final : public Kernel {
   ConvShape shape_;
   QuantParam x_zero_;
   QuantParam w_zero_;
+  std::optional<ExactFloatWeights> exact_;
 };
 
 struct QLinearConvParams {
@@ -161,8 +203,9 @@ struct QLinearConvParams {
 template <class X, class W, class Q>
 class QLinearConvKernel final : public Kernel {
  public:
-  QLinearConvKernel(ConvShape shape, QLinearConvParams params, int64_t plane_bytes)
-      : shape_(shape), params_(params), plane_bytes_(plane_bytes) {}
+  QLinearConvKernel(ConvShape shape, QLinearConvParams params, int64_t plane_bytes,
+                    std::optional<ExactFloatWeights> exact)
+      : shape_(shape), params_(params), plane_bytes_(plane_bytes), exact_(std::move(exact)) {}
 
   Status run(const RunContext& context) override {
     const int32_t* bias = params_.has_bias ? context.inputs[8].as<const int32_t>() : nullptr;
@@ -170,7 +213,7 @@ class QLinearConvKernel final : public Kernel {
     const int64_t outputs = shape_.geometry.output_size();
     const int64_t out_per_group = shape_.out_channels / shape_.group;
     auto* planes = reinterpret_cast<int32_t*>(context.workspace);
-    auto* col = reinterpret_cast<int16_t*>(context.workspace + plane_bytes_);
+    std::byte* col = context.workspace + plane_bytes_;
     const float x_scale = scale_at(params_.x_scale, context, 0);
     const float y_scale = scale_at(params_.y_scale, context, 0);
     const int32_t y_zero = zero_point_at<Q>(params_.y_zero, context, 0);
@@ -184,7 +227,7 @@ class QLinearConvKernel final : public Kernel {
     convolve(
         shape_, context, context.inputs[0].as<const X>(),
         zero_point_at<X>(params_.x_zero, context, 0), context.inputs[3].as<const W>(),
-        params_.w_zero, col,
+        params_.w_zero, exact_ ? &*exact_ : nullptr, col,
         [&](int64_t, int64_t oc) { return planes + (oc % out_per_group) * outputs; },
         requantize_plane);
     return Status::ok();
@@ -194,7 +237,30 @@ class QLinearConvKernel final : public Kernel {
   ConvShape shape_;
   QLinearConvParams params_;
   int64_t plane_bytes_ = 0;  // the column matrix starts after the planes
+  std::optional<ExactFloatWeights> exact_;
 };
+
+// The exact float path's packed weights, when w and its zero points are constant and the sums
+// stay exact (quant_conv_float.h); nullopt keeps the int16 x int32 rows.
+template <class W>
+std::optional<ExactFloatWeights> exact_float_weights(const NodeContext& node, const ConvShape& s,
+                                                     size_t w_index, const QuantParam& w_zero) {
+  const HostTensor* w = node.constant_input(w_index);
+  const HostTensor* zero = w_zero.present ? node.constant_input(w_zero.input) : nullptr;
+  if (w == nullptr || (w_zero.present && zero == nullptr)) return std::nullopt;
+  const int64_t rows = s.in_channels / s.group * s.geometry.kernel_size();
+  const W* values = w->as<W>();
+  std::vector<float> centered(static_cast<size_t>(s.out_channels * rows));
+  for (int64_t oc = 0; oc < s.out_channels; ++oc) {
+    const int32_t z = zero == nullptr ? 0 : static_cast<int32_t>(zero->as<W>()[w_zero.index(oc)]);
+    for (int64_t k = 0; k < rows; ++k) {
+      centered[static_cast<size_t>(oc * rows + k)] =
+          static_cast<float>(static_cast<int32_t>(values[oc * rows + k]) - z);
+    }
+  }
+  return pack_exact_float_weights(sgemm_isa_for(node.cpu_isa()), centered, s.group,
+                                  s.out_channels / s.group, rows);
+}
 
 // Shapes of x (input x_index) and w (w_index): channels, group, geometry, output shape.
 Expected<ConvShape> plan_conv(const NodeContext& node, size_t x_index, size_t w_index) {
@@ -253,16 +319,21 @@ Expected<PreparedKernel> make_conv_integer(const NodeContext& node) {
   ONEPOOL_ASSIGN_OR_RETURN(
       const QuantParam w_zero,
       read_quant_param(node, 3, w_type, shape.out_channels, true, "w_zero_point"));
-  ONEPOOL_ASSIGN_OR_RETURN(const ConvWorkspace workspace, plan_workspace(shape, false));
   return visit_8bit(node, describe_input(node, 0), x_type, [&](auto x_tag) {
     return visit_8bit(
         node, describe_input(node, 1), w_type, [&](auto w_tag) -> Expected<PreparedKernel> {
           using X = typename decltype(x_tag)::type;
           using W = typename decltype(w_tag)::type;
+          std::optional<ExactFloatWeights> exact = exact_float_weights<W>(node, shape, 1, w_zero);
+          ONEPOOL_ASSIGN_OR_RETURN(const ConvWorkspace workspace,
+                                   plan_workspace(shape, false, exact ? 4 : 2));
           PreparedKernel result;
-          result.kernel = std::make_unique<ConvIntegerKernel<X, W>>(shape, x_zero, w_zero);
+          result.implementation =
+              exact ? std::string("exact float gemm ") + nn::sgemm_isa_name(exact->isa)
+                    : "int16 columns x int32 rows";
+          result.kernel =
+              std::make_unique<ConvIntegerKernel<X, W>>(shape, x_zero, w_zero, std::move(exact));
           result.workspace_bytes = static_cast<size_t>(workspace.column_bytes);
-          result.implementation = "int16 columns x int32 rows";
           return result;
         });
   });
@@ -300,7 +371,6 @@ Expected<PreparedKernel> make_qlinear_conv(const NodeContext& node) {
     }
     params.has_bias = true;
   }
-  ONEPOOL_ASSIGN_OR_RETURN(const ConvWorkspace workspace, plan_workspace(shape, true));
   return visit_8bit(node, describe_input(node, 0), x_type, [&](auto x_tag) {
     return visit_8bit(node, describe_input(node, 3), w_type, [&](auto w_tag) {
       return visit_8bit(
@@ -308,12 +378,18 @@ Expected<PreparedKernel> make_qlinear_conv(const NodeContext& node) {
             using X = typename decltype(x_tag)::type;
             using W = typename decltype(w_tag)::type;
             using Q = typename decltype(y_tag)::type;
+            std::optional<ExactFloatWeights> exact =
+                exact_float_weights<W>(node, shape, 3, params.w_zero);
+            ONEPOOL_ASSIGN_OR_RETURN(const ConvWorkspace workspace,
+                                     plan_workspace(shape, true, exact ? 4 : 2));
             PreparedKernel result;
-            result.kernel =
-                std::make_unique<QLinearConvKernel<X, W, Q>>(shape, params, workspace.plane_bytes);
+            result.implementation = exact ? std::string("exact float gemm ") +
+                                                nn::sgemm_isa_name(exact->isa) + " + requantize"
+                                          : "int16 columns x int32 rows + requantize";
+            result.kernel = std::make_unique<QLinearConvKernel<X, W, Q>>(
+                shape, params, workspace.plane_bytes, std::move(exact));
             result.workspace_bytes =
                 static_cast<size_t>(workspace.plane_bytes + workspace.column_bytes);
-            result.implementation = "int16 columns x int32 rows + requantize";
             return result;
           });
     });

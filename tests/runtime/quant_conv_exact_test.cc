@@ -1,0 +1,149 @@
+// ConvInteger and QLinearConv with constant weights run on the float GEMM when its sums are exact
+// (runtime/cpu/kernels/quant_conv_float.h): the same bytes as the int16 x int32 rows the same
+// node runs with its weights as a graph input, on grouped, strided, padded convolutions with
+// per-channel zero points; and weights too large for exact float sums keep the integer rows.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "runtime/kernel_test_util.h"
+
+namespace onepool {
+namespace {
+
+using testing::f32;
+using testing::int_attr;
+using testing::ints_attr;
+using testing::make_host_tensor;
+using testing::OutputSpec;
+using testing::TestInput;
+
+std::vector<uint8_t> random_bytes(size_t count, uint32_t seed) {
+  std::vector<uint8_t> bytes(count);
+  uint32_t state = seed * 2654435761u + 1u;
+  for (auto& b : bytes) {
+    state = state * 1664525u + 1013904223u;
+    b = static_cast<uint8_t>(state >> 24);
+  }
+  return bytes;
+}
+
+std::vector<int8_t> as_int8(const std::vector<uint8_t>& bytes) {
+  return std::vector<int8_t>(bytes.begin(), bytes.end());
+}
+
+template <class T>
+TestInput tensor(DType dtype, Shape shape, const std::vector<T>& values, bool constant) {
+  return {make_host_tensor(dtype, std::move(shape), values), constant};
+}
+
+struct QuantConvCase {
+  int64_t channels = 6, out_channels = 8, height = 9, width = 11, kernel = 3, group = 2;
+  int64_t stride = 2;
+};
+
+AttributeMap attributes_of(const QuantConvCase& c) {
+  AttributeMap attributes;
+  attributes.set("group", int_attr(c.group));
+  attributes.set("strides", ints_attr({c.stride, c.stride}));
+  attributes.set("pads", ints_attr({1, 0, 1, 2}));
+  return attributes;
+}
+
+Shape output_shape(const QuantConvCase& c) {
+  return Shape{1, c.out_channels, (c.height + 2 - c.kernel) / c.stride + 1,
+               (c.width + 2 - c.kernel) / c.stride + 1};
+}
+
+// The QLinearConv inputs with the weights and their zero points constant or graph inputs.
+std::vector<std::optional<TestInput>> qlinear_inputs(const QuantConvCase& c, bool constant,
+                                                     const std::vector<int8_t>& weights) {
+  const auto x = random_bytes(static_cast<size_t>(c.channels * c.height * c.width), 11);
+  std::vector<int8_t> w_zero;
+  std::vector<float> w_scale;
+  for (int64_t oc = 0; oc < c.out_channels; ++oc) {
+    w_zero.push_back(static_cast<int8_t>(oc * 7 - 20));
+    w_scale.push_back(0.01f + 0.002f * static_cast<float>(oc));
+  }
+  std::vector<int32_t> bias;
+  for (int64_t oc = 0; oc < c.out_channels; ++oc)
+    bias.push_back(static_cast<int32_t>(oc * 37 - 100));
+  const Shape w_shape{c.out_channels, c.channels / c.group, c.kernel, c.kernel};
+  return {tensor(DType::kUInt8, Shape{1, c.channels, c.height, c.width}, x, false),
+          f32(Shape{}, {0.05f}),
+          tensor<uint8_t>(DType::kUInt8, Shape{}, {131}, false),
+          tensor(DType::kInt8, w_shape, weights, constant),
+          f32(Shape{c.out_channels}, w_scale, true),
+          tensor(DType::kInt8, Shape{c.out_channels}, w_zero, constant),
+          f32(Shape{}, {0.7f}),
+          tensor<uint8_t>(DType::kUInt8, Shape{}, {120}, false),
+          tensor(DType::kInt32, Shape{c.out_channels}, bias, true)};
+}
+
+std::vector<std::byte> run_qlinear(const QuantConvCase& c, bool constant,
+                                   const std::vector<int8_t>& weights) {
+  auto y = testing::run_single_node("QLinearConv", qlinear_inputs(c, constant, weights),
+                                    {OutputSpec{DType::kUInt8, output_shape(c)}}, attributes_of(c));
+  REQUIRE_MESSAGE(y.has_value(), y.status().to_string());
+  return (*y)[0].data;
+}
+
+// The implementation the CPU registry prepares for the QLinearConv of `c`.
+std::string qlinear_implementation(const QuantConvCase& c, const std::vector<int8_t>& weights) {
+  const Graph graph =
+      testing::single_node_graph("QLinearConv", qlinear_inputs(c, true, weights),
+                                 {OutputSpec{DType::kUInt8, output_shape(c)}}, attributes_of(c));
+  const auto registry = cpu::KernelRegistry::with_all_kernels();
+  auto prepared = registry.find("QLinearConv")(cpu::NodeContext(graph, graph.nodes[0], 2));
+  REQUIRE_MESSAGE(prepared.has_value(), prepared.status().to_string());
+  return prepared->implementation;
+}
+
+TEST_CASE("QLinearConv with constant weights gives the integer rows' bytes on the float GEMM") {
+  for (const int64_t stride : {1, 2}) {
+    CAPTURE(stride);
+    QuantConvCase c;
+    c.stride = stride;
+    const auto weights = as_int8(random_bytes(
+        static_cast<size_t>(c.out_channels * c.channels / c.group * c.kernel * c.kernel), 12));
+    CHECK(qlinear_implementation(c, weights).rfind("exact float gemm", 0) == 0);
+    CHECK(run_qlinear(c, true, weights) == run_qlinear(c, false, weights));
+  }
+}
+
+// 96 input channels x 3 x 3 = 864 rows of weights up to 148 away from their zero point: 864 x
+// 255 x 148 is above 2^24, so a float sum could round; the node keeps the integer rows.
+TEST_CASE("QLinearConv keeps the integer rows where float sums could round") {
+  QuantConvCase c;
+  c.channels = 96;
+  c.group = 1;
+  const auto weights = as_int8(
+      random_bytes(static_cast<size_t>(c.out_channels * c.channels * c.kernel * c.kernel), 13));
+  CHECK(qlinear_implementation(c, weights).rfind("int16 columns", 0) == 0);
+}
+
+TEST_CASE("ConvInteger with constant weights gives the integer rows' values") {
+  QuantConvCase c;
+  const auto x = random_bytes(static_cast<size_t>(c.channels * c.height * c.width), 21);
+  const auto weights = as_int8(random_bytes(
+      static_cast<size_t>(c.out_channels * c.channels / c.group * c.kernel * c.kernel), 22));
+  const Shape w_shape{c.out_channels, c.channels / c.group, c.kernel, c.kernel};
+  std::vector<std::vector<std::byte>> results;
+  for (const bool constant : {false, true}) {
+    auto y = testing::run_single_node(
+        "ConvInteger",
+        {tensor(DType::kUInt8, Shape{1, c.channels, c.height, c.width}, x, false),
+         tensor(DType::kInt8, w_shape, weights, constant),
+         tensor<uint8_t>(DType::kUInt8, Shape{}, {77}, false),
+         tensor<int8_t>(DType::kInt8, Shape{}, {-3}, constant)},
+        {OutputSpec{DType::kInt32, output_shape(c)}}, attributes_of(c));
+    REQUIRE_MESSAGE(y.has_value(), y.status().to_string());
+    results.push_back((*y)[0].data);
+  }
+  CHECK(results[1] == results[0]);
+}
+
+}  // namespace
+}  // namespace onepool
