@@ -94,15 +94,6 @@ ONEPOOL_ISA_CLONES void multiply_columns(int64_t rows, int64_t outputs, const W*
   }
 }
 
-// A plane the exact float GEMM wrote, made the int32 values it holds exactly (same bytes).
-ONEPOOL_ISA_CLONES void floats_to_int32_in_place(int32_t* plane, int64_t count) {
-  for (int64_t i = 0; i < count; ++i) {
-    float value;
-    std::memcpy(&value, plane + i, sizeof(float));
-    plane[i] = static_cast<int32_t>(value);
-  }
-}
-
 // The workspace of both kernels: one int32 plane per output channel of a group, then the
 // group's column matrix (int16, or float on the exact float path).
 struct ConvWorkspace {

@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+
+#include "runtime/cpu/kernels/isa_clones.h"
 
 namespace onepool::cpu::quant {
 namespace {
@@ -34,6 +37,14 @@ std::optional<ExactFloatWeights> pack_exact_float_weights(nn::SgemmIsa isa,
   }
   result.packed = std::move(packed);
   return result;
+}
+
+ONEPOOL_ISA_CLONES void floats_to_int32_in_place(int32_t* values, int64_t count) {
+  for (int64_t i = 0; i < count; ++i) {
+    float value;
+    std::memcpy(&value, values + i, sizeof(float));
+    values[i] = static_cast<int32_t>(value);
+  }
 }
 
 void multiply_exact_float(const ExactFloatWeights& weights, int64_t group, const float* col,

@@ -37,4 +37,8 @@ std::optional<ExactFloatWeights> pack_exact_float_weights(nn::SgemmIsa isa,
 void multiply_exact_float(const ExactFloatWeights& weights, int64_t group, const float* col,
                           int64_t outputs, float* c, ThreadPool& threads);
 
+/// Values an exact float GEMM wrote over int32 storage, made the int32 values they hold exactly
+/// (the same bytes).
+void floats_to_int32_in_place(int32_t* values, int64_t count);
+
 }  // namespace onepool::cpu::quant

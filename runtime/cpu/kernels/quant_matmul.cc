@@ -1,14 +1,20 @@
 // MatMulInteger and QLinearMatMul: numpy matmul semantics (1-D promotion, batch broadcasting) over
 // 8-bit operands, products accumulated in int32 (quant_common.h). Zero points: per tensor, A's
 // per row, B's per column. QLinearMatMul requantizes each int32 row, held in the workspace.
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
+#include "runtime/cpu/cpu_isa.h"
 #include "runtime/cpu/kernel_registry.h"
 #include "runtime/cpu/kernels/elementwise_dtype.h"
+#include "runtime/cpu/kernels/matmul_packed.h"
 #include "runtime/cpu/kernels/quant_common.h"
+#include "runtime/cpu/kernels/quant_conv_float.h"
 
 namespace onepool::cpu::quant {
 namespace {
@@ -125,13 +131,60 @@ std::pair<const B*, int64_t> b_zero_of(const QuantParam& param, const RunContext
   return {context.inputs[param.input].as<const B>(), param.count == 1 ? 0 : 1};
 }
 
+// out[j] = a[j] - zero as floats (exact: |a - zero| <= 255).
+template <class A>
+ONEPOOL_ISA_CLONES void center_row(const A* a, int32_t zero, int64_t k, float* out) {
+  for (int64_t j = 0; j < k; ++j) out[j] = static_cast<float>(static_cast<int32_t>(a[j]) - zero);
+}
+
+// B minus its zero points as floats, when B and the zero points are constant and the float
+// sums are exact (k x 255 x max|b - b_zero| < 2^24, as in quant_conv_float.h): then any float
+// GEMM, in any summation order, gives the int32 accumulators' exact values.
+struct ExactFloatB {
+  std::vector<float> values;            // B's layout
+  std::optional<PackedProduct> packed;  // the packed GEMM's plan, or CBLAS
+};
+
+template <class B>
+std::optional<ExactFloatB> exact_float_b(const NodeContext& node, const ProductLayout& layout,
+                                         const QuantParam& b_zero) {
+  const HostTensor* b = node.constant_input(1);
+  const HostTensor* zero = b_zero.present ? node.constant_input(b_zero.input) : nullptr;
+  if (b == nullptr || (b_zero.present && zero == nullptr)) return std::nullopt;
+  ExactFloatB result;
+  const B* values = b->as<B>();
+  float largest = 0.0f;
+  for (int64_t i = 0; i < b->element_count(); ++i) {
+    const int64_t column = i % layout.n;  // B's last axis is n (a 1-D B has n = 1)
+    const int32_t z =
+        zero == nullptr ? 0 : static_cast<int32_t>(zero->as<B>()[b_zero.index(column)]);
+    const auto centered = static_cast<float>(static_cast<int32_t>(values[i]) - z);
+    largest = std::max(largest, std::fabs(centered));
+    result.values.push_back(centered);
+  }
+  if (static_cast<double>(layout.k) * 255.0 * largest >= 16777216.0) return std::nullopt;
+  const GemmShape shape{false, false, layout.m, layout.n, layout.k, layout.k, layout.n, layout.n};
+  if (!gemm_fits_blas(shape)) return std::nullopt;
+  if (layout.k > 0) result.packed = plan_packed_product(shape, sgemm_isa_for(node.cpu_isa()));
+  return result;
+}
+
+// The bytes of the exact float path's workspace: A as floats, then the packed product's.
+size_t exact_workspace_bytes(const ProductLayout& layout, const ExactFloatB& exact) {
+  const auto a_bytes = static_cast<size_t>(layout.m * layout.k) * sizeof(float);
+  const size_t aligned = (a_bytes + 63) / 64 * 64;
+  return aligned + (exact.packed ? packed_product_workspace_bytes(*exact.packed) : 0);
+}
+
 template <class A, class B>
 class MatMulIntegerKernel final : public Kernel {
  public:
-  MatMulIntegerKernel(ProductLayout layout, QuantParam a_zero, QuantParam b_zero)
-      : layout_(std::move(layout)), a_zero_(a_zero), b_zero_(b_zero) {}
+  MatMulIntegerKernel(ProductLayout layout, QuantParam a_zero, QuantParam b_zero,
+                      std::optional<ExactFloatB> exact)
+      : layout_(std::move(layout)), a_zero_(a_zero), b_zero_(b_zero), exact_(std::move(exact)) {}
 
   Status run(const RunContext& context) override {
+    if (exact_) return run_exact(context);
     const A* a = context.inputs[0].as<const A>();
     const B* b = context.inputs[1].as<const B>();
     int32_t* y = context.outputs[0].as<int32_t>();
@@ -148,9 +201,42 @@ class MatMulIntegerKernel final : public Kernel {
   }
 
  private:
+  // Each product: A - a_zero as floats in the workspace, one float GEMM into Y's bytes, then
+  // those exact integer floats made int32 in place.
+  Status run_exact(const RunContext& context) {
+    const A* a = context.inputs[0].as<const A>();
+    int32_t* y = context.outputs[0].as<int32_t>();
+    const int64_t m = layout_.m, n = layout_.n, k = layout_.k;
+    auto* a_float = reinterpret_cast<float*>(context.workspace);
+    std::byte* packing =
+        context.workspace + (static_cast<size_t>(m * k) * sizeof(float) + 63) / 64 * 64;
+    for (size_t p = 0; p < layout_.a_offsets.size(); ++p) {
+      for (int64_t i = 0; i < m; ++i) {
+        center_row(a + layout_.a_offsets[p] + i * k, zero_point_at<A>(a_zero_, context, i), k,
+                   a_float + i * k);
+      }
+      const float* b = exact_->values.data() + layout_.b_offsets[p];
+      int32_t* c = y + static_cast<int64_t>(p) * m * n;
+      auto* c_float = reinterpret_cast<float*>(c);
+      if (k == 0) {
+        std::fill(c, c + m * n, 0);
+        continue;
+      }
+      if (exact_->packed) {
+        run_packed_product(*exact_->packed, a_float, b, c_float, packing, context.threads);
+      } else {
+        const GemmShape shape{false, false, m, n, k, k, n, n};
+        gemm(shape, 1.0f, a_float, b, 0.0f, c_float, context.threads);
+      }
+      floats_to_int32_in_place(c, m * n);
+    }
+    return Status::ok();
+  }
+
   ProductLayout layout_;
   QuantParam a_zero_;
   QuantParam b_zero_;
+  std::optional<ExactFloatB> exact_;
 };
 
 // The scales and zero points of QLinearMatMul, input indices as in the spec.
@@ -210,16 +296,18 @@ Expected<PreparedKernel> make_matmul_integer(const NodeContext& node) {
   ONEPOOL_ASSIGN_OR_RETURN(const QuantParam b_zero,
                            read_quant_param(node, 3, b_type, layout.n, true, "b_zero_point"));
   return visit_8bit(node, describe_input(node, 0), a_type, [&](auto a_tag) {
-    return visit_8bit(
-        node, describe_input(node, 1), b_type, [&](auto b_tag) -> Expected<PreparedKernel> {
-          using A = typename decltype(a_tag)::type;
-          using B = typename decltype(b_tag)::type;
-          PreparedKernel result;
-          result.kernel =
-              std::make_unique<MatMulIntegerKernel<A, B>>(std::move(layout), a_zero, b_zero);
-          result.implementation = "int32 dot rows";
-          return result;
-        });
+    return visit_8bit(node, describe_input(node, 1), b_type,
+                      [&](auto b_tag) -> Expected<PreparedKernel> {
+                        using A = typename decltype(a_tag)::type;
+                        using B = typename decltype(b_tag)::type;
+                        std::optional<ExactFloatB> exact = exact_float_b<B>(node, layout, b_zero);
+                        PreparedKernel result;
+                        result.implementation = exact ? "exact float gemm" : "int32 dot rows";
+                        if (exact) result.workspace_bytes = exact_workspace_bytes(layout, *exact);
+                        result.kernel = std::make_unique<MatMulIntegerKernel<A, B>>(
+                            std::move(layout), a_zero, b_zero, std::move(exact));
+                        return result;
+                      });
   });
 }
 

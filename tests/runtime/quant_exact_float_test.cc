@@ -1,7 +1,8 @@
-// ConvInteger and QLinearConv with constant weights run on the float GEMM when its sums are exact
-// (runtime/cpu/kernels/quant_conv_float.h): the same bytes as the int16 x int32 rows the same
-// node runs with its weights as a graph input, on grouped, strided, padded convolutions with
-// per-channel zero points; and weights too large for exact float sums keep the integer rows.
+// ConvInteger, QLinearConv and MatMulInteger with constant weights run on the float GEMM when its
+// sums are exact (runtime/cpu/kernels/quant_conv_float.h): the same bytes as the integer loops
+// the same node runs with its weights as a graph input, on grouped, strided, padded convolutions
+// and batched products with per-channel zero points; weights too large for exact float sums keep
+// the integer loops.
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -143,6 +144,35 @@ TEST_CASE("ConvInteger with constant weights gives the integer rows' values") {
     results.push_back((*y)[0].data);
   }
   CHECK(results[1] == results[0]);
+}
+
+// A batched B [2, k, 40] against A [2, 24, k] with per-row A and per-column B zero points;
+// k = 64 is exact, k = 600 with weights 150 from their zero point is not (600 x 255 x 150 >
+// 2^24) and keeps the int32 rows. Either way the values are those of the integer loops.
+TEST_CASE("MatMulInteger with a constant B gives the integer rows' values") {
+  for (const int64_t k : {64, 600}) {
+    CAPTURE(k);
+    const int64_t m = 24, n = 40;
+    const auto a = random_bytes(static_cast<size_t>(2 * m * k), 31);
+    auto b = random_bytes(static_cast<size_t>(2 * k * n), 32);
+    if (k == 600) b[5] = 0;  // 0 - 150: beyond the exact bound
+    std::vector<uint8_t> a_zero, b_zero;
+    for (int64_t i = 0; i < m; ++i) a_zero.push_back(static_cast<uint8_t>(100 + i));
+    for (int64_t j = 0; j < n; ++j)
+      b_zero.push_back(static_cast<uint8_t>(k == 600 ? 150 : 120 + j));
+    std::vector<std::vector<std::byte>> results;
+    for (const bool constant : {false, true}) {
+      auto y = testing::run_single_node("MatMulInteger",
+                                        {tensor(DType::kUInt8, Shape{2, m, k}, a, false),
+                                         tensor(DType::kUInt8, Shape{2, k, n}, b, constant),
+                                         tensor(DType::kUInt8, Shape{m}, a_zero, false),
+                                         tensor(DType::kUInt8, Shape{n}, b_zero, constant)},
+                                        {OutputSpec{DType::kInt32, Shape{2, m, n}}});
+      REQUIRE_MESSAGE(y.has_value(), y.status().to_string());
+      results.push_back((*y)[0].data);
+    }
+    CHECK(results[1] == results[0]);
+  }
 }
 
 }  // namespace
