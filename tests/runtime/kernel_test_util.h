@@ -109,6 +109,17 @@ inline std::vector<float> random_values(int64_t count, uint32_t seed) {
   return values;
 }
 
+/// `count` deterministic bytes from the same generator (its top 8 bits), for 8-bit tensors.
+inline std::vector<uint8_t> random_bytes(size_t count, uint32_t seed) {
+  std::vector<uint8_t> bytes(count);
+  uint32_t state = seed * 2654435761u + 1u;
+  for (auto& b : bytes) {
+    state = state * 1664525u + 1013904223u;
+    b = static_cast<uint8_t>(state >> 24);
+  }
+  return bytes;
+}
+
 }  // namespace onepool::testing
 
 // The implementation lives in the header's companion so that each test file can include it once.

@@ -19,17 +19,8 @@ using testing::int_attr;
 using testing::ints_attr;
 using testing::make_host_tensor;
 using testing::OutputSpec;
+using testing::random_bytes;
 using testing::TestInput;
-
-std::vector<uint8_t> random_bytes(size_t count, uint32_t seed) {
-  std::vector<uint8_t> bytes(count);
-  uint32_t state = seed * 2654435761u + 1u;
-  for (auto& b : bytes) {
-    state = state * 1664525u + 1013904223u;
-    b = static_cast<uint8_t>(state >> 24);
-  }
-  return bytes;
-}
 
 std::vector<int8_t> as_int8(const std::vector<uint8_t>& bytes) {
   return std::vector<int8_t>(bytes.begin(), bytes.end());

@@ -36,17 +36,6 @@ std::vector<T> run_one(const std::string& op, const std::vector<std::optional<Te
   return values_of<T>((*outputs)[0]);
 }
 
-// Deterministic bytes (an LCG), for the randomized product checks.
-std::vector<uint8_t> random_bytes(size_t count, uint32_t seed) {
-  std::vector<uint8_t> bytes(count);
-  uint32_t state = seed * 2654435761u + 1u;
-  for (auto& b : bytes) {
-    state = state * 1664525u + 1013904223u;
-    b = static_cast<uint8_t>(state >> 24);
-  }
-  return bytes;
-}
-
 std::vector<int8_t> as_int8(const std::vector<uint8_t>& bytes) {
   std::vector<int8_t> values(bytes.size());
   for (size_t i = 0; i < bytes.size(); ++i) values[i] = static_cast<int8_t>(bytes[i]);
