@@ -52,7 +52,8 @@ HostTensor int64_tensor(const std::vector<int64_t>& values, bool scalar) {
   return out;
 }
 
-// The tensor a Constant node holds, from whichever value_* attribute it has.
+}  // namespace
+
 Status constant_tensor(const onnx::NodeProto& node, onnx::TensorProto* tensor) {
   const std::string where = str_cat("node '", node.name(), "' (Constant)");
   if (node.attribute_size() != 1 || node.output_size() != 1) {
@@ -79,6 +80,8 @@ Status constant_tensor(const onnx::NodeProto& node, onnx::TensorProto* tensor) {
   tensor->set_name(node.output(0));
   return Status::ok();
 }
+
+namespace {
 
 Status constants_to_initializers(onnx::GraphProto* graph) {
   auto* nodes = graph->mutable_node();

@@ -36,6 +36,10 @@ struct FoldOptions {
 
 constexpr int kMaxFoldRounds = 32;
 
+/// The tensor a Constant node holds, from whichever value_* attribute it has (named after its
+/// output). Errors: not one attribute and one output; string or sparse constants.
+Status constant_tensor(const onnx::NodeProto& node, onnx::TensorProto* tensor);
+
 /// Runs the steps above on `model`. `strict_error` receives the last strict shape-inference error
 /// (empty when strict inference succeeded) for later messages about unknown shapes. Errors: a
 /// Constant node OnePool cannot represent (string, sparse), a foldable node whose constant inputs

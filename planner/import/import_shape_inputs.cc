@@ -13,6 +13,7 @@
 #include "planner/core/shape_input_flag.h"
 #include "planner/import/import_bind.h"
 #include "planner/import/import_model_file.h"
+#include "planner/import/import_slice_lengths.h"
 #include "planner/import/import_tensor.h"
 
 namespace onepool {
@@ -92,9 +93,12 @@ bool scan_outputs_bounded(const onnx::NodeProto& node, const LengthBounds& bound
 
 // Whether the node's shape parameters fix its output shapes: not for a Loop without scan
 // outputs, nor where a --bound plans the outputs (a Loop's every scan output; any output of TopK
-// or Range): K, the trip count or Range's scalars then stay runtime inputs.
-bool parameters_fix_shapes(const onnx::NodeProto& node, const LengthBounds& bounds) {
+// or Range): K, the trip count or Range's scalars then stay runtime inputs; nor for a Slice whose
+// run-time starts and ends lie a proven distance apart (import_slice_lengths.h).
+bool parameters_fix_shapes(const onnx::NodeProto& node, const LengthBounds& bounds,
+                           const SliceDistanceProver& slices) {
   const std::string& op = node.op_type();
+  if (op == "Slice") return !slices.runtime_distance(node).has_value();
   if (op == "Loop") return has_scan_outputs(node) && !scan_outputs_bounded(node, bounds);
   if (op == "TopK" || op == "Range") {
     for (const std::string& output : node.output()) {
@@ -129,7 +133,7 @@ std::string join_dims(const std::vector<std::string>& dims) {
 class ShapeInputFinder {
  public:
   ShapeInputFinder(const onnx::ModelProto& model, const LengthBounds& bounds)
-      : graph_(model.graph()), opset_(default_opset(model)), bounds_(bounds) {
+      : graph_(model.graph()), opset_(default_opset(model)), bounds_(bounds), slices_(graph_) {
     for (int n = 0; n < graph_.node_size(); ++n) {
       for (const std::string& output : graph_.node(n).output()) producers_[output] = n;
     }
@@ -144,7 +148,7 @@ class ShapeInputFinder {
       for (const ShapeParameter& parameter : shape_parameters(node.op_type(), opset_)) {
         if (parameter.position >= node.input_size()) continue;
         if (node.input(parameter.position).empty()) continue;  // an omitted optional input
-        if (!parameters_fix_shapes(node, bounds_)) continue;
+        if (!parameters_fix_shapes(node, bounds_, slices_)) continue;
         walk_from(n, parameter);
       }
     }
@@ -201,6 +205,7 @@ class ShapeInputFinder {
   const onnx::GraphProto& graph_;
   int64_t opset_;
   const LengthBounds& bounds_;
+  const SliceDistanceProver slices_;
   std::unordered_map<std::string, int> producers_;
   std::unordered_map<std::string, size_t> input_positions_;
   std::unordered_set<std::string> visited_;

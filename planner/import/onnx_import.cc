@@ -18,6 +18,7 @@
 #include "planner/import/import_runtime_loop.h"
 #include "planner/import/import_runtime_scan.h"
 #include "planner/import/import_shape_inputs.h"
+#include "planner/import/import_slice_lengths.h"
 #include "planner/import/import_topo_sort.h"
 
 namespace onepool {
@@ -52,15 +53,16 @@ void drop_symbolic_value_info(onnx::GraphProto* graph) {
 Expected<Graph> import_model(onnx::ModelProto* model, const std::string& model_dir,
                              const ImportOptions& options);
 
-// Data-dependent outputs get their upper bounds, then inference and folding carry them
-// downstream (Shape and Size of a bounded tensor never fold); again while a round bounds a node
-// whose inputs only now have static shapes.
+// Data-dependent outputs get their upper bounds and Slices at run-time positions their lengths,
+// then inference and folding carry them downstream (Shape and Size of a bounded tensor never
+// fold); again while a round types a node whose inputs only now have static shapes.
 Status bound_data_dependent_until_done(onnx::ModelProto* model, FoldOptions* fold_options,
                                        std::string* strict_error, DataDependentBounds* bounds) {
   for (int round = 0; round < model->graph().node_size() + 1; ++round) {
     ONEPOOL_ASSIGN_OR_RETURN(const int bounded,
                              bound_data_dependent_outputs(model->mutable_graph(), bounds));
-    if (bounded == 0) return Status::ok();
+    ONEPOOL_ASSIGN_OR_RETURN(const int sliced, type_runtime_slices(model->mutable_graph()));
+    if (bounded + sliced == 0) return Status::ok();
     fold_options->runtime_shaped = runtime_shaped_names(model->graph(), bounds->reasons);
     ONEPOOL_RETURN_IF_ERROR(fold_constants(model, *fold_options, strict_error));
   }

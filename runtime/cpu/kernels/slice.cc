@@ -1,10 +1,13 @@
 // Slice: starts/ends/axes/steps as attributes (opset < 10) or constant inputs (opset >= 10),
 // clamped per the ONNX spec, then an AxisMapCopy with table_k[i] = (start_k + i*step_k)*stride_k.
+// Starts or ends computed at run time: slice_at_runtime.h.
 #include <algorithm>
 
 #include "runtime/cpu/kernels/shape_axis_map.h"
 #include "runtime/cpu/kernels/shape_ops.h"
 #include "runtime/cpu/kernels/shape_util.h"
+#include "runtime/cpu/kernels/slice_at_runtime.h"
+#include "runtime/cpu/kernels/slice_axis.h"
 
 namespace onepool::cpu::data {
 
@@ -35,29 +38,6 @@ Expected<SliceParams> read_slice_params(const NodeContext& node) {
   return params;
 }
 
-// The first index and the element count of one sliced axis, per the ONNX clamping rules.
-struct AxisRange {
-  int64_t start = 0, step = 1, count = 0;
-};
-
-AxisRange clamp_axis(int64_t start, int64_t end, int64_t step, int64_t dim) {
-  if (start < 0) start += dim;
-  if (end < 0) end += dim;
-  AxisRange range;
-  range.step = step;
-  if (dim == 0) return range;
-  if (step > 0) {
-    range.start = std::clamp<int64_t>(start, 0, dim);
-    end = std::clamp<int64_t>(end, 0, dim);
-    range.count = end > range.start ? (end - range.start + step - 1) / step : 0;
-  } else {
-    range.start = std::clamp<int64_t>(start, 0, dim - 1);
-    end = std::clamp<int64_t>(end, -1, dim - 1);
-    range.count = range.start > end ? (range.start - end + (-step) - 1) / (-step) : 0;
-  }
-  return range;
-}
-
 }  // namespace
 
 Expected<PreparedKernel> make_slice_kernel(const NodeContext& node) {
@@ -67,6 +47,7 @@ Expected<PreparedKernel> make_slice_kernel(const NodeContext& node) {
   const Value& input = node.input(0);
   const Value& output = node.output(0);
   ONEPOOL_ASSIGN_OR_RETURN(size_t element_size, movable_element_size(node, input.dtype));
+  if (slices_at_runtime(node)) return make_runtime_slice_kernel(node, element_size);
   ONEPOOL_ASSIGN_OR_RETURN(SliceParams params, read_slice_params(node));
   const int rank = input.shape.rank();
   std::vector<AxisRange> ranges(static_cast<size_t>(rank));
