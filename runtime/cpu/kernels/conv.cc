@@ -80,6 +80,10 @@ class ConvKernel final : public Kernel {
       run_winograd_images(x, w, bias, y, context);
       return Status::ok();
     }
+    if (plan_.path == ConvPath::kImplicit) {
+      run_implicit_images(x, w, bias, y, context);
+      return Status::ok();
+    }
     if (plan_.path == ConvPath::kPointwise) {
       run_pointwise(x, w, y, *context.threads);
     } else {
@@ -118,7 +122,26 @@ class ConvKernel final : public Kernel {
     }
   }
 
-  // The implicit-GEMM and im2col paths on OnePool's GEMM.
+  // The implicit GEMM per group and image, bias and activation applied band by band.
+  void run_implicit_images(const float* x, const float* w, const float* bias, float* y,
+                           const RunContext& context) const {
+    const WindowGeometry& g = plan_.geometry;
+    const int64_t in_group = plan_.in_channels / plan_.group;
+    const int64_t out_group = plan_.out_channels / plan_.group;
+    for (int64_t group = 0; group < plan_.group; ++group) {
+      const float* packed = group_weights(w, group, context.workspace);
+      const BandEpilogue epilogue{bias == nullptr ? nullptr : bias + group * out_group,
+                                  plan_.activation};
+      for (int64_t n = 0; n < plan_.batch; ++n) {
+        run_implicit_gemm(g, plan_.implicit, plan_.isa, packed, out_group, in_group,
+                          x + (n * plan_.in_channels + group * in_group) * g.input_size(),
+                          y + (n * plan_.out_channels + group * out_group) * g.output_size(),
+                          epilogue, context.workspace + plan_.packed_bytes, *context.threads);
+      }
+    }
+  }
+
+  // The im2col path on OnePool's GEMM.
   void run_gemm_paths(const float* x, const float* w, float* y, const RunContext& context) const {
     const WindowGeometry& g = plan_.geometry;
     const int64_t in_group = plan_.in_channels / plan_.group;
@@ -129,11 +152,6 @@ class ConvKernel final : public Kernel {
         const GroupImage image{x + (n * plan_.in_channels + group * in_group) * g.input_size(),
                                packed,
                                y + (n * plan_.out_channels + group * out_group) * g.output_size()};
-        if (plan_.path == ConvPath::kImplicit) {
-          run_implicit_gemm(g, plan_.implicit, plan_.isa, packed, out_group, in_group, image.x,
-                            image.y, context.workspace + plan_.packed_bytes, *context.threads);
-          continue;
-        }
         run_group(image, context, *context.threads);
       }
     }

@@ -98,6 +98,23 @@ const float* band_planes(const WindowGeometry& g, const ImplicitGemmPlan& plan, 
   return padded;
 }
 
+// The epilogue on output channels [first, end) of band `band` (its rows of each channel are one
+// contiguous run of Y).
+void finish_band(const WindowGeometry& g, const BandEpilogue& epilogue, const Band& band,
+                 int64_t first, int64_t end, float* y) {
+  if (epilogue.bias == nullptr && epilogue.activation.kind == ActivationKind::kNone) return;
+  const int64_t width = g.output[2];
+  const int64_t count = band.rows * width;
+  for (int64_t m = first; m < end; ++m) {
+    float* data = y + m * g.output_size() + band.first_row * width;
+    if (epilogue.bias != nullptr) {
+      const float b = epilogue.bias[m];
+      map_in_place(data, count, [b](float v) { return v + b; });
+    }
+    apply_activation(epilogue.activation, data, count);
+  }
+}
+
 // Output channels [first, end) of band `band`, from its planes.
 void multiply_band(const WindowGeometry& g, const ImplicitGemmPlan& plan, SgemmIsa isa,
                    const PackedA& weights, const float* planes, const Band& band, int64_t first,
@@ -225,7 +242,8 @@ ImplicitGemmPlan plan_implicit_gemm(const WindowGeometry& g, int64_t in_channels
 
 void run_implicit_gemm(const WindowGeometry& g, const ImplicitGemmPlan& plan, SgemmIsa isa,
                        const float* packed, int64_t out_channels, int64_t in_channels,
-                       const float* x, float* y, std::byte* workspace, ThreadPool& threads) {
+                       const float* x, float* y, const BandEpilogue& epilogue, std::byte* workspace,
+                       ThreadPool& threads) {
   const int64_t bands = (g.output[1] + plan.band_rows - 1) / plan.band_rows;
   const PackedA weights{packed, out_channels, static_cast<int64_t>(plan.row_offsets.size())};
   const auto band_at = [&](int64_t band) {
@@ -241,8 +259,9 @@ void run_implicit_gemm(const WindowGeometry& g, const ImplicitGemmPlan& plan, Sg
       const Band rows = band_at(band);
       const float* planes = band_planes(g, plan, x, in_channels, rows, workspace);
       threads.parallel_for(panels, 1, [&](int64_t begin, int64_t end) {
-        multiply_band(g, plan, isa, weights, planes, rows, begin * panel,
-                      std::min(out_channels, end * panel), workspace, y);
+        const int64_t last = std::min(out_channels, end * panel);
+        multiply_band(g, plan, isa, weights, planes, rows, begin * panel, last, workspace, y);
+        finish_band(g, epilogue, rows, begin * panel, last, y);
       });
     }
     return;
@@ -257,6 +276,7 @@ void run_implicit_gemm(const WindowGeometry& g, const ImplicitGemmPlan& plan, Sg
         const Band rows = band_at(band);
         const float* planes = band_planes(g, plan, x, in_channels, rows, scratch);
         multiply_band(g, plan, isa, weights, planes, rows, 0, out_channels, scratch, y);
+        finish_band(g, epilogue, rows, 0, out_channels, y);
       }
     }
   });
