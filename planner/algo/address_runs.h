@@ -1,5 +1,6 @@
 // Address runs: the union of some records' byte ranges, as sorted disjoint [begin, end) runs; a
-// collector that merges several sorted run lists; and the best-fit scan over merged runs.
+// collector that merges several sorted run lists; the best-fit scan over merged runs; and the
+// first-fit cursor, which reads sorted lists in turns without merging them.
 // Internal to the best-fit engine. `Word` is the address type: uint32_t when every address fits
 // in 32 bits (in units of a common divisor of the sizes), else size_t; see best_fit.cc.
 #pragma once
@@ -186,6 +187,14 @@ class RunCollector {
   // Calls visit(run) for every run appended so far, in order of begin, until it returns false.
   template <class Visit>
   void visit_sorted(Visit&& visit) {
+    const auto [merged, longest] = merge_all_but_longest();
+    merge_runs(merged, longest, visit);
+  }
+
+  // The runs appended so far as two lists sorted by begin: every list but the longest merged
+  // into one, and the longest as it is (empty when there is none). Both stay valid until the
+  // next clear() or merge.
+  std::array<std::span<const Run>, 2> merge_all_but_longest() {
     if (!singles_.empty()) {
       const std::span<Run> singles = singles_.runs();
       std::sort(singles.begin(), singles.end(),
@@ -195,7 +204,8 @@ class RunCollector {
     for (Singles& ordered : ordered_singles_) {
       if (!ordered.empty()) lists_.emplace_back(ordered.runs());
     }
-    if (lists_.empty()) return;
+    if (lists_.empty()) return {};
+    if (lists_.size() == 1) return {lists_[0], {}};
     std::sort(lists_.begin(), lists_.end(),
               [](std::span<const Run> a, std::span<const Run> b) { return a.size() < b.size(); });
     size_t total = 0;
@@ -210,13 +220,7 @@ class RunCollector {
       sorted = std::span<const Run>(spare_.data(), sorted.size() + lists_[k].size());
       std::swap(merged_, spare_);
     }
-    if (lists_.size() == 1) {
-      for (const Run& run : sorted) {
-        if (!visit(run)) return;
-      }
-      return;
-    }
-    merge_runs(sorted, lists_.back(), visit);
+    return {sorted, lists_.back()};
   }
 
  private:
@@ -276,20 +280,33 @@ class BestFitScan {
   Word best_gap_ = kNoGap;
 };
 
-// The first-fit scan: the lowest gap of at least `bytes` between the runs visited in address
-// order, or the end of the highest run when none fits. Stops at the first gap that fits.
+// First fit as a rising cursor: the lowest offset whose `bytes` overlap no run is the least
+// fixpoint of "move the cursor to the end of a run that overlaps [cursor, cursor + bytes)", since
+// no offset the cursor passes is free (each overlaps the run that moved it). So the runs need no
+// merging: any number of lists sorted by begin can each be read up to the window's end, in turns,
+// until a turn moves the cursor no more, and every run beginning above the final window is never
+// read. The result is the gap's start when one fits, else the end of the highest run.
 template <class Word>
-class FirstFitScan {
+class FirstFitCursor {
  public:
-  explicit FirstFitScan(Word bytes) : bytes_(bytes) {}
+  explicit FirstFitCursor(Word bytes) : bytes_(bytes) {}
 
-  bool visit(const AddressRun<Word>& run) {
-    if (run.begin > cursor_ && run.begin - cursor_ >= bytes_) return false;
-    cursor_ = run.end > cursor_ ? run.end : cursor_;
-    return true;
-  }
-  // The gap's start when one fits, else the end of the highest run: `cursor_` either way.
   Word offset() const { return cursor_; }
+  // Where the window [offset, offset + bytes) ends: runs beginning there or above do not
+  // overlap it (no overflow: both are at most the sum of all sizes).
+  Word window_end() const { return cursor_ + bytes_; }
+  // Moves past runs that begin before the window's end and end at most at `end`.
+  void pass_to(Word end) { cursor_ = end > cursor_ ? end : cursor_; }
+  // Moves past a run that begins before the window's end (`overlaps` false: one to ignore).
+  void pass_if(bool overlaps, const AddressRun<Word>& run) {
+    pass_to(select(overlaps, run.end, Word{0}));
+  }
+  // Moves past the runs of a list sorted by begin that begin before the window's end; returns the
+  // first run left unread.
+  const AddressRun<Word>* pass_list(const AddressRun<Word>* next, const AddressRun<Word>* end) {
+    for (; next != end && next->begin < window_end(); ++next) pass_if(true, *next);
+    return next;
+  }
 
  private:
   Word bytes_;

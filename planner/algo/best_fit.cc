@@ -16,8 +16,12 @@
 //    per-node unions of the groups starting under the node, brought up to date lazily (the runs
 //    inserted since the last read wait in a per-node list).
 // The lists are read in place, each sorted by address (the edge lists are kept in address order,
-// so the runs they give need no sorting), merged smallest first, and the last merge feeds the
-// best-fit scan directly (RunCollector, BestFitScan in address_runs.h).
+// so the runs they give need no sorting). Best fit merges them smallest first, and the last merge
+// feeds the best-fit scan directly (RunCollector, BestFitScan in address_runs.h). First fit
+// merges all but the longest and the edge lists the same way, then reads those few lists in
+// turns only up to the first gap that fits (FirstFitCursor): the edge lists, the bulk of the
+// runs when many records start per step, are filtered as they are read, and their entries above
+// the gap are never touched.
 //
 // Addresses are counted in units of the gcd of the sizes, in 32 bits when the sum of all sizes
 // fits (the usual case: half the memory traffic of 64-bit runs), else in 64 bits. Both give the
@@ -26,6 +30,8 @@
 // Cost: O(n + steps) to compress steps and group lifetimes (O(n log n) when steps are sparse);
 // per record O(log B) union updates and a query over the Q runs of the k lists read (B blocks,
 // k <= 2 log B + 3 plus the groups with several records): O(Q log Q) at worst, O(Q k) merging.
+// First fit reads the edge entries and the longest list only up to the gap it picks, in turns
+// that each move the cursor: O(Q k) as well at worst, much less when the gap is low.
 // On DNN-like instances Q is about the number of records live at one step; when every record is
 // live at once Q is 1. Fragmented unions (uniformly random long lifetimes) are the slow case: Q
 // grows towards n.
@@ -46,6 +52,8 @@ namespace {
 
 // Steps per block of the time index (see PlacedByTime).
 constexpr size_t kBlockSteps = 64;
+// Edge entries a first-fit query takes at once (see PlacedByTime::pass_edges).
+constexpr std::ptrdiff_t kEdgeChunk = 8;
 // Runs a node of the starts index may hold back before it is rebuilt from its children.
 constexpr size_t kMaxPendingRuns = 1024;
 // Levels of the tree, from the root, whose cover unions are kept merged per path (see
@@ -86,7 +94,12 @@ class PlacedByTime {
   // Appends the runs of every placed record live at some step of record k's lifetime (runs
   // from different lists may overlap). The lists are read in place: `out` stays valid until
   // the next insert or collect.
-  void collect(size_t k, RunCollector<Word>& out);
+  void collect(size_t k, RunCollector<Word>& out) { collect_into(k, out); }
+
+  // First fit for record k: the lowest offset where `bytes` overlap no placed record live at
+  // some step of its lifetime, else the end of the highest one. The same lists as collect(),
+  // read lazily (see FirstFitCursor): only up to the gap that fits.
+  Word first_fit(size_t k, Word bytes);
 
   // Starts loading the group record k will be inserted into. Records come in size order, not in
   // time order, so the group is a cache miss; started a record ahead, it is not waited for.
@@ -105,7 +118,8 @@ class PlacedByTime {
   };
   // A placed group in a block's edge list: its lifetime clipped to the block, relative to the
   // block's first step. A block's entries are kept in order of `single.begin`, so the single
-  // runs a query keeps need no sorting.
+  // runs a query keeps need no sorting; for a group of 2+ records `single` is its union's lowest
+  // run (see mark_several).
   struct EdgeEntry {
     uint8_t lo;
     uint8_t hi;
@@ -115,6 +129,49 @@ class PlacedByTime {
     Run single;
   };
   static_assert(kBlockSteps <= 256, "edge entries store steps within a block in 8 bits");
+  // The entries of an edge list a query keeps: those live at some step of [lo, hi] (relative to
+  // the block's first step), and with `inside_only` only those starting after that step.
+  struct EdgeFilter {
+    int32_t lo;
+    int32_t hi;
+    uint8_t inside_only;
+    bool operator()(const EdgeEntry& entry) const {
+      return (entry.lo <= hi) & (lo <= entry.hi) & (entry.starts_inside >= inside_only);
+    }
+  };
+  // The lists of a first-fit query, each with the place it has been read up to. All but the edge
+  // lists are gathered and merged but the longest (as for best fit), so that a turn reads a few
+  // lists, not the dozens of tree nodes that long lifetimes fill.
+  struct FirstFitLists {
+    struct SortedList {
+      const Run* next;
+      const Run* end;
+    };
+    struct EdgeList {
+      const EdgeEntry* next;
+      const EdgeEntry* end;
+      EdgeFilter live;
+    };
+    RunCollector<Word> gathered;
+    std::vector<SortedList> sorted;
+    std::vector<EdgeList> edges;
+
+    void clear() {
+      gathered.clear();
+      sorted.clear();
+      edges.clear();
+    }
+    void append(std::span<const Run> list) { gathered.append(list); }
+    void append_one_if(bool keep, const Run& run) { gathered.append_one_if(keep, run); }
+    // Another list to read while the query runs (a group's union found in an edge list).
+    void append_to_read(std::span<const Run> list) {
+      if (!list.empty()) sorted.push_back({list.data(), list.data() + list.size()});
+    }
+    // Merges the lists gathered into the two a query starts with.
+    void merge_gathered() {
+      for (std::span<const Run> list : gathered.merge_all_but_longest()) append_to_read(list);
+    }
+  };
 
   size_t block_of(int32_t step) const { return static_cast<size_t>(step) / kBlockSteps; }
   int32_t block_first(size_t block) const { return static_cast<int32_t>(block * kBlockSteps); }
@@ -123,22 +180,23 @@ class PlacedByTime {
   }
   // Appends a group's runs. Most groups hold one run: the filter is branch-free for them, as
   // placement varies from one group to the next.
-  void append_group(const Group& group, RunCollector<Word>& out) const {
+  template <class Out>
+  void append_group(const Group& group, Out& out) const {
     out.append_one_if(group.placed == 1, group.single);
     if (group.placed > 1) out.append(unions_[static_cast<size_t>(group.union_index)].runs());
   }
   // Groups starting at steps [first, last].
-  void append_starting(int32_t first, int32_t last, RunCollector<Word>& out) const {
+  template <class Out>
+  void append_starting(int32_t first, int32_t last, Out& out) const {
     const auto begin = group_starts_[static_cast<size_t>(first)];
     const auto end = group_starts_[static_cast<size_t>(last) + 1];
     for (int32_t index = begin; index < end; ++index) {
       append_group(groups_[static_cast<size_t>(index)], out);
     }
   }
-  // Appends the runs of the entries of `block`'s edge list that `live(entry)` keeps, single
-  // runs to ordered list `list` (in address order, as the entries are).
-  template <class Live>
-  void append_edges_if(size_t block, Live&& live, size_t list, RunCollector<Word>& out) const {
+  // Appends the runs of the entries of `block`'s edge list that `live` keeps, single runs to
+  // ordered list `list` (in address order, as the entries are).
+  void append_edges_if(size_t block, EdgeFilter live, size_t list, RunCollector<Word>& out) const {
     const EdgeEntry* const begin = edges_.data() + edge_starts_[block];
     const EdgeEntry* const end = begin + edge_counts_[block];
     Run* const singles = out.ordered_room(list, static_cast<size_t>(end - begin));
@@ -154,7 +212,51 @@ class PlacedByTime {
     }
     out.ordered_written(list, kept);
   }
-  void append_starting_in_last_block(size_t block, int32_t hi, RunCollector<Word>& out);
+  // The same for a first-fit query: the edge list is filtered as it is read.
+  void append_edges_if(size_t block, EdgeFilter live, size_t, FirstFitLists& out) const {
+    const EdgeEntry* const begin = edges_.data() + edge_starts_[block];
+    if (edge_counts_[block] > 0) out.edges.push_back({begin, begin + edge_counts_[block], live});
+  }
+  // Moves `cursor` past the kept entries of an edge list that begin before its window's end; a
+  // group of 2+ records becomes one more list to read. Whole chunks first: when a chunk's last
+  // entry begins in the window so do all of its entries (they are in address order), and the
+  // highest end kept is taken at once, without a chain of dependent steps from entry to entry.
+  void pass_edges(typename FirstFitLists::EdgeList& edges, FirstFitCursor<Word>& cursor,
+                  FirstFitLists& lists) const {
+    const EdgeEntry* entry = edges.next;
+    while (edges.end - entry >= kEdgeChunk &&
+           entry[kEdgeChunk - 1].single.begin < cursor.window_end()) {
+      Word highest = 0;
+      bool several = false;
+      for (std::ptrdiff_t i = 0; i < kEdgeChunk; ++i) {
+        const bool live = edges.live(entry[i]);
+        highest = std::max(highest, select(live & !entry[i].several, entry[i].single.end, Word{0}));
+        several |= live & (entry[i].several != 0);
+      }
+      cursor.pass_to(highest);
+      if (several) append_several_if(entry, entry + kEdgeChunk, edges.live, lists);
+      entry += kEdgeChunk;
+    }
+    for (; entry != edges.end && entry->single.begin < cursor.window_end(); ++entry) {
+      const bool live = edges.live(*entry);
+      cursor.pass_if(live & !entry->several, entry->single);
+      if (live & (entry->several != 0)) append_several_if(entry, entry + 1, edges.live, lists);
+    }
+    edges.next = entry;
+  }
+  // The unions of the groups of 2+ records among [begin, end) that `live` keeps, to read next.
+  void append_several_if(const EdgeEntry* begin, const EdgeEntry* end, EdgeFilter live,
+                         FirstFitLists& lists) const {
+    for (const EdgeEntry* entry = begin; entry != end; ++entry) {
+      if (!live(*entry) || entry->several == 0) continue;
+      const Group& group = groups_[static_cast<size_t>(entry->group)];
+      lists.append_to_read(unions_[static_cast<size_t>(group.union_index)].runs());
+    }
+  }
+  template <class Out>
+  void collect_into(size_t k, Out& out);
+  template <class Out>
+  void append_starting_in_last_block(size_t block, int32_t hi, Out& out);
   void make_groups(std::span<const std::pair<int32_t, int32_t>> lifetimes);
   void make_edge_room(size_t blocks);
   // The blocks the lifetime covers only partly (-1: none): the first and last blocks at most.
@@ -173,8 +275,9 @@ class PlacedByTime {
   }
   void insert_into_group(size_t k, const Run& run);
   void add_edge(int32_t group_index, std::pair<int32_t, int32_t> lifetime, size_t block);
-  void mark_several(int32_t group_index, size_t block);
-  void append_top(size_t node, RunCollector<Word>& out);
+  void mark_several(int32_t group_index, size_t block, const Run& lowest);
+  template <class Out>
+  void append_top(size_t node, Out& out);
   const AddressRuns<Word>& fresh_starts(size_t node);
   void rebuild_starts(size_t node);
 
@@ -210,6 +313,7 @@ class PlacedByTime {
   std::vector<uint8_t> rebuild_;
   AddressRuns<Word> merged_;
   RunCollector<Word> scratch_;
+  FirstFitLists first_fit_lists_;
 };
 
 template <class Word>
@@ -305,14 +409,23 @@ void PlacedByTime<Word>::add_edge(int32_t group_index, std::pair<int32_t, int32_
                   run};
 }
 
-// Marks a group's entry in a block's edge list as holding 2+ records.
+// Marks a group's entry in a block's edge list as holding 2+ records and moves it down to the
+// place of the union's lowest run, which only gets lower: a first-fit query stops reading an
+// edge list at the first entry beginning above its window, so a union must not sit higher.
 template <class Word>
-void PlacedByTime<Word>::mark_several(int32_t group_index, size_t block) {
+void PlacedByTime<Word>::mark_several(int32_t group_index, size_t block, const Run& lowest) {
   EdgeEntry* const begin = edges_.data() + edge_starts_[block];
   EdgeEntry* const end = begin + edge_counts_[block];
-  for (EdgeEntry* entry = begin; entry != end; ++entry) {
-    if (entry->group == group_index) entry->several = 1;
-  }
+  EdgeEntry* const entry = std::find_if(
+      begin, end, [group_index](const EdgeEntry& listed) { return listed.group == group_index; });
+  EdgeEntry moved = *entry;
+  moved.several = 1;
+  moved.single = lowest;
+  EdgeEntry* const at = std::upper_bound(
+      begin, entry, lowest.begin,
+      [](Word value, const EdgeEntry& listed) { return value < listed.single.begin; });
+  std::copy_backward(at, entry, entry + 1);
+  *at = moved;
 }
 
 template <class Word>
@@ -329,11 +442,14 @@ void PlacedByTime<Word>::insert_into_group(size_t k, const Run& run) {
   if (group.placed == 2) {
     group.union_index = static_cast<int32_t>(unions_.size());
     unions_.emplace_back().add(group.single.begin, group.single.end);
-    for (const int64_t block : edge_blocks(lifetimes_[k])) {
-      if (block >= 0) mark_several(group_index, static_cast<size_t>(block));
-    }
   }
-  unions_[static_cast<size_t>(group.union_index)].add(run.begin, run.end);
+  AddressRuns<Word>& runs = unions_[static_cast<size_t>(group.union_index)];
+  const bool lower = group.placed == 2 || run.begin < runs.runs().front().begin;
+  runs.add(run.begin, run.end);
+  if (!lower) return;
+  for (const int64_t block : edge_blocks(lifetimes_[k])) {
+    if (block >= 0) mark_several(group_index, static_cast<size_t>(block), runs.runs().front());
+  }
 }
 
 template <class Word>
@@ -366,7 +482,8 @@ void PlacedByTime<Word>::insert(size_t k, Run run) {
 }
 
 template <class Word>
-void PlacedByTime<Word>::collect(size_t k, RunCollector<Word>& out) {
+template <class Out>
+void PlacedByTime<Word>::collect_into(size_t k, Out& out) {
   const auto [lo, hi] = lifetimes_[k];
   // Step 1. Live at lo: the groups covering lo's whole block. Then from the block's edge list,
   // the groups live at some step of [lo, hi] in the block: live at lo, or starting in (lo, hi]
@@ -378,10 +495,7 @@ void PlacedByTime<Word>::collect(size_t k, RunCollector<Word>& out) {
   append_top(top, out);
   const int32_t lo_in_block = lo - block_first(block);
   const int32_t hi_in_block = std::min(hi, block_last(block)) - block_first(block);
-  append_edges_if(
-      block,
-      [=](const EdgeEntry& entry) { return (entry.lo <= hi_in_block) & (lo_in_block <= entry.hi); },
-      0, out);
+  append_edges_if(block, EdgeFilter{lo_in_block, hi_in_block, 0}, 0, out);
   // Step 2. Starting after lo's block: in hi's block from its edge list, before it whole blocks
   // from the tree.
   const size_t last_block = block_of(hi);
@@ -401,17 +515,30 @@ void PlacedByTime<Word>::collect(size_t k, RunCollector<Word>& out) {
 // cover the block partly, so its edge list (already in address order) holds them; those starting
 // at the first step are read by first step.
 template <class Word>
-void PlacedByTime<Word>::append_starting_in_last_block(size_t block, int32_t hi,
-                                                       RunCollector<Word>& out) {
+template <class Out>
+void PlacedByTime<Word>::append_starting_in_last_block(size_t block, int32_t hi, Out& out) {
   const int32_t first = block_first(block);
   append_starting(first, first, out);
   const int32_t hi_in_block = hi - first;
-  append_edges_if(
-      block,
-      [=](const EdgeEntry& entry) {
-        return (entry.starts_inside != 0) & (entry.lo <= hi_in_block);
-      },
-      1, out);
+  append_edges_if(block, EdgeFilter{0, hi_in_block, 1}, 1, out);
+}
+
+// Reads the lists in turns, each up to the window's end, until a whole turn moves the cursor no
+// more and adds no list (see FirstFitCursor).
+template <class Word>
+Word PlacedByTime<Word>::first_fit(size_t k, Word bytes) {
+  FirstFitLists& lists = first_fit_lists_;
+  lists.clear();
+  collect_into(k, lists);
+  lists.merge_gathered();
+  FirstFitCursor<Word> cursor(bytes);
+  for (;;) {
+    const Word start = cursor.offset();
+    const size_t list_count = lists.sorted.size();
+    for (auto& list : lists.sorted) list.next = cursor.pass_list(list.next, list.end);
+    for (auto& edges : lists.edges) pass_edges(edges, cursor, lists);
+    if (cursor.offset() == start && lists.sorted.size() == list_count) return cursor.offset();
+  }
 }
 
 // Appends the union of cover_ over the path from the root to `node` (a node of the lowest
@@ -420,7 +547,8 @@ void PlacedByTime<Word>::append_starting_in_last_block(size_t block, int32_t hi,
 // merged union is rebuilt only when the path did not change since the previous read; a path that
 // changes between most reads (long lifetimes everywhere) is read list by list instead.
 template <class Word>
-void PlacedByTime<Word>::append_top(size_t node, RunCollector<Word>& out) {
+template <class Out>
+void PlacedByTime<Word>::append_top(size_t node, Out& out) {
   uint64_t stamp = 0;
   for (size_t up = node; up >= 1; up /= 2) stamp += cover_versions_[up];
   const size_t index = node - (leaves_ >> top_shift_);
@@ -578,8 +706,18 @@ AddressUnits address_units(std::span<const UsageRecord> records) {
   return units;
 }
 
-// The placement loop in `Word` addresses of `unit` bytes each; `Scan` picks the gap.
-template <class Word, template <class> class Scan>
+// Best fit for record k: every run collected, merged and scanned.
+template <class Word>
+Word best_fit(PlacedByTime<Word>& placed, size_t k, Word bytes, RunCollector<Word>& runs) {
+  runs.clear();
+  placed.collect(k, runs);
+  BestFitScan<Word> scan(bytes);
+  runs.visit_sorted([&scan](const AddressRun<Word>& run) { return scan.visit(run); });
+  return scan.offset();
+}
+
+// The placement loop in `Word` addresses of `unit` bytes each.
+template <class Word, GapChoice kChoice>
 Placement place_in_units(std::span<const UsageRecord> records, std::span<const int32_t> order,
                          const CompressedLifetimes& lifetimes, size_t unit) {
   // Step 1. Sizes and lifetimes gathered in placement order; one group per distinct lifetime.
@@ -598,19 +736,16 @@ Placement place_in_units(std::span<const UsageRecord> records, std::span<const i
     ordered_lifetimes.push_back(lifetimes.of_record[static_cast<size_t>(index)]);
   }
   PlacedByTime<Word> placed(ordered_lifetimes, lifetimes.steps);
-  // Step 2. Place each record at the gap `Scan` picks among the placed records it overlaps in
-  // time.
+  // Step 2. Place each record at the gap `kChoice` picks among the placed records it overlaps
+  // in time.
   Placement placement;
   placement.offsets.assign(records.size(), 0);
   RunCollector<Word> runs;
   Word pool = 0;
   for (size_t k = 0; k < next.size(); ++k) {
     if (k + 1 < next.size()) placed.prefetch(k + 1);
-    runs.clear();
-    placed.collect(k, runs);
-    Scan<Word> scan(next[k].units);
-    runs.visit_sorted([&scan](const AddressRun<Word>& run) { return scan.visit(run); });
-    const Word offset = scan.offset();
+    const Word offset = kChoice == GapChoice::kFirstFit ? placed.first_fit(k, next[k].units)
+                                                        : best_fit(placed, k, next[k].units, runs);
     const Word end = offset + next[k].units;
     placement.offsets[static_cast<size_t>(next[k].index)] = static_cast<size_t>(offset) * unit;
     pool = std::max(pool, end);
@@ -627,13 +762,14 @@ Placement place_greedy_in_order(std::span<const UsageRecord> records,
   const CompressedLifetimes lifetimes = compress_lifetimes(records);
   const AddressUnits units = address_units(records);
   const size_t unit = units.unit;
-  if (choice == GapChoice::kFirstFit) {
-    return units.fits_32_bits
-               ? place_in_units<uint32_t, FirstFitScan>(records, order, lifetimes, unit)
-               : place_in_units<size_t, FirstFitScan>(records, order, lifetimes, unit);
+  constexpr GapChoice kFirst = GapChoice::kFirstFit;
+  constexpr GapChoice kBest = GapChoice::kBestFit;
+  if (choice == kFirst) {
+    return units.fits_32_bits ? place_in_units<uint32_t, kFirst>(records, order, lifetimes, unit)
+                              : place_in_units<size_t, kFirst>(records, order, lifetimes, unit);
   }
-  return units.fits_32_bits ? place_in_units<uint32_t, BestFitScan>(records, order, lifetimes, unit)
-                            : place_in_units<size_t, BestFitScan>(records, order, lifetimes, unit);
+  return units.fits_32_bits ? place_in_units<uint32_t, kBest>(records, order, lifetimes, unit)
+                            : place_in_units<size_t, kBest>(records, order, lifetimes, unit);
 }
 
 }  // namespace onepool
