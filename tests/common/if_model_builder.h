@@ -73,6 +73,16 @@ inline void add_float_initializer(onnx::GraphProto* graph, const std::string& na
   *graph->add_initializer() = float_tensor(name, dims, values);
 }
 
+// An int64 initializer: a vector of `values`, or a scalar (one value).
+inline void add_int64s_initializer(onnx::GraphProto* graph, const std::string& name,
+                                   const std::vector<int64_t>& values, bool scalar = false) {
+  auto* tensor = graph->add_initializer();
+  tensor->set_name(name);
+  tensor->set_data_type(onnx::TensorProto::INT64);
+  if (!scalar) tensor->add_dims(static_cast<int64_t>(values.size()));
+  for (int64_t value : values) tensor->add_int64_data(value);
+}
+
 // A bool initializer (int32_data holds bools in ONNX).
 inline void add_bool_initializer(onnx::GraphProto* graph, const std::string& name,
                                  const std::vector<int64_t>& dims,

@@ -17,15 +17,6 @@ using namespace if_models;  // NOLINT(build/namespaces): the test helpers
 
 namespace {
 
-void add_int64_initializer(onnx::GraphProto* graph, const std::string& name,
-                           const std::vector<int64_t>& values, bool scalar = false) {
-  auto* tensor = graph->add_initializer();
-  tensor->set_name(name);
-  tensor->set_data_type(onnx::TensorProto::INT64);
-  if (!scalar) tensor->add_dims(static_cast<int64_t>(values.size()));
-  for (int64_t value : values) tensor->add_int64_data(value);
-}
-
 // y = x[:, i : i + 2] for x [2, 6] and the graph input i [1], through Add(i, 2); `step` (when
 // not 0) as a constant steps input, `ends_from` replaces the Add's constant by another input.
 onnx::ModelProto column_pair_model(int64_t step = 0, const std::string& ends_from = "") {
@@ -33,8 +24,8 @@ onnx::ModelProto column_pair_model(int64_t step = 0, const std::string& ends_fro
   auto* graph = model.mutable_graph();
   add_input(graph, "x", {2, 6});
   add_input(graph, "i", {1}, onnx::TensorProto::INT64);
-  add_int64_initializer(graph, "two", {2}, true);
-  add_int64_initializer(graph, "axes", {1});
+  add_int64s_initializer(graph, "two", {2}, true);
+  add_int64s_initializer(graph, "axes", {1});
   add_output(graph, "y", {2, 2});
   // Declared by symbols: import computes the length itself.
   for (auto& dim : *graph->mutable_output(0)
@@ -48,7 +39,7 @@ onnx::ModelProto column_pair_model(int64_t step = 0, const std::string& ends_fro
   add_node(graph, "Add", {"i", ends_from.empty() ? "two" : ends_from}, {"end"});
   Names inputs = {"x", "i", "end", "axes"};
   if (step != 0) {
-    add_int64_initializer(graph, "steps", {step});
+    add_int64s_initializer(graph, "steps", {step});
     inputs.push_back("steps");
   }
   add_node(graph, "Slice", inputs, {"y"}, "pair");
@@ -90,7 +81,7 @@ onnx::ModelProto running_sum_model(int64_t trips) {
   onnx::ModelProto model = new_model();
   auto* graph = model.mutable_graph();
   add_float_initializer(graph, "acc0", {1}, {-2});
-  add_int64_initializer(graph, "m", {trips}, true);
+  add_int64s_initializer(graph, "m", {trips}, true);
   add_output(graph, "acc_final", {1});
   add_output(graph, "acc_all", {trips, 1});
   onnx::GraphProto body = branch("body");
@@ -99,8 +90,8 @@ onnx::ModelProto running_sum_model(int64_t trips) {
   add_input(&body, "acc", {1});
   add_node(&body, "Identity", {"cond_in"}, {"cond_out"});
   add_float_initializer(&body, "x", {5}, {1, 2, 3, 4, 5});
-  add_int64_initializer(&body, "one", {1}, true);
-  add_int64_initializer(&body, "axis0", {0});
+  add_int64s_initializer(&body, "one", {1}, true);
+  add_int64s_initializer(&body, "axis0", {0});
   add_node(&body, "Add", {"iteration", "one"}, {"end"});
   add_node(&body, "Unsqueeze", {"iteration", "axis0"}, {"start_1d"});
   add_node(&body, "Unsqueeze", {"end", "axis0"}, {"end_1d"});
