@@ -1,4 +1,5 @@
-// ConvInteger, QLinearConv and MatMulInteger with constant weights run on the float GEMM when its
+// ConvInteger, QLinearConv, MatMulInteger and QLinearMatMul with constant weights run on the
+// float GEMM when its
 // sums are exact (runtime/cpu/kernels/quant_conv_float.h): the same bytes as the integer loops
 // the same node runs with its weights as a graph input, on grouped, strided, padded convolutions
 // and batched products with per-channel zero points; weights too large for exact float sums keep
@@ -138,8 +139,9 @@ TEST_CASE("ConvInteger with constant weights gives the integer rows' values") {
 }
 
 // A batched B [2, k, 40] against A [2, 24, k] with per-row A and per-column B zero points;
-// k = 64 is exact, k = 600 with weights 150 from their zero point is not (600 x 255 x 150 >
-// 2^24) and keeps the int32 rows. Either way the values are those of the integer loops.
+// k = 64 is exact in one float GEMM, k = 600 with weights 150 from their zero point is not
+// (600 x 255 x 150 > 2^24) and runs in two chunks of k. Either way the values are those of the
+// integer loops.
 TEST_CASE("MatMulInteger with a constant B gives the integer rows' values") {
   for (const int64_t k : {64, 600}) {
     CAPTURE(k);
@@ -159,6 +161,61 @@ TEST_CASE("MatMulInteger with a constant B gives the integer rows' values") {
                                          tensor(DType::kUInt8, Shape{m}, a_zero, false),
                                          tensor(DType::kUInt8, Shape{n}, b_zero, constant)},
                                         {OutputSpec{DType::kInt32, Shape{2, m, n}}});
+      REQUIRE_MESSAGE(y.has_value(), y.status().to_string());
+      results.push_back((*y)[0].data);
+    }
+    CHECK(results[1] == results[0]);
+  }
+}
+
+// QLinearMatMul inputs: A [2, m, k] uint8 (per-tensor scale and zero point), B [k, n] int8 with
+// per-column scales and zero points, constant or graph inputs; y uint8.
+std::vector<std::optional<TestInput>> qlinear_matmul_inputs(int64_t m, int64_t k, int64_t n,
+                                                            const std::vector<int8_t>& b,
+                                                            bool constant) {
+  std::vector<float> b_scale;
+  std::vector<int8_t> b_zero;
+  for (int64_t j = 0; j < n; ++j) {
+    b_scale.push_back(0.004f + 0.001f * static_cast<float>(j));
+    b_zero.push_back(static_cast<int8_t>(j % 9 - 4));
+  }
+  return {tensor(DType::kUInt8, Shape{2, m, k}, random_bytes(static_cast<size_t>(2 * m * k), 41),
+                 false),
+          f32(Shape{}, {0.03f}),
+          tensor<uint8_t>(DType::kUInt8, Shape{}, {118}, false),
+          tensor(DType::kInt8, Shape{k, n}, b, constant),
+          f32(Shape{n}, b_scale, true),
+          tensor(DType::kInt8, Shape{n}, b_zero, constant),
+          f32(Shape{}, {0.9f}),
+          tensor<uint8_t>(DType::kUInt8, Shape{}, {125}, false)};
+}
+
+std::string qlinear_matmul_implementation(int64_t m, int64_t k, int64_t n,
+                                          const std::vector<int8_t>& b) {
+  const Graph graph =
+      testing::single_node_graph("QLinearMatMul", qlinear_matmul_inputs(m, k, n, b, true),
+                                 {OutputSpec{DType::kUInt8, Shape{2, m, n}}}, AttributeMap{});
+  const auto registry = cpu::KernelRegistry::with_all_kernels();
+  auto prepared = registry.find("QLinearMatMul")(cpu::NodeContext(graph, graph.nodes[0], 2));
+  REQUIRE_MESSAGE(prepared.has_value(), prepared.status().to_string());
+  return prepared->implementation;
+}
+
+// k = 300 is exact in one float GEMM; k = 1200 with a weight 124 from its zero point is not
+// (1200 x 255 x 124 > 2^24) and runs in three chunks of k. Either way the bytes are those of the
+// integer rows.
+TEST_CASE("QLinearMatMul with a constant B gives the integer rows' bytes") {
+  for (const int64_t k : {300, 1200}) {
+    CAPTURE(k);
+    const int64_t m = 5, n = 10;
+    auto b = as_int8(random_bytes(static_cast<size_t>(k * n), 42));
+    if (k == 1200) b[0] = -128;  // -128 - 4 at column 0's zero point of -4: 124 away
+    CHECK(qlinear_matmul_implementation(m, k, n, b).rfind("exact float gemm", 0) == 0);
+    std::vector<std::vector<std::byte>> results;
+    for (const bool constant : {false, true}) {
+      auto y =
+          testing::run_single_node("QLinearMatMul", qlinear_matmul_inputs(m, k, n, b, constant),
+                                   {OutputSpec{DType::kUInt8, Shape{2, m, n}}});
       REQUIRE_MESSAGE(y.has_value(), y.status().to_string());
       results.push_back((*y)[0].data);
     }

@@ -1,6 +1,8 @@
 // MatMulInteger and QLinearMatMul: numpy matmul semantics (1-D promotion, batch broadcasting) over
 // 8-bit operands, products accumulated in int32 (quant_common.h). Zero points: per tensor, A's
 // per row, B's per column. QLinearMatMul requantizes each int32 row, held in the workspace.
+// With a constant B (and B zero points) both run float GEMMs instead, over chunks of k whose sums
+// are exact in float (the exact float path, see ExactFloatB): the same int32 values.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -137,18 +139,42 @@ ONEPOOL_ISA_CLONES void center_row(const A* a, int32_t zero, int64_t k, float* o
   for (int64_t j = 0; j < k; ++j) out[j] = static_cast<float>(static_cast<int32_t>(a[j]) - zero);
 }
 
-// B minus its zero points as floats, when B and the zero points are constant and the float
-// sums are exact (k x 255 x max|b - b_zero| < 2^24, as in quant_conv_float.h): then any float
-// GEMM, in any summation order, gives the int32 accumulators' exact values.
+// B minus its zero points as floats, when B and the zero points are constant. The float GEMM
+// then runs over chunks of k whose sums are exact (chunk x 255 x max|b - b_zero| < 2^24, as in
+// quant_conv_float.h), so any summation order gives each chunk's exact integer sum, and the
+// chunks add up in int32 as the integer rows do (wrapping, which no order changes). One chunk
+// when all of k is exact (the usual case for small k), otherwise as many as needed: 8-bit values
+// are at most 255 from their zero point, so a chunk has at least 258 rows.
 struct ExactFloatB {
-  std::vector<float> values;            // B's layout
-  std::optional<PackedProduct> packed;  // the packed GEMM's plan, or CBLAS
+  std::vector<float> values;                 // B's layout
+  int64_t chunk = 0;                         // rows of k per exact GEMM
+  std::optional<PackedProduct> packed;       // a whole chunk's packed plan, or CBLAS
+  std::optional<PackedProduct> packed_tail;  // the last chunk's when shorter
 };
+
+constexpr double kExactFloatLimit = 16777216.0;  // 2^24
+
+// The most rows of k whose float sums stay exact, at most k.
+int64_t exact_chunk_rows(int64_t k, float largest) {
+  if (largest == 0.0f) return k;
+  const double rows = std::floor((kExactFloatLimit - 1.0) / (255.0 * largest));
+  return rows >= static_cast<double>(k) ? k : static_cast<int64_t>(rows);
+}
+
+// The product's plan for `rows` of k, when CBLAS or the packed GEMM can take it.
+std::optional<std::optional<PackedProduct>> plan_exact_chunk(const NodeContext& node,
+                                                             const ProductLayout& layout,
+                                                             int64_t rows) {
+  const GemmShape shape{false, false, layout.m, layout.n, rows, rows, layout.n, layout.n};
+  if (!gemm_fits_blas(shape)) return std::nullopt;
+  if (rows == 0) return std::optional<PackedProduct>();
+  return plan_packed_product(shape, sgemm_isa_for(node.cpu_isa()));
+}
 
 template <class B>
 std::optional<ExactFloatB> exact_float_b(const NodeContext& node, const ProductLayout& layout,
-                                         const QuantParam& b_zero) {
-  const HostTensor* b = node.constant_input(1);
+                                         size_t b_input, const QuantParam& b_zero) {
+  const HostTensor* b = node.constant_input(b_input);
   const HostTensor* zero = b_zero.present ? node.constant_input(b_zero.input) : nullptr;
   if (b == nullptr || (b_zero.present && zero == nullptr)) return std::nullopt;
   ExactFloatB result;
@@ -162,18 +188,87 @@ std::optional<ExactFloatB> exact_float_b(const NodeContext& node, const ProductL
     largest = std::max(largest, std::fabs(centered));
     result.values.push_back(centered);
   }
-  if (static_cast<double>(layout.k) * 255.0 * largest >= 16777216.0) return std::nullopt;
-  const GemmShape shape{false, false, layout.m, layout.n, layout.k, layout.k, layout.n, layout.n};
-  if (!gemm_fits_blas(shape)) return std::nullopt;
-  if (layout.k > 0) result.packed = plan_packed_product(shape, sgemm_isa_for(node.cpu_isa()));
+  result.chunk = exact_chunk_rows(layout.k, largest);
+  const auto whole = plan_exact_chunk(node, layout, result.chunk);
+  if (!whole) return std::nullopt;
+  result.packed = *whole;
+  const int64_t tail = result.chunk == 0 ? 0 : layout.k % result.chunk;
+  if (tail > 0) {
+    const auto last = plan_exact_chunk(node, layout, tail);
+    if (!last) return std::nullopt;
+    result.packed_tail = *last;
+  }
   return result;
 }
 
-// The bytes of the exact float path's workspace: A as floats, then the packed product's.
-size_t exact_workspace_bytes(const ProductLayout& layout, const ExactFloatB& exact) {
-  const auto a_bytes = static_cast<size_t>(layout.m * layout.k) * sizeof(float);
-  const size_t aligned = (a_bytes + 63) / 64 * 64;
-  return aligned + (exact.packed ? packed_product_workspace_bytes(*exact.packed) : 0);
+size_t aligned_floats_bytes(int64_t count) {
+  return (static_cast<size_t>(count) * sizeof(float) + 63) / 64 * 64;
+}
+
+size_t packed_bytes(const std::optional<PackedProduct>& plan) {
+  return plan ? packed_product_workspace_bytes(*plan) : 0;
+}
+
+bool single_chunk(const ProductLayout& layout, const ExactFloatB& exact) {
+  return exact.chunk >= layout.k;
+}
+
+// The exact float path's scratch (see exact_product): one chunk of A as floats, the products of
+// one chunk when there are several (one chunk's land in the int32 rows' own bytes), and the
+// packed GEMM's.
+size_t exact_scratch_bytes(const ProductLayout& layout, const ExactFloatB& exact) {
+  const int64_t chunk_products = single_chunk(layout, exact) ? 0 : layout.m * layout.n;
+  return aligned_floats_bytes(layout.m * exact.chunk) + aligned_floats_bytes(chunk_products) +
+         std::max(packed_bytes(exact.packed), packed_bytes(exact.packed_tail));
+}
+
+// c (as int32) = or += c_float, each an exact integer value.
+ONEPOOL_ISA_CLONES void add_chunk_sums(const float* c_float, int64_t count, bool first,
+                                       int32_t* acc) {
+  for (int64_t i = 0; i < count; ++i) {
+    const auto sum = static_cast<int32_t>(c_float[i]);
+    acc[i] = first ? sum : wrapping_add(acc[i], sum);
+  }
+}
+
+// One product of the exact float path into acc (m x n int32, the integer rows' values): for each
+// chunk of k, A's columns (less their zero points) as floats times the centered float B's rows,
+// then the chunk's sums added in int32.
+template <class A>
+void exact_product(const ProductLayout& layout, const ExactFloatB& exact, size_t p, const A* a,
+                   const QuantParam& a_zero, const RunContext& context, int32_t* acc,
+                   std::byte* scratch) {
+  const int64_t m = layout.m, n = layout.n, k = layout.k;
+  if (k == 0) {
+    std::fill(acc, acc + m * n, 0);
+    return;
+  }
+  const bool single = single_chunk(layout, exact);
+  auto* a_float = reinterpret_cast<float*>(scratch);
+  std::byte* after_a = scratch + aligned_floats_bytes(m * exact.chunk);
+  float* c_float = single ? reinterpret_cast<float*>(acc) : reinterpret_cast<float*>(after_a);
+  std::byte* packing = after_a + aligned_floats_bytes(single ? 0 : m * n);
+  for (int64_t first = 0; first < k; first += exact.chunk) {
+    const int64_t rows = std::min(exact.chunk, k - first);
+    for (int64_t i = 0; i < m; ++i) {
+      center_row(a + layout.a_offsets[p] + i * k + first, zero_point_at<A>(a_zero, context, i),
+                 rows, a_float + i * rows);
+    }
+    const float* b = exact.values.data() + layout.b_offsets[p] + first * n;
+    const std::optional<PackedProduct>& plan =
+        rows == exact.chunk ? exact.packed : exact.packed_tail;
+    if (plan) {
+      run_packed_product(*plan, a_float, b, c_float, packing, context.threads);
+    } else {
+      const GemmShape shape{false, false, m, n, rows, rows, n, n};
+      gemm(shape, 1.0f, a_float, b, 0.0f, c_float, context.threads);
+    }
+    if (single) {
+      floats_to_int32_in_place(acc, m * n);
+    } else {
+      add_chunk_sums(c_float, m * n, first == 0, acc);
+    }
+  }
 }
 
 template <class A, class B>
@@ -201,34 +296,14 @@ class MatMulIntegerKernel final : public Kernel {
   }
 
  private:
-  // Each product: A - a_zero as floats in the workspace, one float GEMM into Y's bytes, then
-  // those exact integer floats made int32 in place.
+  // Each product on the exact float path, straight into Y.
   Status run_exact(const RunContext& context) {
     const A* a = context.inputs[0].as<const A>();
     int32_t* y = context.outputs[0].as<int32_t>();
-    const int64_t m = layout_.m, n = layout_.n, k = layout_.k;
-    auto* a_float = reinterpret_cast<float*>(context.workspace);
-    std::byte* packing =
-        context.workspace + (static_cast<size_t>(m * k) * sizeof(float) + 63) / 64 * 64;
+    const int64_t m = layout_.m, n = layout_.n;
     for (size_t p = 0; p < layout_.a_offsets.size(); ++p) {
-      for (int64_t i = 0; i < m; ++i) {
-        center_row(a + layout_.a_offsets[p] + i * k, zero_point_at<A>(a_zero_, context, i), k,
-                   a_float + i * k);
-      }
-      const float* b = exact_->values.data() + layout_.b_offsets[p];
-      int32_t* c = y + static_cast<int64_t>(p) * m * n;
-      auto* c_float = reinterpret_cast<float*>(c);
-      if (k == 0) {
-        std::fill(c, c + m * n, 0);
-        continue;
-      }
-      if (exact_->packed) {
-        run_packed_product(*exact_->packed, a_float, b, c_float, packing, context.threads);
-      } else {
-        const GemmShape shape{false, false, m, n, k, k, n, n};
-        gemm(shape, 1.0f, a_float, b, 0.0f, c_float, context.threads);
-      }
-      floats_to_int32_in_place(c, m * n);
+      exact_product(layout_, *exact_, p, a, a_zero_, context, y + static_cast<int64_t>(p) * m * n,
+                    context.workspace);
     }
     return Status::ok();
   }
@@ -247,10 +322,11 @@ struct QLinearParams {
 template <class A, class B, class Q>
 class QLinearMatMulKernel final : public Kernel {
  public:
-  QLinearMatMulKernel(ProductLayout layout, QLinearParams params)
-      : layout_(std::move(layout)), params_(params) {}
+  QLinearMatMulKernel(ProductLayout layout, QLinearParams params, std::optional<ExactFloatB> exact)
+      : layout_(std::move(layout)), params_(params), exact_(std::move(exact)) {}
 
   Status run(const RunContext& context) override {
+    if (exact_) return run_exact(context);
     const A* a = context.inputs[0].as<const A>();
     const B* b = context.inputs[3].as<const B>();
     Q* y = context.outputs[0].as<Q>();
@@ -266,18 +342,44 @@ class QLinearMatMulKernel final : public Kernel {
                         b_zero, b_zero_stride, acc);
         const float a_scale = scale_at(params_.a_scale, context, i);
         Q* y_row = y + (static_cast<int64_t>(p) * m + i) * n;
-        for (int64_t j = 0; j < n; ++j) {
-          const float multiplier = a_scale * scale_at(params_.b_scale, context, j) / y_scale;
-          y_row[j] = requantize<Q>(acc[j], multiplier, y_zero);
-        }
+        requantize_row(context, a_scale, y_scale, y_zero, acc, y_row);
       }
     }
     return Status::ok();
   }
 
  private:
+  void requantize_row(const RunContext& context, float a_scale, float y_scale, int32_t y_zero,
+                      const int32_t* acc, Q* y_row) const {
+    for (int64_t j = 0; j < layout_.n; ++j) {
+      const float multiplier = a_scale * scale_at(params_.b_scale, context, j) / y_scale;
+      y_row[j] = requantize<Q>(acc[j], multiplier, y_zero);
+    }
+  }
+
+  // Each product on the exact float path into int32 rows in the workspace, requantized as the
+  // integer path does them.
+  Status run_exact(const RunContext& context) {
+    const A* a = context.inputs[0].as<const A>();
+    Q* y = context.outputs[0].as<Q>();
+    const int64_t m = layout_.m, n = layout_.n;
+    auto* acc = reinterpret_cast<int32_t*>(context.workspace);
+    std::byte* scratch = context.workspace + aligned_floats_bytes(m * n);
+    const float y_scale = scale_at(params_.y_scale, context, 0);
+    const int32_t y_zero = zero_point_at<Q>(params_.y_zero, context, 0);
+    for (size_t p = 0; p < layout_.a_offsets.size(); ++p) {
+      exact_product(layout_, *exact_, p, a, params_.a_zero, context, acc, scratch);
+      for (int64_t i = 0; i < m; ++i) {
+        requantize_row(context, scale_at(params_.a_scale, context, i), y_scale, y_zero, acc + i * n,
+                       y + (static_cast<int64_t>(p) * m + i) * n);
+      }
+    }
+    return Status::ok();
+  }
+
   ProductLayout layout_;
   QLinearParams params_;
+  std::optional<ExactFloatB> exact_;
 };
 
 }  // namespace
@@ -296,18 +398,18 @@ Expected<PreparedKernel> make_matmul_integer(const NodeContext& node) {
   ONEPOOL_ASSIGN_OR_RETURN(const QuantParam b_zero,
                            read_quant_param(node, 3, b_type, layout.n, true, "b_zero_point"));
   return visit_8bit(node, describe_input(node, 0), a_type, [&](auto a_tag) {
-    return visit_8bit(node, describe_input(node, 1), b_type,
-                      [&](auto b_tag) -> Expected<PreparedKernel> {
-                        using A = typename decltype(a_tag)::type;
-                        using B = typename decltype(b_tag)::type;
-                        std::optional<ExactFloatB> exact = exact_float_b<B>(node, layout, b_zero);
-                        PreparedKernel result;
-                        result.implementation = exact ? "exact float gemm" : "int32 dot rows";
-                        if (exact) result.workspace_bytes = exact_workspace_bytes(layout, *exact);
-                        result.kernel = std::make_unique<MatMulIntegerKernel<A, B>>(
-                            std::move(layout), a_zero, b_zero, std::move(exact));
-                        return result;
-                      });
+    return visit_8bit(
+        node, describe_input(node, 1), b_type, [&](auto b_tag) -> Expected<PreparedKernel> {
+          using A = typename decltype(a_tag)::type;
+          using B = typename decltype(b_tag)::type;
+          std::optional<ExactFloatB> exact = exact_float_b<B>(node, layout, 1, b_zero);
+          PreparedKernel result;
+          result.implementation = exact ? "exact float gemm" : "int32 dot rows";
+          if (exact) result.workspace_bytes = exact_scratch_bytes(layout, *exact);
+          result.kernel = std::make_unique<MatMulIntegerKernel<A, B>>(std::move(layout), a_zero,
+                                                                      b_zero, std::move(exact));
+          return result;
+        });
   });
 }
 
@@ -343,11 +445,15 @@ Expected<PreparedKernel> make_qlinear_matmul(const NodeContext& node) {
             using A = typename decltype(a_tag)::type;
             using B = typename decltype(b_tag)::type;
             using Q = typename decltype(y_tag)::type;
+            std::optional<ExactFloatB> exact = exact_float_b<B>(node, layout, 3, params.b_zero);
             PreparedKernel result;
-            result.kernel =
-                std::make_unique<QLinearMatMulKernel<A, B, Q>>(std::move(layout), params);
-            result.workspace_bytes = static_cast<size_t>(row_bytes);
-            result.implementation = "int32 dot rows + requantize";
+            result.workspace_bytes = exact ? aligned_floats_bytes(layout.m * layout.n) +
+                                                 exact_scratch_bytes(layout, *exact)
+                                           : static_cast<size_t>(row_bytes);
+            result.implementation =
+                exact ? "exact float gemm + requantize" : "int32 dot rows + requantize";
+            result.kernel = std::make_unique<QLinearMatMulKernel<A, B, Q>>(
+                std::move(layout), params, std::move(exact));
             return result;
           });
     });
