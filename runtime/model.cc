@@ -16,6 +16,7 @@
 #include "runtime/cpu/host_evaluation.h"
 #include "runtime/cpu/weight_folding.h"
 #include "runtime/device_resource_cache.h"
+#include "runtime/packed_weight_cache.h"
 #include "runtime/tensor_budget.h"
 
 namespace onepool {
@@ -72,7 +73,9 @@ void log_load(const Model& model, const Logger& logger) {
 
 void Model::AlignedDelete::operator()(std::byte* p) const { std::free(p); }
 
-Model::Model() : device_resources_(std::make_unique<DeviceResourceCache>()) {}
+Model::Model()
+    : device_resources_(std::make_unique<DeviceResourceCache>()),
+      packed_weights_(std::make_unique<PackedWeightCache>()) {}
 Model::~Model() = default;
 
 Expected<std::shared_ptr<const Model>> Model::load(const std::string& path,

@@ -4,10 +4,14 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <vector>
 
 #include "onepool/session.h"
 #include "onepool/status.h"
 #include "planner/core/graph.h"
+#include "runtime/packed_weight_cache.h"
 
 namespace onepool {
 
@@ -41,6 +45,18 @@ class NodeContext {
     const Value& value = input(i);
     return value.kind == ValueKind::kWeight ? &graph_.weight(node_.inputs[i]) : nullptr;
   }
+  /// Lets the kernel share weights it repacks with the Model's other Sessions (only for a node
+  /// of the Model's own graph; see runtime/packed_weight_cache.h).
+  void share_packed_weights(PackedWeightCache* cache) { packed_weights_ = cache; }
+  /// Weight input `i` repacked by `pack` into the layout (`layout`, `isa`, `parameter`) names:
+  /// the copy another Session of the Model already made when there is one, else a new one.
+  std::shared_ptr<const std::vector<float>> packed_weight(
+      size_t i, uint8_t layout, uint8_t isa, int64_t parameter,
+      const PackedWeightCache::Factory& pack) const {
+    if (packed_weights_ == nullptr) return pack();
+    return packed_weights_->get_or_create(PackedWeightKey{node_.inputs[i], layout, isa, parameter},
+                                          pack);
+  }
   /// "node 'n' (Op): " + message, as kInvalidModel / kUnsupported.
   template <class... Args>
   Status error(StatusCode code, const Args&... args) const {
@@ -52,6 +68,7 @@ class NodeContext {
   const Node& node_;
   int threads_ = 1;
   CpuIsa cpu_isa_ = CpuIsa::kAuto;
+  PackedWeightCache* packed_weights_ = nullptr;
 };
 
 }  // namespace onepool

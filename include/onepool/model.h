@@ -95,6 +95,7 @@ struct LoadTimings {
 };
 
 class DeviceResourceCache;
+class PackedWeightCache;
 
 class Model {
  public:
@@ -141,6 +142,9 @@ class Model {
   /// Internal to the backends: resources shared by this Model's Sessions on one device (the
   /// CUDA weights). See runtime/device_resource_cache.h.
   DeviceResourceCache& device_resources() const { return *device_resources_; }
+  /// Internal to the CPU backend: weights repacked for its kernels, shared by this Model's
+  /// Sessions. See runtime/packed_weight_cache.h.
+  PackedWeightCache& packed_weights() const { return *packed_weights_; }
 
  private:
   Model();
@@ -163,6 +167,7 @@ class Model {
   LoadTimings timings_;
   std::string optimization_summary_;
   std::unique_ptr<DeviceResourceCache> device_resources_;
+  std::unique_ptr<PackedWeightCache> packed_weights_;
 };
 
 }  // namespace onepool

@@ -51,7 +51,8 @@ Status check_bounded_inputs(const Graph& graph, const Node& node, const Prepared
 
 // The node's kernel, or kUnsupported naming the node and op when the CPU has none.
 Expected<PreparedKernel> prepare_kernel(const KernelRegistry& registry, const Graph& graph,
-                                        const Node& node, int threads, CpuIsa isa = CpuIsa::kAuto) {
+                                        const Node& node, int threads, CpuIsa isa = CpuIsa::kAuto,
+                                        PackedWeightCache* packed_weights = nullptr) {
   const KernelFactory factory =
       node.domain.empty() || node.domain == "ai.onnx" ? registry.find(node.op_type) : nullptr;
   if (factory == nullptr) {
@@ -62,8 +63,9 @@ Expected<PreparedKernel> prepare_kernel(const KernelRegistry& registry, const Gr
   // Preparation builds tables proportional to a node's shapes (Pad, Resize, Expand, Tile): a
   // failed allocation is this node's error, never an exception through the API.
   try {
-    ONEPOOL_ASSIGN_OR_RETURN(PreparedKernel kernel,
-                             prepare_cpu_kernel(factory, graph, node, threads, isa));
+    ONEPOOL_ASSIGN_OR_RETURN(
+        PreparedKernel kernel,
+        prepare_cpu_kernel(factory, graph, node, threads, isa, packed_weights));
     ONEPOOL_RETURN_IF_ERROR(check_bounded_inputs(graph, node, kernel));
     return kernel;
   } catch (const std::bad_alloc&) {
@@ -198,8 +200,8 @@ Status CpuBackend::prepare(const Model& model, NodeMemoryNeeds& needs) {
   // oneDNN primitives (when built in) fix their work split at creation from this count.
   nn::set_dnnl_threads(threads_);
   for (size_t n = 0; n < graph_->nodes.size(); ++n) {
-    Expected<PreparedKernel> prepared =
-        prepare_kernel(registry, *graph_, graph_->nodes[n], threads_, isa_);
+    Expected<PreparedKernel> prepared = prepare_kernel(registry, *graph_, graph_->nodes[n],
+                                                       threads_, isa_, &model.packed_weights());
     if (prepared) {
       kernels_[n] = std::move(prepared).value();
       add_memory_needs(kernels_[n], needs);

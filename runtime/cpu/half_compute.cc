@@ -124,8 +124,11 @@ Expected<PreparedKernel> prepare_with_float32_compute(KernelFactory factory, con
 }  // namespace
 
 Expected<PreparedKernel> prepare_cpu_kernel(KernelFactory factory, const Graph& graph,
-                                            const Node& node, int threads, CpuIsa isa) {
-  Expected<PreparedKernel> native = factory(NodeContext(graph, node, threads, isa));
+                                            const Node& node, int threads, CpuIsa isa,
+                                            PackedWeightCache* packed_weights) {
+  NodeContext context(graph, node, threads, isa);
+  context.share_packed_weights(packed_weights);
+  Expected<PreparedKernel> native = factory(context);
   if (native || native.status().code() != StatusCode::kUnsupported ||
       !node_touches_half_types(graph, node)) {
     return native;

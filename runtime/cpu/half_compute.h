@@ -18,9 +18,12 @@ namespace onepool::cpu {
 /// Prepares `node` with `factory`; when the kernel refuses it as kUnsupported and the node reads
 /// or writes a half type, prepares the float32 kernel of the same node inside the adapter instead.
 /// Any other error is returned as the factory gave it.
-/// `threads` and `isa`: the Session's CPU threads and instruction set (NodeContext).
+/// `threads` and `isa`: the Session's CPU threads and instruction set (NodeContext);
+/// `packed_weights`: the Model's cache of repacked weights when `graph` is the Model's graph
+/// (the float32 adapter's shadow graph never uses it).
 Expected<PreparedKernel> prepare_cpu_kernel(KernelFactory factory, const Graph& graph,
                                             const Node& node, int threads = 1,
-                                            CpuIsa isa = CpuIsa::kAuto);
+                                            CpuIsa isa = CpuIsa::kAuto,
+                                            PackedWeightCache* packed_weights = nullptr);
 
 }  // namespace onepool::cpu

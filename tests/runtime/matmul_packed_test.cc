@@ -16,8 +16,9 @@ namespace onepool::testing {
 namespace {
 
 std::vector<float> matmul(const Shape& a_shape, const std::vector<float>& a, const Shape& b_shape,
-                          const std::vector<float>& b, const Shape& y_shape, int threads) {
-  auto result = run_single_node("MatMul", {f32(a_shape, a), f32(b_shape, b)},
+                          const std::vector<float>& b, const Shape& y_shape, int threads,
+                          bool constant_b = false) {
+  auto result = run_single_node("MatMul", {f32(a_shape, a), f32(b_shape, b, constant_b)},
                                 {{DType::kFloat32, y_shape}}, {}, threads);
   REQUIRE_MESSAGE(result.has_value(), result.status().to_string());
   return values_of<float>((*result)[0]);
@@ -71,24 +72,50 @@ TEST_CASE("packed MatMul matches a double loop and keeps its bits at every threa
   }
 }
 
+// A constant B is packed once at prepare time and read from its strips: the same chains, so
+// the same bits as B read in place, whether A's batch folds into one product or B is shared by
+// several.
+TEST_CASE("packed MatMul with constant weights gives the bits of weights read in place") {
+  const struct {
+    Shape a, b, y;
+  } cases[] = {{{2, 20, 300}, {300, 97}, {2, 20, 97}},
+               {{1, 128, 256}, {256, 64}, {1, 128, 64}},
+               {{3, 2, 14, 33}, {1, 33, 40}, {3, 2, 14, 40}},
+               {{13, 129}, {129, 31}, {13, 31}}};
+  uint32_t seed = 40;
+  for (const auto& c : cases) {
+    CAPTURE(c.a.to_string());
+    CAPTURE(c.b.to_string());
+    const auto a = random_values(c.a.element_count(), seed++);
+    const auto b = random_values(c.b.element_count(), seed++);
+    const auto in_place = matmul(c.a, a, c.b, b, c.y, 2);
+    CHECK(same_bits(in_place, matmul(c.a, a, c.b, b, c.y, 1, true)));
+    CHECK(same_bits(in_place, matmul(c.a, a, c.b, b, c.y, 2, true)));
+    CHECK(same_bits(in_place, matmul(c.a, a, c.b, b, c.y, 3, true)));
+  }
+}
+
 TEST_CASE("packed MatMul carries NaN and Inf to the outputs they reach") {
   const int64_t m = 16, k = 40, n = 35;
   auto a = random_values(m * k, 11);
   auto b = random_values(k * n, 12);
   a[static_cast<size_t>(5 * k + 7)] = std::numeric_limits<float>::quiet_NaN();  // row 5
   b[static_cast<size_t>(3 * n + 20)] = std::numeric_limits<float>::infinity();  // column 20
-  const auto y = matmul(Shape{m, k}, a, Shape{k, n}, b, Shape{m, n}, 2);
-  for (int64_t i = 0; i < m; ++i) {
-    for (int64_t j = 0; j < n; ++j) {
-      CAPTURE(i);
-      CAPTURE(j);
-      const float v = y[static_cast<size_t>(i * n + j)];
-      if (i == 5) {
-        CHECK(std::isnan(v));
-      } else if (j == 20) {
-        CHECK(std::isinf(v));  // a[i][3] * inf, never 0 * inf here
-      } else {
-        CHECK(std::isfinite(v));
+  for (const bool constant_b : {false, true}) {
+    CAPTURE(constant_b);
+    const auto y = matmul(Shape{m, k}, a, Shape{k, n}, b, Shape{m, n}, 2, constant_b);
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        CAPTURE(i);
+        CAPTURE(j);
+        const float v = y[static_cast<size_t>(i * n + j)];
+        if (i == 5) {
+          CHECK(std::isnan(v));
+        } else if (j == 20) {
+          CHECK(std::isinf(v));  // a[i][3] * inf, never 0 * inf here
+        } else {
+          CHECK(std::isfinite(v));
+        }
       }
     }
   }

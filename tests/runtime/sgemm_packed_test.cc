@@ -106,5 +106,40 @@ TEST_CASE("packing in parts and products over a range of panels match the whole"
   }
 }
 
+// A B packed once (pack_b, a MatMul's constant weights) gives the bits of the same B read in
+// place, for the whole width and for column ranges starting at a tile boundary (how threads
+// split the columns), with C's padding columns untouched.
+TEST_CASE("a packed B gives the bits of B read in place, over any tile-aligned column range") {
+  for (const SgemmIsa isa : runnable_isas()) {
+    CAPTURE(cpu::nn::sgemm_isa_name(isa));
+    const int64_t width = cpu::nn::sgemm_tile_cols(isa);
+    for (const int64_t m : {1, 12, 13, 40}) {
+      for (const int64_t n : {1, 31, 33, 100}) {
+        for (const int64_t k : {1, 129, 300}) {
+          CAPTURE(m);
+          CAPTURE(n);
+          CAPTURE(k);
+          const std::vector<float> a = random_values(m * k, static_cast<uint32_t>(m + 5 * k));
+          const std::vector<float> b = random_values(k * n, static_cast<uint32_t>(n + 11 * k));
+          const std::vector<float> in_place = product(isa, a, b, m, n, k, n);
+          std::vector<float> packed_a(static_cast<size_t>(cpu::nn::packed_a_floats(isa, m, k)));
+          cpu::nn::pack_a(isa, a.data(), m, k, k, packed_a.data());
+          std::vector<float> packed_b(static_cast<size_t>(cpu::nn::packed_b_floats(isa, k, n)),
+                                      -7.0f);
+          cpu::nn::pack_b(isa, b.data(), k, n, n, packed_b.data());
+          const int64_t ldc = n + 3;
+          std::vector<float> c(static_cast<size_t>(m * ldc), -5.0f);
+          const cpu::nn::PackedA pa{packed_a.data(), m, k};
+          const cpu::nn::PackedB pb{packed_b.data(), k, n};
+          const int64_t split = std::min(n, width);  // one range per side of a tile boundary
+          cpu::nn::sgemm_packed_ab(isa, pa, m, pb, 0, split, c.data(), ldc);
+          cpu::nn::sgemm_packed_ab(isa, pa, m, pb, split, n - split, c.data() + split, ldc);
+          CHECK(c == in_place);
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace onepool::testing

@@ -270,17 +270,24 @@ Status check_channels(const NodeContext& node, ConvPlan& plan) {
   return Status::ok();
 }
 
+// The layouts of the weights this file packs (PackedWeightKey::layout).
+constexpr uint8_t kPanelsPerGroup = 1;
+
 // Packs every group's weights (W is [C_out, C_in / group, k...], so group g's rows follow
-// group g - 1's) into plan.prepacked.
-void prepack_weights(const HostTensor& weights, int64_t depth, ConvPlan& plan) {
+// group g - 1's) into plan.prepacked, or takes the copy another Session of the Model packed.
+void prepack_weights(const NodeContext& node, const HostTensor& weights, int64_t depth,
+                     ConvPlan& plan) {
   const int64_t out_group = plan.out_channels / plan.group;
-  auto packed =
-      std::make_shared<std::vector<float>>(static_cast<size_t>(plan.group * plan.packed_floats));
-  for (int64_t group = 0; group < plan.group; ++group) {
-    pack_a(plan.isa, weights.as<float>() + group * out_group * depth, out_group, depth, depth,
-           packed->data() + group * plan.packed_floats);
-  }
-  plan.prepacked = std::move(packed);
+  plan.prepacked =
+      node.packed_weight(1, kPanelsPerGroup, static_cast<uint8_t>(plan.isa), plan.group, [&] {
+        auto packed = std::make_shared<std::vector<float>>(
+            static_cast<size_t>(plan.group * plan.packed_floats));
+        for (int64_t group = 0; group < plan.group; ++group) {
+          pack_a(plan.isa, weights.as<float>() + group * out_group * depth, out_group, depth, depth,
+                 packed->data() + group * plan.packed_floats);
+        }
+        return std::shared_ptr<const std::vector<float>>(std::move(packed));
+      });
 }
 
 const char* path_name(ConvPath path) {
@@ -349,7 +356,7 @@ Expected<WorkspaceBytes> choose_path(const NodeContext& node, ConvPlan& plan) {
   plan.packed_floats = packed_floats;
   plan.packed_bytes = aligned_bytes(packed_floats * static_cast<int64_t>(sizeof(float)));
   if (constant_weights != nullptr) {
-    prepack_weights(*constant_weights, depth, plan);
+    prepack_weights(node, *constant_weights, depth, plan);
     plan.packed_bytes = 0;
   }
   (void)col;  // computed for its overflow check: every tile is a part of it

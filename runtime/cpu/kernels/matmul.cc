@@ -82,15 +82,37 @@ class MatMulKernel final : public Kernel {
   std::optional<PackedProduct> packed_;  // float32: the packed-A GEMM instead of CBLAS
 };
 
+// The layout of the weights this file packs (PackedWeightKey::layout).
+constexpr uint8_t kStripsOfB = 2;
+
+// B when it is one constant matrix shared by every product (so it can be packed once), else
+// nullptr.
+const float* constant_single_b(const NodeContext& node, const MatMulLayout& layout) {
+  const HostTensor* b = node.constant_input(1);
+  if (b == nullptr) return nullptr;
+  const bool single =
+      layout.fold_batch || std::all_of(layout.b_offsets.begin(), layout.b_offsets.end(),
+                                       [](int64_t offset) { return offset == 0; });
+  return single ? b->as<float>() : nullptr;
+}
+
 template <class T>
-PreparedKernel prepared(MatMulLayout layout, Activation activation, nn::SgemmIsa isa) {
+PreparedKernel prepared(const NodeContext& node, MatMulLayout layout, Activation activation,
+                        nn::SgemmIsa isa) {
   PreparedKernel result;
   std::optional<PackedProduct> packed;
   if constexpr (std::is_same_v<T, float>) {
     if (layout.gemm.k > 0) packed = plan_packed_product(layout.gemm, isa);
+    const float* constant_b = packed ? constant_single_b(node, layout) : nullptr;
+    if (constant_b != nullptr) {
+      packed->packed_b = node.packed_weight(1, kStripsOfB, static_cast<uint8_t>(isa), 0,
+                                            [&] { return pack_constant_b(*packed, constant_b); });
+    }
     if (packed) {
       result.workspace_bytes = packed_product_workspace_bytes(*packed);
-      result.implementation = std::string("packed gemm ") + nn::sgemm_isa_name(packed->isa);
+      result.implementation =
+          std::string(packed->packed_b ? "packed gemm, packed B " : "packed gemm ") +
+          nn::sgemm_isa_name(packed->isa);
     } else if (gemv_row_fits(layout.gemm)) {
       result.implementation = "one-row sweeps";
     }
@@ -110,13 +132,13 @@ Expected<PreparedKernel> make_matmul_kernel(const NodeContext& node) {
   const nn::SgemmIsa isa = sgemm_isa_for(node.cpu_isa());
   switch (dtype) {
     case DType::kFloat64:
-      return prepared<double>(std::move(layout), activation, isa);
+      return prepared<double>(node, std::move(layout), activation, isa);
     case DType::kInt32:
-      return prepared<int32_t>(std::move(layout), activation, isa);
+      return prepared<int32_t>(node, std::move(layout), activation, isa);
     case DType::kInt64:
-      return prepared<int64_t>(std::move(layout), activation, isa);
+      return prepared<int64_t>(node, std::move(layout), activation, isa);
     default:
-      return prepared<float>(std::move(layout), activation, isa);
+      return prepared<float>(node, std::move(layout), activation, isa);
   }
 }
 

@@ -10,7 +10,16 @@ namespace onepool::cpu {
 std::optional<PackedProduct> plan_packed_product(const GemmShape& shape, nn::SgemmIsa isa) {
   if (isa == nn::SgemmIsa::kPortable || shape.trans_a || shape.trans_b) return std::nullopt;
   if (shape.m < nn::sgemm_panel_rows(isa) || shape.n <= 0 || shape.k <= 0) return std::nullopt;
-  return PackedProduct{isa, shape};
+  return PackedProduct{isa, shape, nullptr};
+}
+
+std::shared_ptr<const std::vector<float>> pack_constant_b(const PackedProduct& product,
+                                                          const float* b) {
+  const GemmShape& s = product.shape;
+  auto packed = std::make_shared<std::vector<float>>(
+      static_cast<size_t>(nn::packed_b_floats(product.isa, s.k, s.n)));
+  nn::pack_b(product.isa, b, s.k, s.n, s.ldb, packed->data());
+  return packed;
 }
 
 size_t packed_product_workspace_bytes(const PackedProduct& product) {
@@ -32,6 +41,12 @@ void run_packed_product(const PackedProduct& product, const float* a, const floa
   const int64_t tiles = (s.n + cols - 1) / cols;
   const auto multiply = [&](int64_t begin, int64_t end) {
     const int64_t first = begin * cols;
+    if (product.packed_b) {
+      nn::sgemm_packed_ab(isa, nn::PackedA{packed, s.m, s.k}, s.m,
+                          nn::PackedB{product.packed_b->data(), s.k, s.n}, first,
+                          std::min(s.n, end * cols) - first, c + first, s.ldc);
+      return;
+    }
     nn::sgemm_packed_a(isa, nn::PackedA{packed, s.m, s.k}, 0, s.m,
                        std::min(s.n, end * cols) - first, b + first, s.ldb, c + first, s.ldc);
   };

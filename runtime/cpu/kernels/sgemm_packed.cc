@@ -250,8 +250,20 @@ int64_t padded_rows(SgemmIsa isa, int64_t m) {
 
 // Rows [first_row, first_row + m) of C = A * B over column tiles (outside) and panels of A
 // (inside): one strip of B serves every panel of A while it is in cache.
+// Where the product reads B: rows ldb apart, rows at offsets, or strips of a packed B.
+struct BSource {
+  const float* b = nullptr;
+  int64_t ldb = 0;
+  const int64_t* offsets = nullptr;
+  const PackedB* packed = nullptr;
+  int64_t first_col = 0;  // of the packed B
+};
+
 void run_product(SgemmIsa isa, const PackedA& a, int64_t first_row, int64_t m, int64_t n,
-                 const float* b, int64_t ldb, const int64_t* offsets, float* c, int64_t ldc) {
+                 const BSource& source, float* c, int64_t ldc) {
+  const float* const b = source.b;
+  const int64_t ldb = source.ldb;
+  const int64_t* const offsets = source.offsets;
   if (m <= 0 || n <= 0) return;
   const int64_t k = a.k;
   if (k <= 0) {
@@ -264,7 +276,9 @@ void run_product(SgemmIsa isa, const PackedA& a, int64_t first_row, int64_t m, i
   // With more than one panel to serve, each strip of B is first copied into one contiguous
   // block on the stack: its rows sit far apart in B (a MatMul's weights N floats apart, an
   // implicit GEMM's rows across the input planes), which the panels would each walk again.
-  const bool copy_strips = m > rows;
+  const bool copy_strips = m > rows && source.packed == nullptr;
+  const int64_t packed_cols =
+      source.packed != nullptr ? (source.packed->n + cols - 1) / cols * cols : 0;
   alignas(64) float strip[kKBlock * kMaxTileCols];
   // Blocks of k outside: a block's strip of B (kKBlock rows of one column tile) stays in L1
   // while every panel of A runs against it; later blocks continue the chains from C.
@@ -273,9 +287,15 @@ void run_product(SgemmIsa isa, const PackedA& a, int64_t first_row, int64_t m, i
     const float* block = a.data + k0 * all_rows;  // every panel's slice of this block
     for (int64_t col = 0; col < n; col += cols) {
       const int64_t width = std::min(cols, n - col);
-      const float* strip_b = offsets != nullptr ? b + col : b + k0 * ldb + col;
+      const float* strip_b = nullptr;
       int64_t strip_ldb = ldb;
       const int64_t* strip_offsets = offsets != nullptr ? offsets + k0 : nullptr;
+      if (source.packed != nullptr) {
+        strip_b = source.packed->data + k0 * packed_cols + (source.first_col + col) * kc;
+        strip_ldb = cols;
+      } else {
+        strip_b = offsets != nullptr ? b + col : b + k0 * ldb + col;
+      }
       if (copy_strips) {
         copy_strip(isa, StripSource{strip_b, strip_offsets, ldb}, kc, width, cols, strip);
         strip_b = strip;
@@ -349,12 +369,39 @@ void pack_a(SgemmIsa isa, const float* a, int64_t m, int64_t k, int64_t lda, flo
 
 void sgemm_packed_a(SgemmIsa isa, const PackedA& a, int64_t first_row, int64_t m, int64_t n,
                     const float* b, int64_t ldb, float* c, int64_t ldc) {
-  run_product(isa, a, first_row, m, n, b, ldb, nullptr, c, ldc);
+  run_product(isa, a, first_row, m, n, BSource{b, ldb}, c, ldc);
+}
+
+int64_t packed_b_floats(SgemmIsa isa, int64_t k, int64_t n) {
+  const int64_t cols = tile_cols(isa);
+  return (n + cols - 1) / cols * cols * k;
+}
+
+void pack_b(SgemmIsa isa, const float* b, int64_t k, int64_t n, int64_t ldb, float* packed) {
+  const int64_t cols = tile_cols(isa);
+  const int64_t all_cols = (n + cols - 1) / cols * cols;
+  for (int64_t k0 = 0; k0 < k; k0 += kKBlock) {
+    const int64_t kc = std::min(kKBlock, k - k0);
+    for (int64_t col = 0; col < all_cols; col += cols) {
+      float* strip = packed + k0 * all_cols + col * kc;
+      const int64_t width = std::min(cols, n - col);
+      for (int64_t p = 0; p < kc; ++p) {
+        const float* row = b + (k0 + p) * ldb + col;
+        std::copy(row, row + width, strip + p * cols);
+        std::fill(strip + p * cols + width, strip + (p + 1) * cols, 0.0f);
+      }
+    }
+  }
+}
+
+void sgemm_packed_ab(SgemmIsa isa, const PackedA& a, int64_t m, const PackedB& b, int64_t first_col,
+                     int64_t n, float* c, int64_t ldc) {
+  run_product(isa, a, 0, m, n, BSource{nullptr, 0, nullptr, &b, first_col}, c, ldc);
 }
 
 void sgemm_packed_a_rows(SgemmIsa isa, const PackedA& a, int64_t first_row, int64_t m, int64_t n,
                          const float* b, const int64_t* row_offsets, float* c, int64_t ldc) {
-  run_product(isa, a, first_row, m, n, b, 0, row_offsets, c, ldc);
+  run_product(isa, a, first_row, m, n, BSource{b, 0, row_offsets}, c, ldc);
 }
 
 }  // namespace onepool::cpu::nn

@@ -52,6 +52,28 @@ void pack_a_panels(SgemmIsa isa, const float* a, int64_t m, int64_t k, int64_t l
 void sgemm_packed_a(SgemmIsa isa, const PackedA& a, int64_t first_row, int64_t m, int64_t n,
                     const float* b, int64_t ldb, float* c, int64_t ldc);
 
+/// B (k x n, constant weights) packed once for sgemm_packed_ab: blocks of k as in PackedA, each
+/// block holding every column tile's slice of it (kc rows of sgemm_tile_cols floats, the last
+/// tile zero-padded), so a product reads each strip of B in place, contiguous, instead of copying
+/// it out of rows n floats apart at every run.
+struct PackedB {
+  const float* data = nullptr;
+  int64_t k = 0;
+  int64_t n = 0;  // as packed
+};
+
+/// Floats the packed B of a k x n matrix takes (whole column tiles).
+int64_t packed_b_floats(SgemmIsa isa, int64_t k, int64_t n);
+
+/// Packs B (k x n, row stride ldb) into `packed` (packed_b_floats floats).
+void pack_b(SgemmIsa isa, const float* b, int64_t k, int64_t n, int64_t ldb, float* packed);
+
+/// As sgemm_packed_a over all m rows of A, for columns [first_col, first_col + n) of a packed B
+/// (first_col a multiple of the tile width); c points at column first_col of C's first row.
+/// The same chains as sgemm_packed_a, so the same bits.
+void sgemm_packed_ab(SgemmIsa isa, const PackedA& a, int64_t m, const PackedB& b, int64_t first_col,
+                     int64_t n, float* c, int64_t ldc);
+
 /// As sgemm_packed_a, with row p of B starting at b + row_offsets[p] (an implicit GEMM: the
 /// rows of a convolution's column matrix read straight from the input planes).
 void sgemm_packed_a_rows(SgemmIsa isa, const PackedA& a, int64_t first_row, int64_t m, int64_t n,
