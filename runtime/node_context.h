@@ -51,7 +51,7 @@ class NodeContext {
   /// Weight input `i` repacked by `pack` into the layout (`layout`, `isa`, `parameter`) names:
   /// the copy another Session of the Model already made when there is one, else a new one.
   std::shared_ptr<const std::vector<float>> packed_weight(
-      size_t i, uint8_t layout, uint8_t isa, int64_t parameter,
+      size_t i, PackedLayout layout, uint8_t isa, int64_t parameter,
       const PackedWeightCache::Factory& pack) const {
     if (packed_weights_ == nullptr) return pack();
     return packed_weights_->get_or_create(PackedWeightKey{node_.inputs[i], layout, isa, parameter},

@@ -22,12 +22,19 @@
 
 namespace onepool {
 
+/// The layouts the CPU kernels repack weights into (PackedWeightKey::layout).
+enum class PackedLayout : uint8_t {
+  kConvPanels = 1,      // a convolution's filters as packed-A panels, per group
+  kMatMulStrips = 2,    // a MatMul's constant B as strips of column tiles
+  kWinogradPanels = 3,  // Winograd's U = G g G^T as packed-A panels, per transform position
+};
+
 /// How a weight was repacked: the kernel's layout, its instruction set's tile shape and one
 /// layout parameter (a convolution's group count).
 struct PackedWeightKey {
   int32_t weight = -1;  // ValueId of the weight in the Model's graph
-  uint8_t layout = 0;   // the kernel's own enumeration of its layouts
-  uint8_t isa = 0;      // the micro-kernel whose tiles the layout follows
+  PackedLayout layout = PackedLayout::kConvPanels;
+  uint8_t isa = 0;  // the micro-kernel whose tiles the layout follows
   int64_t parameter = 0;
   friend bool operator<(const PackedWeightKey& a, const PackedWeightKey& b) {
     return std::tie(a.weight, a.layout, a.isa, a.parameter) <

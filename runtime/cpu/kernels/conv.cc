@@ -270,16 +270,13 @@ Status check_channels(const NodeContext& node, ConvPlan& plan) {
   return Status::ok();
 }
 
-// The layouts of the weights this file packs (PackedWeightKey::layout).
-constexpr uint8_t kPanelsPerGroup = 1;
-
 // Packs every group's weights (W is [C_out, C_in / group, k...], so group g's rows follow
 // group g - 1's) into plan.prepacked, or takes the copy another Session of the Model packed.
 void prepack_weights(const NodeContext& node, const HostTensor& weights, int64_t depth,
                      ConvPlan& plan) {
   const int64_t out_group = plan.out_channels / plan.group;
-  plan.prepacked =
-      node.packed_weight(1, kPanelsPerGroup, static_cast<uint8_t>(plan.isa), plan.group, [&] {
+  plan.prepacked = node.packed_weight(
+      1, PackedLayout::kConvPanels, static_cast<uint8_t>(plan.isa), plan.group, [&] {
         auto packed = std::make_shared<std::vector<float>>(
             static_cast<size_t>(plan.group * plan.packed_floats));
         for (int64_t group = 0; group < plan.group; ++group) {
@@ -341,8 +338,12 @@ Expected<WorkspaceBytes> choose_path(const NodeContext& node, ConvPlan& plan) {
   const HostTensor* constant_weights = node.constant_input(1);
   if (constant_weights != nullptr &&
       winograd_fits(g, plan.group, plan.in_channels, plan.out_channels)) {
+    const WinogradWeightSharing share = [&](const PackedWeightCache::Factory& pack) {
+      return node.packed_weight(1, PackedLayout::kWinogradPanels, static_cast<uint8_t>(isa), 0,
+                                pack);
+    };
     plan.winograd = plan_winograd(g, isa, constant_weights->as<float>(), plan.in_channels,
-                                  plan.out_channels, node.threads());
+                                  plan.out_channels, node.threads(), share);
     if (plan.winograd) {
       plan.path = ConvPath::kWinograd;
       const auto bytes = static_cast<size_t>(plan.winograd->workspace_bytes());

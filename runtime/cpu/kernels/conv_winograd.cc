@@ -251,7 +251,8 @@ bool winograd_fits(const WindowGeometry& g, int64_t group, int64_t in_channels,
 
 std::optional<WinogradPlan> plan_winograd(const WindowGeometry& g, SgemmIsa isa,
                                           const float* weights, int64_t in_channels,
-                                          int64_t out_channels, int threads) {
+                                          int64_t out_channels, int threads,
+                                          const WinogradWeightSharing& share) {
   const int64_t filters = in_channels * out_channels;
   if (!std::all_of(weights, weights + filters * 9, within_winograd_limit)) return std::nullopt;
   WinogradPlan plan;
@@ -268,18 +269,21 @@ std::optional<WinogradPlan> plan_winograd(const WindowGeometry& g, SgemmIsa isa,
       aligned((kWinogradPositions * out_channels * plan.block_tiles + kWinogradLanes) * kFloat);
   plan.parts = std::max(threads, 1);
   plan.phase_bytes = winograd_phase_bytes(g, in_channels, out_channels);
-  std::vector<float> transformed(static_cast<size_t>(kWinogradPositions * filters));
-  for (int64_t filter = 0; filter < filters; ++filter) {
-    transform_filter(weights + filter * 9, transformed.data() + filter, filters);
-  }
   plan.packed_floats = packed_a_floats(isa, out_channels, in_channels);
-  auto packed = std::make_shared<std::vector<float>>(
-      static_cast<size_t>(kWinogradPositions * plan.packed_floats));
-  for (int64_t e = 0; e < kWinogradPositions; ++e) {
-    pack_a(isa, transformed.data() + e * filters, out_channels, in_channels, in_channels,
-           packed->data() + e * plan.packed_floats);
-  }
-  plan.packed = std::move(packed);
+  const auto pack = [&]() -> std::shared_ptr<const std::vector<float>> {
+    std::vector<float> transformed(static_cast<size_t>(kWinogradPositions * filters));
+    for (int64_t filter = 0; filter < filters; ++filter) {
+      transform_filter(weights + filter * 9, transformed.data() + filter, filters);
+    }
+    auto packed = std::make_shared<std::vector<float>>(
+        static_cast<size_t>(kWinogradPositions * plan.packed_floats));
+    for (int64_t e = 0; e < kWinogradPositions; ++e) {
+      pack_a(isa, transformed.data() + e * filters, out_channels, in_channels, in_channels,
+             packed->data() + e * plan.packed_floats);
+    }
+    return packed;
+  };
+  plan.packed = share ? share(pack) : pack();
   return plan;
 }
 

@@ -28,7 +28,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <optional>
+#include <vector>
 
 #include "runtime/cpu/kernels/activation.h"
 #include "runtime/cpu/kernels/conv_geometry.h"
@@ -42,11 +45,17 @@ namespace onepool::cpu::nn {
 bool winograd_fits(const WindowGeometry& g, int64_t group, int64_t in_channels,
                    int64_t out_channels);
 
+/// Where the transformed, packed weights come from: `share(pack)` returns pack()'s result or an
+/// equal copy made before (the Model's PackedWeightCache); the default calls pack().
+using WinogradWeightSharing = std::function<std::shared_ptr<const std::vector<float>>(
+    const std::function<std::shared_ptr<const std::vector<float>>()>& pack)>;
+
 /// Transforms and packs the weights W [C_out, C_in, 3, 3]; nullopt when a weight is NaN, Inf
 /// or above 2^40 in magnitude (the caller keeps the direct path).
 std::optional<WinogradPlan> plan_winograd(const WindowGeometry& g, SgemmIsa isa,
                                           const float* weights, int64_t in_channels,
-                                          int64_t out_channels, int threads);
+                                          int64_t out_channels, int threads,
+                                          const WinogradWeightSharing& share = {});
 
 /// One image: y [C_out, OH, OW] = activation(conv(x [C_in, H, W]) + bias) (bias may be null).
 /// `workspace`: plan.workspace_bytes(). When x holds a value the transforms must not see (NaN,

@@ -82,9 +82,6 @@ class MatMulKernel final : public Kernel {
   std::optional<PackedProduct> packed_;  // float32: the packed-A GEMM instead of CBLAS
 };
 
-// The layout of the weights this file packs (PackedWeightKey::layout).
-constexpr uint8_t kStripsOfB = 2;
-
 // B when it is one constant matrix shared by every product (so it can be packed once), else
 // nullptr.
 const float* constant_single_b(const NodeContext& node, const MatMulLayout& layout) {
@@ -105,8 +102,9 @@ PreparedKernel prepared(const NodeContext& node, MatMulLayout layout, Activation
     if (layout.gemm.k > 0) packed = plan_packed_product(layout.gemm, isa);
     const float* constant_b = packed ? constant_single_b(node, layout) : nullptr;
     if (constant_b != nullptr) {
-      packed->packed_b = node.packed_weight(1, kStripsOfB, static_cast<uint8_t>(isa), 0,
-                                            [&] { return pack_constant_b(*packed, constant_b); });
+      packed->packed_b =
+          node.packed_weight(1, PackedLayout::kMatMulStrips, static_cast<uint8_t>(isa), 0,
+                             [&] { return pack_constant_b(*packed, constant_b); });
     }
     if (packed) {
       result.workspace_bytes = packed_product_workspace_bytes(*packed);
