@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "common/pattern_run.h"
 #include "onepool/onepool.h"
 
 namespace {
@@ -46,24 +47,7 @@ std::vector<std::vector<std::byte>> run_once(std::shared_ptr<const Model> model)
   options.threads = 2;
   auto session = onepool::Session::create(model, options);
   REQUIRE_MESSAGE(session.has_value(), session.status().to_string());
-  std::vector<std::vector<float>> input_data;
-  std::vector<onepool::TensorView> inputs;
-  for (const auto& info : model->inputs()) {
-    REQUIRE(info.dtype == onepool::DType::kFloat32);
-    std::vector<float>& data = input_data.emplace_back(info.shape.element_count());
-    for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<float>(i % 17) * 0.125f - 1.0f;
-    inputs.push_back({data.data(), info.dtype, info.shape, {}});
-  }
-  std::vector<std::vector<std::byte>> output_data;
-  std::vector<onepool::TensorView> outputs;
-  for (const auto& info : model->outputs()) {
-    std::vector<std::byte>& data =
-        output_data.emplace_back(info.shape.element_count() * onepool::dtype_size(info.dtype));
-    outputs.push_back({data.data(), info.dtype, info.shape, {}});
-  }
-  const onepool::Status status = (*session)->run(inputs, outputs);
-  REQUIRE_MESSAGE(status.is_ok(), status.to_string());
-  return output_data;
+  return onepool_test::run_on_pattern(*model, **session);
 }
 
 // y = Add(x, W), W float[4] stored in the external file "w.bin".

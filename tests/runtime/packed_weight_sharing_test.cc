@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/generated_models.h"
+#include "common/pattern_run.h"
 #include "onepool/onepool.h"
 #include "runtime/packed_weight_cache.h"
 
@@ -23,23 +24,6 @@ std::unique_ptr<onepool::Session> make_session(const std::shared_ptr<const Model
   auto session = onepool::Session::create(model, options);
   REQUIRE_MESSAGE(session.has_value(), session.status().to_string());
   return std::move(session).value();
-}
-
-// Output 0's bytes after one run on a fixed input pattern (float32 inputs).
-std::vector<std::byte> run_once(const Model& model, onepool::Session& session) {
-  std::vector<std::vector<float>> input_data;
-  std::vector<onepool::TensorView> inputs;
-  for (const auto& info : model.inputs()) {
-    std::vector<float>& data = input_data.emplace_back(info.shape.element_count());
-    for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<float>(i % 13) * 0.25f - 1.5f;
-    inputs.push_back({data.data(), info.dtype, info.shape, {}});
-  }
-  const auto& info = model.outputs()[0];
-  std::vector<std::byte> output(static_cast<size_t>(info.shape.element_count()) * 4);
-  std::vector<onepool::TensorView> outputs{{output.data(), info.dtype, info.shape, {}}};
-  const onepool::Status status = session.run(inputs, outputs);
-  REQUIRE_MESSAGE(status.is_ok(), status.to_string());
-  return output;
 }
 
 // y = MatMul(x [24, 64], W [64, 40]) with W an initializer: one constant B to pack.
@@ -83,7 +67,8 @@ void check_shared(const std::shared_ptr<const Model>& model) {
   CHECK(packed > 0);
   auto second = make_session(model);
   CHECK(cache.live_count() == packed);
-  CHECK(run_once(*model, *first) == run_once(*model, *second));
+  CHECK(onepool_test::run_on_pattern(*model, *first) ==
+        onepool_test::run_on_pattern(*model, *second));
   first.reset();
   CHECK(cache.live_count() == packed);  // the second Session still reads them
   second.reset();
