@@ -1,10 +1,10 @@
 // Float MatMul products on OnePool's own packed-A GEMM (sgemm_packed.h) rather than CBLAS:
 // A (the activations, m x k) is packed into panels in the node's workspace at every run, B
 // (k x n) is read in place, or from strips packed once at prepare time when it is a constant
-// weight, and the columns of C are split over the Session's
-// threads in whole tiles. The micro-kernels are picked by CPUID, so OpenBLAS's environment
-// settings do not decide the speed, and every element of C is one fused multiply-add chain over
-// k in order: the same bits at every thread count, column split and workspace address.
+// weight, and the columns of C are split over the Session's threads in whole tiles. The
+// micro-kernels are picked by CPUID, so OpenBLAS's environment settings do not decide the speed,
+// and every element of C is one fused multiply-add chain over k in order: the same bits at every
+// thread count, column split, workspace address and packing of B.
 // Products with fewer rows than one panel (matrix-vector shapes) stay on CBLAS, as do machines
 // without AVX2 + FMA (the portable micro-kernel is slower than OpenBLAS there).
 #pragma once

@@ -248,8 +248,6 @@ int64_t padded_rows(SgemmIsa isa, int64_t m) {
   return (m + rows - 1) / rows * rows;
 }
 
-// Rows [first_row, first_row + m) of C = A * B over column tiles (outside) and panels of A
-// (inside): one strip of B serves every panel of A while it is in cache.
 // Where the product reads B: rows ldb apart, rows at offsets, or strips of a packed B.
 struct BSource {
   const float* b = nullptr;
@@ -258,6 +256,9 @@ struct BSource {
   const PackedB* packed = nullptr;
   int64_t first_col = 0;  // of the packed B
 };
+
+// Rows [first_row, first_row + m) of C = A * B over column tiles (outside) and panels of A
+// (inside): one strip of B serves every panel of A while it is in cache.
 
 void run_product(SgemmIsa isa, const PackedA& a, int64_t first_row, int64_t m, int64_t n,
                  const BSource& source, float* c, int64_t ldc) {
