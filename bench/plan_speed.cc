@@ -5,6 +5,7 @@
 //
 //   plan_speed                          # auto and greedy-by-size, 7 runs each
 //   plan_speed --algorithm exact --reps 3 --budget 100
+//   plan_speed --threads 2              # large instances placed in parts on two threads
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
@@ -73,11 +74,12 @@ int bench_one(const Instance& instance, const AlgorithmInfo& algorithm,
   return verdict.is_ok() ? 0 : 1;
 }
 
-int run(const std::vector<std::string>& names, const std::string& only, int reps,
-        double budget_ms) {
+int run(const std::vector<std::string>& names, const std::string& only, int reps, double budget_ms,
+        int threads) {
   AlgorithmOptions options;
   options.alignment = kAlignment;
   options.budget_ms = budget_ms;
+  options.threads = threads;
   int failures = 0;
   for (const Instance& instance : instances()) {
     if (!only.empty() && instance.name.find(only) == std::string::npos) continue;
@@ -105,7 +107,11 @@ int main(int argc, char** argv) {
   app.add_option("--algorithm", names, "algorithms to time (repeatable)");
   app.add_option("--instance", only, "only instances whose name contains this");
   app.add_option("--reps", reps, "runs per algorithm and instance; the minimum is reported");
+  int threads = 1;
   app.add_option("--budget", budget_ms, "AlgorithmOptions::budget_ms");
+  app.add_option("--threads", threads,
+                 "AlgorithmOptions::threads (0: one per core); the placements do not change")
+      ->check(CLI::NonNegativeNumber);
   CLI11_PARSE(app, argc, argv);
-  return onepool::bench::run(names, only, std::max(1, reps), budget_ms);
+  return onepool::bench::run(names, only, std::max(1, reps), budget_ms, threads);
 }

@@ -57,6 +57,9 @@ struct PlanOptions {
   bool aliasing = true;
   /// Time budget of the searching algorithms (portfolio, exact), in milliseconds.
   double budget_ms = 100.0;
+  /// Threads the placement of a large plan may use (0: one per core); the plan is the same for
+  /// every value.
+  int threads = 1;
   /// false ("fit", the default): the pool is planned with the workspace each kernel needs, then
   /// every workspace grows into the free bytes of its step, so the pool never grows for speed.
   /// true ("fast"): planned with the workspace each kernel prefers (Conv: 2 MiB im2col tiles),

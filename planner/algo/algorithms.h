@@ -32,6 +32,9 @@ struct Placement {
 struct AlgorithmOptions {
   size_t alignment = 256;
   double budget_ms = 100.0;  // for searches that run under a time budget
+  // Threads a large instance's placement may use (0: one per core). The placement is the same
+  // for every value (see place_greedy_in_time_parts).
+  int threads = 1;
 };
 
 using PlacementAlgorithm = Expected<Placement> (*)(std::span<const UsageRecord> records,
@@ -82,6 +85,15 @@ enum class GapChoice : uint8_t { kBestFit, kFirstFit };
 Placement place_greedy_in_order(std::span<const UsageRecord> records,
                                 std::span<const int32_t> order,
                                 GapChoice choice = GapChoice::kBestFit);
+/// The parts place_greedy_in_time_parts() cuts an instance of `placed_records` records into.
+size_t time_part_count(size_t placed_records);
+/// place_greedy_in_order() on a large instance, cut along time into time_part_count() parts:
+/// the records live across a cut first (in `order`), then each part's own records (in `order`),
+/// the parts on up to `threads` threads. Same offsets for every thread count; on instances too
+/// small to cut, exactly place_greedy_in_order().
+Placement place_greedy_in_time_parts(std::span<const UsageRecord> records,
+                                     std::span<const int32_t> order, GapChoice choice,
+                                     size_t threads);
 /// Greedy by size with first fit (largest first, lowest gap that fits).
 Expected<Placement> place_greedy_by_size_first_fit(std::span<const UsageRecord> records,
                                                    const AlgorithmOptions& options);

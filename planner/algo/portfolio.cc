@@ -6,7 +6,8 @@
 //               other greedy orders (conflicts, breadth, area) on instances of up to
 //               kAutoAllOrdersMaxRecords; keeps the smallest pool, so up to
 //               kAutoSecondOrderMaxRecords it is never worse than greedy-by-size. Larger
-//               instances get one placement: greedy by size with first fit. Then, on instances of
+//               instances get one placement: greedy by size with first fit, cut into parts along
+//               time above kRecordsPerPart x 2 records (time_parts.cc). Then, on instances of
 //               up to kAutoExactMaxRecords still above the lower bound, the exact search limited
 //               to kAutoExactMaxNodes search nodes. The record-count and node limits (not a
 //               clock) keep it deterministic and within the default mode's speed target: at most
@@ -23,6 +24,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
+#include <thread>
 #include <vector>
 
 #include "planner/algo/algorithms.h"
@@ -62,16 +64,27 @@ size_t placed_count(std::span<const UsageRecord> records) {
                                            [](const UsageRecord& r) { return r.bytes > 0; }));
 }
 
+// Threads a placement may use: options.threads, 0 meaning one per core.
+size_t placement_threads(const AlgorithmOptions& options) {
+  if (options.threads > 0) return static_cast<size_t>(options.threads);
+  return std::max<size_t>(1, std::thread::hardware_concurrency());
+}
+
 // Greedy by size, the first incumbent. Large instances, which get this one placement only, take
 // first fit: on 100,000 DNN-like records it lands 3% above the lower bound where best fit lands
 // 15% above (best fit keeps shaving small gaps off large ones), and it stops at the first gap.
-Best greedy_by_size_first(std::span<const UsageRecord> records) {
+// They are also cut into parts along time (place_greedy_in_time_parts): smaller time indexes,
+// and parts that run on several threads with the same result.
+Best greedy_by_size_first(std::span<const UsageRecord> records, const AlgorithmOptions& options) {
   Best best;
   best.lower_bound = lower_bound_bytes(records);
   best.order = size_order(records);
-  const GapChoice choice = placed_count(records) > kAutoSecondOrderMaxRecords ? GapChoice::kFirstFit
-                                                                              : GapChoice::kBestFit;
-  best.placement = place_greedy_in_order(records, best.order, choice);
+  if (placed_count(records) > kAutoSecondOrderMaxRecords) {
+    best.placement = place_greedy_in_time_parts(records, best.order, GapChoice::kFirstFit,
+                                                placement_threads(options));
+    return best;
+  }
+  best.placement = place_greedy_in_order(records, best.order, GapChoice::kBestFit);
   return best;
 }
 
@@ -171,7 +184,7 @@ void run_auto_stages(std::span<const UsageRecord> records, const AlgorithmOption
 Expected<Placement> place_auto(std::span<const UsageRecord> records,
                                const AlgorithmOptions& options) {
   ONEPOOL_RETURN_IF_ERROR(check_records(records, options.alignment));
-  Best best = greedy_by_size_first(records);
+  Best best = greedy_by_size_first(records, options);
   run_auto_stages(records, options, best);
   return finish(std::move(best));
 }
@@ -181,7 +194,7 @@ Expected<Placement> place_portfolio(std::span<const UsageRecord> records,
   ONEPOOL_RETURN_IF_ERROR(check_records(records, options.alignment));
   const Clock::time_point start = Clock::now();
   // Step 1. What auto finds (so portfolio is never worse), then every other greedy order.
-  Best best = greedy_by_size_first(records);
+  Best best = greedy_by_size_first(records, options);
   const double placement_ms = elapsed_ms(start);
   run_auto_stages(records, options, best);
   try_other_orders(records, best, start, options.budget_ms, placement_ms);
@@ -199,7 +212,7 @@ Expected<Placement> place_exact(std::span<const UsageRecord> records,
                                 const AlgorithmOptions& options) {
   ONEPOOL_RETURN_IF_ERROR(check_records(records, options.alignment));
   const Clock::time_point start = Clock::now();
-  Best best = greedy_by_size_first(records);
+  Best best = greedy_by_size_first(records, options);
   const double placement_ms = elapsed_ms(start);
   run_auto_stages(records, options, best);  // auto's result is the first incumbent
   try_other_orders(records, best, start, options.budget_ms, placement_ms);

@@ -30,6 +30,7 @@ Expected<Placement> run_algorithm(std::span<const UsageRecord> records, const Pl
   AlgorithmOptions algorithm_options;
   algorithm_options.alignment = options.alignment;
   algorithm_options.budget_ms = options.budget_ms;
+  algorithm_options.threads = options.threads;
   const auto start = std::chrono::steady_clock::now();
   ONEPOOL_ASSIGN_OR_RETURN(Placement placement, algorithm->run(records, algorithm_options));
   const auto stop = std::chrono::steady_clock::now();

@@ -370,9 +370,9 @@ TEST_CASE("first fit: the engine matches a direct reference") {
 }
 
 // 100,000 DNN-like records (lifetimes mostly 1-3 steps, sizes 256 B .. 16 MB): greedy plans,
-// verifies, stays within [LB, naive]; auto gives the first-fit pool (above 20,000 records it is
-// greedy by size with first fit alone), smaller than best fit's here; linear equals naive. No
-// timing assertion here (bench/plan_speed).
+// verifies, stays within [LB, naive]; auto gives about the first-fit pool (above 20,000 records it
+// is greedy by size with first fit alone, from 100,000 cut in parts along time), smaller than best
+// fit's here; linear equals naive. No timing assertion here (bench/plan_speed).
 TEST_CASE("large instance: 100,000 records plan and verify") {
   const std::vector<UsageRecord> records = dnn_like_records(100000, 7);
   const Placement greedy = run("greedy-by-size", records, 256);
@@ -383,7 +383,10 @@ TEST_CASE("large instance: 100,000 records plan and verify") {
   const Placement first_fit = run("greedy-by-size-first-fit", records, 256);
   REQUIRE(verify_placement(records, first_fit, 256).is_ok());
   CHECK(first_fit.pool_bytes < greedy.pool_bytes);
-  CHECK(run("auto", records, 256).pool_bytes == first_fit.pool_bytes);
+  const Placement automatic = run("auto", records, 256);
+  CHECK(automatic.pool_bytes < greedy.pool_bytes);
+  CHECK(static_cast<double>(automatic.pool_bytes) <=
+        1.005 * static_cast<double>(first_fit.pool_bytes));
   CHECK(run("linear", records, 256).pool_bytes == naive_bytes(records));
 }
 

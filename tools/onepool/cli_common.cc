@@ -193,6 +193,7 @@ Expected<SessionOptions> make_session_options(const ModelFlags& flags) {
   options.plan.aliasing = flags.aliasing == "on";
   options.plan.fast_workspaces = flags.workspaces == "fast";
   options.plan.budget_ms = flags.plan_budget_ms;
+  options.plan.threads = flags.threads;
   ONEPOOL_RETURN_IF_ERROR(parse_external_flags(flags.external, options.plan));
   options.cuda_graph = !flags.no_cuda_graph;
   options.tf32 = flags.tf32;

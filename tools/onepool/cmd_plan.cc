@@ -53,6 +53,7 @@ struct PlanFlags {
   std::vector<std::string> external;  // repeatable --external
   std::string device = "cpu";         // whose kernels declare the workspaces
   double plan_budget_ms = 100.0;
+  int threads = 0;              // placement threads (0: one per core)
   std::string format = "text";  // text: summary, chart, peak tensors; table: text + every tensor
   bool table = false;           // --table / -v: the per-tensor table in the text view
   std::string output_path;
@@ -110,6 +111,7 @@ Expected<PlanOptions> plan_options(const PlanFlags& flags) {
   options.aliasing = flags.aliasing == "on";
   options.fast_workspaces = flags.workspaces == "fast";
   options.budget_ms = flags.plan_budget_ms;
+  options.threads = flags.threads;
   return options;
 }
 
@@ -396,6 +398,12 @@ void register_plan_command(CLI::App& app, int& exit_code) {
   command
       ->add_option("--plan-budget", flags->plan_budget_ms,
                    "time budget of the searching planners, in ms")
+      ->capture_default_str();
+  command
+      ->add_option("--threads", flags->threads,
+                   "threads placing a large plan (0: one per core); the plan is the same for "
+                   "every value")
+      ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   command
       ->add_option(
