@@ -33,6 +33,20 @@ constexpr int64_t kKBlock = 128;
 constexpr int64_t kPortableCols = 8;
 constexpr int64_t kMaxTileCols = kAvx512Cols;
 
+// Rows of B a micro-kernel asks the cache for ahead of the row it multiplies. A strip of a packed
+// B (a MatMul's weights) comes from memory or the last-level cache on its first panel; without the
+// hint the kernel waited on it: 12 x 32 tiles of a 128 x 768 x 3072 product ran at 133 GFLOP/s on
+// one AVX-512 core, 180 with it (200 with B in L1). A hint never faults, so one past the end of B
+// is harmless.
+constexpr int64_t kPrefetchRows = 16;
+
+// Asks for the `lines` 64-byte lines from `address` on (a hint: no effect on the results).
+inline void prefetch_row(const float* address, int lines) {
+  for (int line = 0; line < lines; ++line) {
+    __builtin_prefetch(address + line * 16, 0, 3);
+  }
+}
+
 __mmask16 lane_mask(int64_t valid) {
   if (valid >= 16) return static_cast<__mmask16>(0xFFFF);
   if (valid <= 0) return static_cast<__mmask16>(0);
@@ -63,6 +77,7 @@ __attribute__((target("avx512f"))) void tile_avx512(const Tile& t) {
     const float* row = kOffsets ? t.b + t.offsets[p] : b;
     const __m512 b0 = _mm512_maskz_loadu_ps(mask0, row);
     const __m512 b1 = _mm512_maskz_loadu_ps(mask1, row + 16);
+    if constexpr (!kOffsets) prefetch_row(row + kPrefetchRows * t.ldb, 2);
 #pragma GCC unroll 12
     for (int i = 0; i < kRows; ++i) {
       const __m512 ai = _mm512_set1_ps(a[i]);
@@ -104,6 +119,7 @@ __attribute__((target("avx2,fma"))) void tile_avx2(const Tile& t) {
     const float* row = kOffsets ? t.b + t.offsets[p] : b;
     const __m256 b0 = kFull ? _mm256_loadu_ps(row) : _mm256_maskload_ps(row, mask0);
     const __m256 b1 = kFull ? _mm256_loadu_ps(row + 8) : _mm256_maskload_ps(row + 8, mask1);
+    if constexpr (!kOffsets) prefetch_row(row + kPrefetchRows * t.ldb, 1);
 #pragma GCC unroll 6
     for (int i = 0; i < kAvx2Rows; ++i) {
       const __m256 ai = _mm256_broadcast_ss(a + i);
