@@ -195,6 +195,48 @@ TEST_CASE("Softmax larger inputs sum to one") {
   }
 }
 
+// Contiguous float rows run in 16 lanes plus a tail: rows of every length around the lane count
+// match a double-precision softmax, with the row's max in the tail, in a lane and first.
+TEST_CASE("Softmax contiguous rows of every length match double precision") {
+  for (const int n : {1, 2, 15, 16, 17, 31, 33, 37, 128, 131}) {
+    for (const int peak : {0, n / 2, n - 1}) {
+      INFO("row length " << n << ", max at " << peak);
+      std::vector<float> row(static_cast<size_t>(n));
+      for (int i = 0; i < n; ++i)
+        row[static_cast<size_t>(i)] = static_cast<float>((i * 37) % 11) - 5.0f;
+      row[static_cast<size_t>(peak)] = 9.5f;
+      double sum = 0.0;
+      for (const float v : row) sum += std::exp(static_cast<double>(v) - 9.5);
+      const auto output = run_f32("Softmax", {1, n}, row, 13);
+      for (int i = 0; i < n; ++i) {
+        const double expected =
+            std::exp(static_cast<double>(row[static_cast<size_t>(i)]) - 9.5) / sum;
+        CHECK(output[static_cast<size_t>(i)] == doctest::Approx(expected).epsilon(2e-6));
+      }
+    }
+  }
+}
+
+// NaN or +Inf anywhere in a long contiguous row (in a lane or in the tail) makes the whole row NaN;
+// -Inf there gives 0 at that element and a normal softmax elsewhere.
+TEST_CASE("Softmax contiguous rows with NaN and infinities") {
+  const float inf = std::numeric_limits<float>::infinity();
+  for (const int position : {0, 5, 20, 36}) {
+    INFO("special value at " << position);
+    for (const float special : {std::numeric_limits<float>::quiet_NaN(), inf}) {
+      std::vector<float> row(37, 1.0f);
+      row[static_cast<size_t>(position)] = special;
+      for (const float v : run_f32("Softmax", {1, 37}, row, 13)) CHECK(std::isnan(v));
+    }
+    std::vector<float> row(37, 1.0f);
+    row[static_cast<size_t>(position)] = -inf;
+    const auto output = run_f32("Softmax", {1, 37}, row, 13);
+    for (int i = 0; i < 37; ++i) {
+      CHECK(output[static_cast<size_t>(i)] == doctest::Approx(i == position ? 0.0 : 1.0 / 36.0));
+    }
+  }
+}
+
 // Errors: axis 3 on a rank-3 input names the axis; an int64 input is unsupported.
 TEST_CASE("Softmax errors") {
   auto axis = run_with_opset("Softmax", {1, 2, 2}, {1, 2, 3, 4}, 13, axis_attribute(3));

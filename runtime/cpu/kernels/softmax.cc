@@ -20,6 +20,55 @@ namespace {
 
 enum class SoftmaxKind : uint8_t { kSoftmax, kLogSoftmax, kHardmax };
 
+// A contiguous float row's max and sum run in kLanes independent lanes (lane j takes elements j,
+// j + kLanes, ...), combined in a fixed order at the end: the compiler keeps the lanes in vector
+// registers (a single running sum is one dependent chain, 128 adds a row of BERT's attention),
+// and the bits are the same on every ISA, since the lanes are part of the arithmetic, not of the
+// vectorization.
+constexpr int64_t kLanes = 16;
+
+// The largest element of x[0, n), n >= 1. NaN elements compare false and are skipped, as in the
+// strided loop; a row holding one comes out NaN anyway (its exp is NaN, so the sum is).
+ONEPOOL_ISA_CLONES float contiguous_max(const float* x, int64_t n) {
+  float lanes[kLanes];
+  std::fill(lanes, lanes + kLanes, x[0]);
+  const int64_t whole = n / kLanes * kLanes;
+  for (int64_t i = 0; i < whole; i += kLanes) {
+    for (int64_t j = 0; j < kLanes; ++j) lanes[j] = x[i + j] > lanes[j] ? x[i + j] : lanes[j];
+  }
+  float max = x[0];
+  for (int64_t j = 0; j < kLanes; ++j) max = lanes[j] > max ? lanes[j] : max;
+  for (int64_t i = whole; i < n; ++i) max = x[i] > max ? x[i] : max;
+  return max;
+}
+
+// y = e^(x - max) over a contiguous row, returning the sum of y (lane sums, then the tail).
+ONEPOOL_ISA_CLONES float contiguous_exp_sum(const float* x, float* y, int64_t n, float max) {
+  float lanes[kLanes] = {};
+  const int64_t whole = n / kLanes * kLanes;
+  for (int64_t i = 0; i < whole; i += kLanes) {
+    for (int64_t j = 0; j < kLanes; ++j) {
+      const float e = fast_exp(x[i + j] - max);
+      y[i + j] = e;
+      lanes[j] += e;
+    }
+  }
+  float sum = 0.0f;
+  for (int64_t j = 0; j < kLanes; ++j) sum += lanes[j];
+  for (int64_t i = whole; i < n; ++i) {
+    y[i] = fast_exp(x[i] - max);
+    sum += y[i];
+  }
+  return sum;
+}
+
+// Softmax of one contiguous float row; y may alias x.
+ONEPOOL_ISA_CLONES void contiguous_softmax_row(const float* x, float* y, int64_t n) {
+  const float max = contiguous_max(x, n);
+  const float scale = 1.0f / contiguous_exp_sum(x, y, n, max);
+  for (int64_t i = 0; i < n; ++i) y[i] *= scale;
+}
+
 // One row of n values at `stride` elements apart; y may alias x (each index is read before it is
 // written).
 template <class T, SoftmaxKind kKind>
@@ -72,7 +121,11 @@ class SoftmaxKernel final : public Kernel {
     if (split_.inner == 1) {
       context.threads->parallel_for(split_.outer, min_chunk, [&](int64_t begin, int64_t end) {
         for (int64_t row = begin; row < end; ++row) {
-          softmax_row<T, kKind>(x + row * n, y + row * n, n, 1);
+          if constexpr (std::is_same_v<T, float> && kKind == SoftmaxKind::kSoftmax) {
+            contiguous_softmax_row(x + row * n, y + row * n, n);
+          } else {
+            softmax_row<T, kKind>(x + row * n, y + row * n, n, 1);
+          }
         }
       });
       return Status::ok();
