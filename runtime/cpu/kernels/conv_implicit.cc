@@ -126,19 +126,13 @@ const float* band_planes(const WindowGeometry& g, const ImplicitGemmPlan& plan, 
 const float* band_planes_in_parallel(const WindowGeometry& g, const ImplicitGemmPlan& plan,
                                      const float* x, int64_t in_channels, const Band& band,
                                      std::byte* workspace, ThreadPool& threads) {
-  if (!plan.padded) return x + band.first_row * plan.plane_w;
-  auto* padded = reinterpret_cast<float*>(workspace);
-  const int64_t channel_floats = band_channel_floats(plan);
+  if (!plan.padded) return band_planes(g, plan, x, in_channels, band, workspace);
+  const auto channel_bytes = static_cast<int64_t>(band_channel_floats(plan) * sizeof(float));
   threads.parallel_for(in_channels, 1, [&](int64_t begin, int64_t end) {
-    const float* channels = x + begin * g.input_size();
-    float* planes = padded + begin * channel_floats;
-    if (plan.stride > 1) {
-      phase_band(g, plan, channels, end - begin, band.first_row, planes);
-    } else {
-      pad_band(g, plan, channels, end - begin, band.first_row, planes);
-    }
+    band_planes(g, plan, x + begin * g.input_size(), end - begin, band,
+                workspace + begin * channel_bytes);
   });
-  return padded;
+  return reinterpret_cast<const float*>(workspace);
 }
 
 // The epilogue on output channels [first, end) of band `band` (its rows of each channel are one
