@@ -42,7 +42,8 @@ std::string describe_report(const OptimizeReport& report) {
                  report.removed_nodes, " Identity/Dropout, folded ", report.folded_batchnorms,
                  " BatchNormalization, fused ", report.fused_biases, " bias Add, fused ",
                  report.fused_activations, " activations, fused ", report.fused_gelus,
-                 " GELU, fused ", report.fused_pads, " Pad, fused ", report.fused_qdq, " QDQ)");
+                 " GELU, fused ", report.fused_pads, " Pad, fused ", report.fused_qdq,
+                 " QDQ, fused ", report.fused_residuals, " residual Add)");
 }
 
 ImportOptions import_options_of(const LoadOptions& options) {

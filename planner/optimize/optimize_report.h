@@ -21,6 +21,7 @@ struct OptimizeReport {
   int fused_gelus = 0;        // decomposed GELU chains turned into one Gelu node
   int fused_pads = 0;         // zero Pad nodes merged into the pads of the Conv reading them
   int fused_qdq = 0;          // DequantizeLinear → Conv/MatMul → QuantizeLinear made QLinear*
+  int fused_residuals = 0;    // Add(conv, skip) made the Conv's residual input
   int nodes_before = 0;
   int nodes_after = 0;
 };

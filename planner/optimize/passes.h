@@ -33,6 +33,7 @@ Status fuse_matmul_add(Graph& graph, OptimizeReport& report);
 /// all: the decomposed GELU (erf or tanh form, 5–9 elementwise nodes) becomes one Gelu node
 /// with attribute approximate "none" or "tanh".
 Status fuse_gelus(Graph& graph, OptimizeReport& report);
+Status fuse_residual_adds(Graph& graph, OptimizeReport& report);
 /// all: a following activation becomes an epilogue of Conv / ConvTranspose / Gemm / MatMul
 /// (attributes documented in runtime/cpu/kernels/activation.h).
 Status fuse_activations(Graph& graph, OptimizeReport& report);

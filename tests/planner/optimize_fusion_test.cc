@@ -456,3 +456,80 @@ TEST_CASE("a long Conv + Relu chain fuses completely") {
 
 }  // namespace
 }  // namespace onepool::testing
+
+namespace onepool::testing {
+namespace {
+
+// ResNet's downsample block: s = Conv(x) and c = Conv(x, W, B), then Relu(Add(c, s)). The later
+// Conv (c's, node 1) takes s as its residual input 3 and the Relu as its activation, and writes
+// "r"; the skip Conv stays as it was. 2 nodes left.
+TEST_CASE("Conv + Add of a same-shape activation becomes the Conv's residual input") {
+  GraphBuilder b;
+  const ValueId x = b.input("x", {1, 2, 4, 4});
+  const ValueId s = b.value("s", {1, 3, 4, 4});
+  const ValueId c = b.value("c", {1, 3, 4, 4});
+  const ValueId z = b.value("z", {1, 3, 4, 4});
+  const ValueId r = b.value("r", {1, 3, 4, 4});
+  b.node("Conv", {x, b.weight("Ws", {3, 2, 1, 1}, {1, 2, 3, 4, 5, 6})}, {s});
+  b.node("Conv",
+         {x, b.weight("W", {3, 2, 1, 1}, {6, 5, 4, 3, 2, 1}), b.weight("B", {3}, {1, 2, 3})}, {c});
+  b.node("Add", {c, s}, {z});
+  b.node("Relu", {z}, {r});
+  b.output(r);
+  Graph graph = b.finish();
+
+  const OptimizeReport report = optimize_ok(graph, OptimizeLevel::kAll);
+  CHECK(report.fused_residuals == 1);
+  CHECK(report.fused_activations == 1);
+  REQUIRE(graph.nodes.size() == 2);
+  const Node& conv = graph.nodes[1];
+  REQUIRE(conv.inputs.size() == 4);
+  CHECK(name_of(graph, conv.inputs[3]) == "s");
+  CHECK(name_of(graph, conv.outputs[0]) == "r");
+  CHECK(conv.attributes.get_string("onepool_activation", "") == "Relu");
+  CHECK(graph.nodes[0].inputs.size() == 2);
+}
+
+// Adds that stay: a skip broadcast from [1,3,1,1]; a conv output also read by another node; a
+// depthwise (grouped) Conv; a skip computed after the Conv (a Relu of the conv output's sibling).
+TEST_CASE("residual Add fusion leaves broadcasts, shared outputs, grouped Convs and late skips") {
+  GraphBuilder b;
+  const ValueId x = b.input("x", {1, 3, 4, 4});
+  const ValueId narrow = b.input("narrow", {1, 3, 1, 1});
+  const ValueId w = b.weight("W", {3, 3, 1, 1}, std::vector<float>(9, 0.5f));
+  const ValueId dw = b.weight("DW", {3, 1, 1, 1}, {1, 2, 3});
+  auto conv = [&](const char* name, ValueId weight, int64_t group) {
+    const ValueId out = b.value(name, {1, 3, 4, 4});
+    Node& node = b.node("Conv", {x, weight}, {out});
+    if (group > 1) {
+      Attribute attribute;
+      attribute.i = group;
+      node.attributes.set("group", attribute);
+    }
+    return out;
+  };
+  auto add = [&](const char* name, ValueId left, ValueId right, Shape shape = {1, 3, 4, 4}) {
+    const ValueId out = b.value(name, std::move(shape));
+    b.node("Add", {left, right}, {out});
+    b.output(out);
+  };
+  add("broadcast", conv("c1", w, 1), narrow);
+  const ValueId shared = conv("c2", w, 1);
+  add("shared_sum", shared, x);
+  b.output(shared);
+  add("grouped", conv("c3", dw, 3), x);
+  const ValueId c4 = conv("c4", w, 1);
+  const ValueId late = b.value("late", {1, 3, 4, 4});
+  b.node("Relu", {x}, {late});
+  add("late_sum", c4, late);
+  Graph graph = b.finish();
+
+  const OptimizeReport report = optimize_ok(graph, OptimizeLevel::kAll);
+  CHECK(report.fused_residuals == 0);
+  int adds = 0;
+  for (const Node& node : graph.nodes) adds += node.op_type == "Add" ? 1 : 0;
+  CHECK(adds == 4);
+}
+
+}  // namespace
+}  // namespace onepool::testing

@@ -226,6 +226,25 @@ std::vector<FusionPattern> fusion_patterns() {
       {"ConvTranspose + Add (bias)", convt_in, planes, [](GraphBuilder& b, ValueId x) {
          return add_channel_constant(b, add_conv_transpose(b, x));
        }});
+  // A residual Add into the Conv (and the Relu after it as its activation): the skip is a second
+  // Conv of x (ResNet's downsample block: the later Conv takes the other's output) or x itself.
+  patterns.push_back(
+      {"Conv + residual Add (Conv skip) + Relu", conv_in, planes,
+       [planes](GraphBuilder& b, ValueId x) {
+         const ValueId skip = b.value("skip", planes);
+         b.node("Conv", {x, b.weight("skip_w", {3, 2, 1, 1}, ramp(6, 0.3f))}, {skip});
+         const ValueId sum = b.value("sum", planes);
+         b.node("Add", {add_conv(b, x, true), skip}, {sum});
+         return add_activation(b, "Relu", sum, planes);
+       }});
+  patterns.push_back(
+      {"Conv + residual Add (input skip)", planes, planes, [planes](GraphBuilder& b, ValueId x) {
+         const ValueId conv = b.value("conv_out", planes);
+         b.node("Conv", {x, b.weight("conv_w", {3, 3, 1, 1}, ramp(9))}, {conv});
+         const ValueId sum = b.value("sum", planes);
+         b.node("Add", {x, conv}, {sum});
+         return sum;
+       }});
   // Identity, Dropout and a weight-only Transpose (folded at load) compute nothing new.
   patterns.push_back({"Identity + Dropout + Relu", {4, 6}, {4, 6}, [](GraphBuilder& b, ValueId x) {
                         const ValueId i = b.value("identity", {4, 6});
@@ -407,15 +426,16 @@ void check_pattern(const FusionPattern& pattern) {
 
 }  // namespace
 
-// Every rewrite of the optimizer, 50 patterns: 9 activation epilogues (Clip also with min > max
+// Every rewrite of the optimizer, 52 patterns: 9 activation epilogues (Clip also with min > max
 // and with a NaN min) on each of Conv, ConvTranspose, Gemm and MatMul; a bias Add into Conv and
-// ConvTranspose; BatchNorm folding; MatMul + Add into Gemm; both GELU forms; Identity and Dropout
-// removal; a folded Transpose. --optimize basic and all agree with none on ordinary inputs, on
-// NaN / +Inf / -Inf sprinkled in, and on all-NaN and all-Inf inputs. Each pattern must really be
-// rewritten at "all" (fewer nodes), and a sprinkled NaN must reach the output.
+// ConvTranspose; a residual Add into Conv (two forms); BatchNorm folding; MatMul + Add into Gemm;
+// both GELU forms; Identity and Dropout removal; a folded Transpose. --optimize basic and all agree
+// with none on ordinary inputs, on NaN / +Inf / -Inf sprinkled in, and on all-NaN and all-Inf
+// inputs. Each pattern must really be rewritten at "all" (fewer nodes), and a sprinkled NaN must
+// reach the output.
 TEST_CASE("NaN/Inf: every fusion pattern gives the unfused model's NaN and Inf") {
   const std::vector<FusionPattern> patterns = fusion_patterns();
-  CHECK(patterns.size() == 50);
+  CHECK(patterns.size() == 52);
   for (const FusionPattern& pattern : patterns) check_pattern(pattern);
 }
 

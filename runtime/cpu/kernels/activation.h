@@ -92,6 +92,9 @@ ONEPOOL_ISA_CLONES void map_in_place(float* data, int64_t count, Fn fn) {
   for (int64_t i = 0; i < count; ++i) data[i] = fn(data[i]);
 }
 
+/// data[i] = data[i] + other[i]: a fused residual Add (the same operation as the Add kernel).
+void add_residual(float* data, const float* other, int64_t count);
+
 /// Applies the activation in place over data[0, count). One loop per kind (the same formulas as
 /// Activation::apply) so that the loops vectorize.
 inline void apply_activation(const Activation& activation, float* data, int64_t count) {

@@ -44,6 +44,9 @@ struct ConvPlan {
   ImplicitGemmPlan implicit;             // ConvPath::kImplicit
   std::optional<WinogradPlan> winograd;  // ConvPath::kWinograd
   Activation activation;
+  // A fused residual Add (planner/optimize/fuse_residual.cc): input 3, the output's shape, added
+  // after the bias and before the activation.
+  bool residual = false;
 };
 
 // The GEMM reads the column matrix in place, a tile of whole output rows at a time: about
@@ -69,39 +72,48 @@ class ConvKernel final : public Kernel {
     const float* x = context.inputs[0].as<const float>();
     const float* w = context.inputs[1].as<const float>();
     const float* bias = context.inputs.size() > 2 ? context.inputs[2].as<const float>() : nullptr;
+    const float* residual = plan_.residual ? context.inputs[3].as<const float>() : nullptr;
     float* y = context.outputs[0].as<float>();
+    if (plan_.path == ConvPath::kIm2col || plan_.path == ConvPath::kPointwise) {
+      if (plan_.path == ConvPath::kPointwise) {
+        run_pointwise(x, w, y, *context.threads);
+      } else {
+        run_gemm_paths(x, w, y, context);
+      }
+      add_bias_activation(y, bias, plan_.batch, plan_.out_channels, g.output_size(),
+                          plan_.activation, *context.threads, residual);
+      return Status::ok();
+    }
+    // The other paths finish their output tile by tile. With a residual, their activation waits
+    // for one last pass that adds it: streamed over the whole output, as the Add node read it
+    // (adding it tile by tile read the skip tensor in short runs across the channels, which cost
+    // ResNet-50's 1x1 convolutions more than the Add and the Relu it saved).
+    const Activation tile_activation = plan_.residual ? Activation{} : plan_.activation;
     if (plan_.path == ConvPath::kDepthwise) {
       const DepthwiseConv conv{
           x, w, bias, y, plan_.batch, plan_.in_channels, plan_.out_channels / plan_.in_channels};
-      depthwise_conv(g, conv, plan_.activation, *context.threads);
-      return Status::ok();
-    }
-    if (plan_.path == ConvPath::kWinograd) {
-      run_winograd_images(x, w, bias, y, context);
-      return Status::ok();
-    }
-    if (plan_.path == ConvPath::kImplicit) {
-      run_implicit_images(x, w, bias, y, context);
-      return Status::ok();
-    }
-    if (plan_.path == ConvPath::kPointwise) {
-      run_pointwise(x, w, y, *context.threads);
+      depthwise_conv(g, conv, tile_activation, *context.threads);
+    } else if (plan_.path == ConvPath::kWinograd) {
+      run_winograd_images(x, w, bias, tile_activation, y, context);
     } else {
-      run_gemm_paths(x, w, y, context);
+      run_implicit_images(x, w, bias, tile_activation, y, context);
     }
-    add_bias_activation(y, bias, plan_.batch, plan_.out_channels, g.output_size(), plan_.activation,
-                        *context.threads);
+    if (residual != nullptr) {
+      add_bias_activation(y, nullptr, plan_.batch, plan_.out_channels, g.output_size(),
+                          plan_.activation, *context.threads, residual);
+    }
     return Status::ok();
   }
 
  private:
-  void run_winograd_images(const float* x, const float* w, const float* bias, float* y,
+  void run_winograd_images(const float* x, const float* w, const float* bias,
+                           const Activation& activation, float* y,
                            const RunContext& context) const {
     const WindowGeometry& g = plan_.geometry;
     for (int64_t n = 0; n < plan_.batch; ++n) {
       run_winograd(g, *plan_.winograd, x + n * plan_.in_channels * g.input_size(), w, bias,
-                   plan_.activation, y + n * plan_.out_channels * g.output_size(),
-                   context.workspace, *context.threads);
+                   activation, y + n * plan_.out_channels * g.output_size(), context.workspace,
+                   *context.threads);
     }
   }
 
@@ -123,15 +135,15 @@ class ConvKernel final : public Kernel {
   }
 
   // The implicit GEMM per group and image, bias and activation applied band by band.
-  void run_implicit_images(const float* x, const float* w, const float* bias, float* y,
+  void run_implicit_images(const float* x, const float* w, const float* bias,
+                           const Activation& activation, float* y,
                            const RunContext& context) const {
     const WindowGeometry& g = plan_.geometry;
     const int64_t in_group = plan_.in_channels / plan_.group;
     const int64_t out_group = plan_.out_channels / plan_.group;
     for (int64_t group = 0; group < plan_.group; ++group) {
       const float* packed = group_weights(w, group, context.workspace);
-      const BandEpilogue epilogue{bias == nullptr ? nullptr : bias + group * out_group,
-                                  plan_.activation};
+      const BandEpilogue epilogue{bias == nullptr ? nullptr : bias + group * out_group, activation};
       for (int64_t n = 0; n < plan_.batch; ++n) {
         run_implicit_gemm(g, plan_.implicit, plan_.isa, packed, out_group, in_group,
                           x + (n * plan_.in_channels + group * in_group) * g.input_size(),
@@ -270,6 +282,19 @@ Status check_channels(const NodeContext& node, ConvPlan& plan) {
   return Status::ok();
 }
 
+// The fused residual input (index 3), when there is one: float32 and the output's exact shape.
+Status check_residual(const NodeContext& node, ConvPlan& plan) {
+  plan.residual = node.has_input(3);
+  if (!plan.residual) return Status::ok();
+  ONEPOOL_RETURN_IF_ERROR(require_float32(node, 3));
+  if (node.input(3).shape != node.output(0).shape) {
+    return node.error(StatusCode::kInvalidModel, "residual input '", node.input(3).name,
+                      "': expected the output's shape ", node.output(0).shape.to_string(), ", got ",
+                      node.input(3).shape.to_string());
+  }
+  return Status::ok();
+}
+
 // Packs every group's weights (W is [C_out, C_in / group, k...], so group g's rows follow
 // group g - 1's) into plan.prepacked, or takes the copy another Session of the Model packed.
 void prepack_weights(const NodeContext& node, const HostTensor& weights, int64_t depth,
@@ -404,13 +429,14 @@ Expected<PreparedKernel> make_conv_kernel(const NodeContext& node) {
     expected.push_back(plan.geometry.output[normalized_axis(plan.geometry.spatial_rank, i)]);
   }
   ONEPOOL_RETURN_IF_ERROR(check_output_shape(node, 0, expected));
+  ONEPOOL_RETURN_IF_ERROR(check_residual(node, plan));
   // Step 3. Path, workspace and epilogue.
   plan.activation = parse_activation(node.node().attributes);
   PreparedKernel prepared;
   ONEPOOL_ASSIGN_OR_RETURN(const WorkspaceBytes workspace, choose_path(node, plan));
   // oneDNN, when built in, takes the convolutions im2col would run (measured faster there; the
   // depthwise and pointwise paths stay ours, see conv_dnnl.h).
-  if (plan.path == ConvPath::kIm2col) {
+  if (plan.path == ConvPath::kIm2col && !plan.residual) {
     const DnnlConvCase conv{plan.geometry,     plan.batch, plan.in_channels,
                             plan.out_channels, plan.group, plan.activation};
     std::optional<PreparedKernel> dnnl = make_dnnl_conv_kernel(node, conv);

@@ -23,12 +23,14 @@ namespace onepool::cpu::nn {
 Expected<PreparedKernel> make_conv_kernel(const NodeContext& node);
 Expected<PreparedKernel> make_conv_transpose_kernel(const NodeContext& node);
 
-/// y[n, m, :] = activation(y[n, m, :] + bias[m]) over `batch` images of `channels` planes of
-/// `plane_size` floats; bias may be nullptr. Parallel over planes.
+/// y[n, m, :] = activation(y[n, m, :] + bias[m] + residual[n, m, :]) over `batch` images of
+/// `channels` planes of `plane_size` floats, rounded after each addition as the unfused nodes
+/// round; bias and residual (a fused Add's other input, y's shape) may be nullptr. Parallel over
+/// planes.
 inline void add_bias_activation(float* y, const float* bias, int64_t batch, int64_t channels,
                                 int64_t plane_size, const Activation& activation,
-                                ThreadPool& threads) {
-  if (bias == nullptr && activation.kind == ActivationKind::kNone) return;
+                                ThreadPool& threads, const float* residual = nullptr) {
+  if (bias == nullptr && residual == nullptr && activation.kind == ActivationKind::kNone) return;
   const int64_t min_planes = std::max<int64_t>(1, 4096 / std::max<int64_t>(1, plane_size));
   threads.parallel_for(batch * channels, min_planes, [&](int64_t begin, int64_t end) {
     for (int64_t plane = begin; plane < end; ++plane) {
@@ -37,6 +39,7 @@ inline void add_bias_activation(float* y, const float* bias, int64_t batch, int6
         const float b = bias[plane % channels];
         map_in_place(data, plane_size, [b](float x) { return x + b; });
       }
+      if (residual != nullptr) add_residual(data, residual + plane * plane_size, plane_size);
       apply_activation(activation, data, plane_size);
     }
   });

@@ -49,6 +49,7 @@ struct ConvPlan {
   size_t columns_offset = 0;  // workspace bytes: im2col / col2im columns
   size_t acc_offset = 0;      // workspace bytes: a half Conv's float32 GEMM output
   bool depthwise = false, direct_gemm = false;
+  bool residual = false;  // input 3: a fused Add's other input (planner/optimize/fuse_residual.cc)
 };
 
 // X, W (and B) present with Y, of equal rank; their dtype: float32, or with `allow_half`
@@ -151,6 +152,7 @@ Status enqueue_conv(const ConvPlan& p, const CudaRunContext& c) {
   const auto* x = static_cast<const float*>(c.inputs[0].data);
   const auto* w = static_cast<const float*>(c.inputs[1].data);
   const auto* bias = c.inputs.size() > 2 ? static_cast<const float*>(c.inputs[2].data) : nullptr;
+  const auto* residual = p.residual ? static_cast<const float*>(c.inputs[3].data) : nullptr;
   auto* y = static_cast<float*>(c.outputs[0].data);
   if (p.depthwise) {
     return ONEPOOL_CUDA_STATUS(
@@ -171,7 +173,22 @@ Status enqueue_conv(const ConvPlan& p, const CudaRunContext& c) {
     }
   }
   return ONEPOOL_CUDA_STATUS(launch_bias_activation(y, bias, p.batch, p.out_channels, p.out_spatial,
-                                                    p.activation, c.stream));
+                                                    p.activation, c.stream, residual));
+}
+
+// The fused residual input (index 3) when there is one: only a float32, non-depthwise Conv takes
+// it (the optimizer fuses no other), with the output's exact shape.
+Status check_residual(const CudaNodeContext& node, const ConvPlan& p) {
+  if (!node.has_input(3)) return Status::ok();
+  if (p.type.half || p.depthwise || node.input(3).dtype != DType::kFloat32) {
+    return node.unsupported("a fused residual input on a half or depthwise Conv");
+  }
+  if (node.input(3).shape != node.output(0).shape) {
+    return node.error(StatusCode::kInvalidModel, "residual input '", node.input(3).name,
+                      "': expected the output's shape ", node.output(0).shape.to_string(), ", got ",
+                      node.input(3).shape.to_string());
+  }
+  return Status::ok();
 }
 
 }  // namespace
@@ -201,6 +218,8 @@ Expected<CudaPreparedKernel> make_conv_kernel(const CudaNodeContext& node) {
   p.weight_group_elems = mg * cg * kernel_elems;
   p.geometry = geometry_of(window, cg);
   p.depthwise = p.groups == channels && p.out_channels == channels && p.groups > 1;
+  ONEPOOL_RETURN_IF_ERROR(check_residual(node, p));
+  p.residual = node.has_input(3);
   if (p.depthwise) {
     p.geometry = geometry_of(window, channels);  // the depthwise kernel walks every channel
     return make_kernel([p](const CudaRunContext& c) { return enqueue_conv(p, c); });

@@ -234,11 +234,13 @@ __global__ void unary_half_kernel(UnaryParams p, const unsigned short* x, unsign
   }
 }
 
-__global__ void bias_activation_kernel(float* y, const float* bias, int64_t count, int64_t channels,
-                                       int64_t inner, UnaryParams act) {
+__global__ void bias_activation_kernel(float* y, const float* bias, const float* residual,
+                                       int64_t count, int64_t channels, int64_t inner,
+                                       UnaryParams act) {
   ONEPOOL_GRID_LOOP(i, count) {
     float v = y[i];
     if (bias != nullptr) v += bias[(i / inner) % channels];
+    if (residual != nullptr) v += residual[i];
     y[i] = apply_unary(act, v);
   }
 }
@@ -350,10 +352,13 @@ cudaError_t launch_cast(ElemType from, ElemType to, const void* x, void* y, int6
 }
 
 cudaError_t launch_bias_activation(float* y, const float* bias, int64_t outer, int64_t channels,
-                                   int64_t inner, const UnaryParams& act, cudaStream_t stream) {
+                                   int64_t inner, const UnaryParams& act, cudaStream_t stream,
+                                   const float* residual) {
   const int64_t count = outer * channels * inner;
-  if (count == 0 || (bias == nullptr && act.op == UnaryOp::kIdentity)) return cudaSuccess;
-  bias_activation_kernel<<<grid_for(count), kBlock, 0, stream>>>(y, bias, count, channels,
+  if (count == 0 || (bias == nullptr && residual == nullptr && act.op == UnaryOp::kIdentity)) {
+    return cudaSuccess;
+  }
+  bias_activation_kernel<<<grid_for(count), kBlock, 0, stream>>>(y, bias, residual, count, channels,
                                                                  inner < 1 ? 1 : inner, act);
   return cudaGetLastError();
 }

@@ -117,9 +117,11 @@ cudaError_t launch_unary_int(UnaryOp op, ElemType type, const void* x, void* y, 
                              cudaStream_t stream);
 cudaError_t launch_cast(ElemType from, ElemType to, const void* x, void* y, int64_t count,
                         cudaStream_t stream);
-/// y[o, c, i] = act(y[o, c, i] + bias[c]) over [outer, channels, inner]; bias may be null.
+/// y[o, c, i] = act(y[o, c, i] + bias[c] + residual[o, c, i]) over [outer, channels, inner],
+/// rounded after each addition; bias and residual (a fused Add's other input) may be null.
 cudaError_t launch_bias_activation(float* y, const float* bias, int64_t outer, int64_t channels,
-                                   int64_t inner, const UnaryParams& act, cudaStream_t stream);
+                                   int64_t inner, const UnaryParams& act, cudaStream_t stream,
+                                   const float* residual = nullptr);
 
 // --- tensor.cu -------------------------------------------------------------------------------
 

@@ -1,0 +1,167 @@
+// A residual Add fused into the Conv (planner/optimize/fuse_residual.cc): on every Conv path
+// (implicit GEMM at stride 1 and 2, Winograd plain and dilated, im2col, with and without a bias),
+// with the AVX-512, AVX2 and portable kernels, at 1 and 2 threads, Relu(Add(Conv(x), skip)) gives
+// the unfused model's bits, NaN and Inf included (a NaN sends Winograd to its direct fallback).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/graph_builder.h"
+#include "onepool/model.h"
+#include "onepool/session.h"
+
+namespace onepool::testing {
+namespace {
+
+struct ResidualCase {
+  const char* name;
+  const char* path;  // the fused Conv's implementation starts with this
+  int64_t channels, out_channels, size, kernel, stride, pad;
+  bool bias;
+  int64_t dilation = 1;
+};
+
+Attribute ints(std::vector<int64_t> values) { return ints_attr(std::move(values)); }
+
+int64_t output_size(const ResidualCase& c) {
+  return (c.size + 2 * c.pad - c.dilation * (c.kernel - 1) - 1) / c.stride + 1;
+}
+
+std::vector<float> wave(size_t count, float scale) {
+  std::vector<float> values(count);
+  for (size_t i = 0; i < count; ++i) {
+    values[i] = scale * static_cast<float>(static_cast<int>((i * 37 + 11) % 29) - 14);
+  }
+  return values;
+}
+
+// skip = Conv1x1(x, stride) first, then Relu(Add(Conv(x, W[, B]), skip)): the later Conv takes
+// the skip as its residual.
+Graph build(const ResidualCase& c) {
+  GraphBuilder b;
+  const int64_t out = output_size(c);
+  const Shape y_shape = {1, c.out_channels, out, out};
+  const ValueId x = b.input("x", {1, c.channels, c.size, c.size});
+  const ValueId skip = b.value("skip", y_shape);
+  Node& skip_conv =
+      b.node("Conv",
+             {x, b.weight("skip_w", {c.out_channels, c.channels, 1, 1},
+                          wave(static_cast<size_t>(c.out_channels * c.channels), 0.03f))},
+             {skip});
+  skip_conv.attributes.set("strides", ints({c.stride, c.stride}));
+  std::vector<ValueId> inputs = {
+      x, b.weight(
+             "w", {c.out_channels, c.channels, c.kernel, c.kernel},
+             wave(static_cast<size_t>(c.out_channels * c.channels * c.kernel * c.kernel), 0.01f))};
+  if (c.bias) {
+    inputs.push_back(
+        b.weight("b", {c.out_channels}, wave(static_cast<size_t>(c.out_channels), 0.05f)));
+  }
+  const ValueId conv = b.value("conv", y_shape);
+  Node& main_conv = b.node("Conv", inputs, {conv});
+  main_conv.attributes.set("strides", ints({c.stride, c.stride}));
+  main_conv.attributes.set("pads", ints({c.pad, c.pad, c.pad, c.pad}));
+  main_conv.attributes.set("dilations", ints({c.dilation, c.dilation}));
+  const ValueId sum = b.value("sum", y_shape);
+  b.node("Add", {conv, skip}, {sum});
+  const ValueId y = b.value("y", y_shape);
+  b.node("Relu", {sum}, {y});
+  b.output(y);
+  return b.finish();
+}
+
+std::shared_ptr<const Model> load(const ResidualCase& c, const char* level) {
+  LoadOptions options;
+  options.optimize = level;
+  auto model = Model::from_graph(build(c), options);
+  REQUIRE_MESSAGE(model.has_value(), model.status().to_string());
+  return *model;
+}
+
+// The fused model's last node (the Conv that took the residual) ran on `c.path`.
+void check_path(const std::shared_ptr<const Model>& model, const ResidualCase& c,
+                const std::vector<float>& input);
+
+std::vector<float> run(const std::shared_ptr<const Model>& model, const ResidualCase& c,
+                       int threads, const std::vector<float>& input, CpuIsa isa = CpuIsa::kAuto,
+                       std::string* last_implementation = nullptr) {
+  SessionOptions options;
+  options.threads = threads;
+  options.cpu_isa = isa;
+  options.profile = last_implementation != nullptr;
+  auto session = Session::create(model, options);
+  REQUIRE_MESSAGE(session.has_value(), session.status().to_string());
+  const int64_t out = output_size(c);
+  std::vector<float> output(static_cast<size_t>(c.out_channels * out * out));
+  TensorView in{const_cast<float*>(input.data()), DType::kFloat32,
+                Shape{1, c.channels, c.size, c.size}, Device{}};
+  TensorView y{output.data(), DType::kFloat32, Shape{1, c.out_channels, out, out}, Device{}};
+  const Status status = (*session)->run({&in, 1}, {&y, 1});
+  REQUIRE_MESSAGE(status.is_ok(), status.to_string());
+  if (last_implementation != nullptr) {
+    REQUIRE(!(*session)->profile().nodes.empty());
+    *last_implementation = (*session)->profile().nodes.back().implementation;
+  }
+  return output;
+}
+
+void check_path(const std::shared_ptr<const Model>& model, const ResidualCase& c,
+                const std::vector<float>& input) {
+  std::string implementation;
+  run(model, c, 1, input, CpuIsa::kAuto, &implementation);
+  CHECK_MESSAGE(implementation.starts_with(c.path), implementation);
+}
+
+bool same_bits_or_both_nan(float a, float b) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+  return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("a fused residual Add gives the unfused bits on every Conv path") {
+  const ResidualCase cases[] = {
+      {"1x1 stride 1", "implicit gemm", 16, 24, 14, 1, 1, 0, true},
+      {"3x3 stride 1", "winograd", 8, 8, 16, 3, 1, 1, true},
+      {"3x3 stride 1, no bias", "winograd", 8, 8, 16, 3, 1, 1, false},
+      {"3x3 dilation 2", "winograd", 8, 8, 24, 3, 1, 2, true, 2},
+      {"1x1 stride 2", "im2col", 16, 32, 14, 1, 2, 0, true},
+      {"3x3 stride 2", "implicit gemm", 8, 16, 15, 3, 2, 1, true},
+      {"7x7 stride 2", "implicit gemm", 3, 8, 20, 7, 2, 3, false},
+  };
+  for (const ResidualCase& c : cases) {
+    const std::string name = c.name;
+    CAPTURE(name);
+    const auto plain = load(c, "none");
+    const auto fused = load(c, "all");
+    REQUIRE(fused->graph().nodes.size() == 2);
+    CHECK(fused->graph().nodes[1].inputs.size() == 4);
+    std::vector<float> input = wave(static_cast<size_t>(c.channels * c.size * c.size), 0.1f);
+    check_path(fused, c, input);
+    std::vector<float> special = input;
+    special[3] = std::numeric_limits<float>::quiet_NaN();
+    special[special.size() / 2] = std::numeric_limits<float>::infinity();
+    for (const auto& x : {input, special}) {
+      for (CpuIsa isa : {CpuIsa::kAuto, CpuIsa::kAvx2, CpuIsa::kPortable}) {
+        CAPTURE(cpu_isa_name(isa));
+        const std::vector<float> expected = run(plain, c, 1, x, isa);
+        for (int threads : {1, 2}) {
+          CAPTURE(threads);
+          const std::vector<float> actual = run(fused, c, threads, x, isa);
+          int mismatches = 0;
+          for (size_t i = 0; i < actual.size(); ++i) {
+            mismatches += same_bits_or_both_nan(actual[i], expected[i]) ? 0 : 1;
+          }
+          CHECK(mismatches == 0);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace onepool::testing
