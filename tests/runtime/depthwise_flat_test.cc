@@ -29,14 +29,17 @@ using testing::values_of;
 std::vector<float> depthwise(const Shape& x_shape, const std::vector<float>& x,
                              const Shape& w_shape, const std::vector<float>& w,
                              const std::vector<float>& b, const std::vector<int64_t>& kernel,
-                             const std::vector<int64_t>& pads) {
+                             const std::vector<int64_t>& pads,
+                             const std::vector<int64_t>& strides = {},
+                             const Shape* y_shape = nullptr) {
   AttributeMap attributes;
   attributes.set("kernel_shape", ints_attr(kernel));
   attributes.set("pads", ints_attr(pads));
+  if (!strides.empty()) attributes.set("strides", ints_attr(strides));
   attributes.set("group", int_attr(w_shape[0]));
   auto result = run_single_node(
       "Conv", {f32(x_shape, x), f32(w_shape, w, true), f32(Shape{w_shape[0]}, b, true)},
-      {OutputSpec{DType::kFloat32, x_shape}}, attributes);
+      {OutputSpec{DType::kFloat32, y_shape != nullptr ? *y_shape : x_shape}}, attributes);
   REQUIRE_MESSAGE(result.has_value(), result.status().to_string());
   return values_of<float>((*result)[0]);
 }
@@ -80,6 +83,56 @@ TEST_CASE("flat-plane depthwise convolutions give the generic path's bits") {
           CHECK(std::memcmp(&flat[i], &generic[i], sizeof(float)) == 0);
         }
       }
+    }
+  }
+}
+
+// Stride 2 (MobileNet's downsampling depthwise convolutions): the small-plane path's column
+// phases against the generic path, planes from 5x5 to 56x56 (the largest that fits the small
+// plane) with NaN and signed zeros, K = 3 and 5, pad K / 2.
+TEST_CASE("stride-2 small-plane depthwise convolutions give the generic path's bits") {
+  const int64_t channels = 3;
+  uint32_t seed = 90;
+  for (const int64_t k : {3, 5}) {
+    for (const auto& size : {std::pair<int64_t, int64_t>{7, 7}, {5, 5}, {14, 14}, {15, 9},
+                             {28, 28}, {56, 56}, {23, 40}}) {
+      const int64_t height = size.first;
+      const int64_t width = size.second;
+      CAPTURE(k);
+      CAPTURE(height);
+      CAPTURE(width);
+      std::vector<float> x = random_values(2 * channels * height * width, seed++);
+      for (size_t i = 0; i < x.size(); i += 31) x[i] = (i % 2 == 0) ? 0.0f : -0.0f;
+      x[x.size() / 3] = std::numeric_limits<float>::quiet_NaN();
+      const std::vector<float> w = random_values(channels * k * k, seed++);
+      const std::vector<float> b = random_values(channels, seed++);
+      std::vector<float> w_twice, b_twice;
+      for (int64_t c = 0; c < channels; ++c) {
+        for (int copy = 0; copy < 2; ++copy) {
+          w_twice.insert(w_twice.end(), w.begin() + c * k * k, w.begin() + (c + 1) * k * k);
+          b_twice.push_back(b[static_cast<size_t>(c)]);
+        }
+      }
+      const int64_t half = k / 2;
+      const int64_t out_h = (height + 2 * half - k) / 2 + 1;
+      const int64_t out_w = (width + 2 * half - k) / 2 + 1;
+      const Shape flat_y{1, 2 * channels, out_h, out_w};
+      const Shape generic_y{1, channels, 2, out_h, out_w};
+      const auto flat =
+          depthwise(Shape{1, 2 * channels, height, width}, x, Shape{2 * channels, 1, k, k}, w_twice,
+                    b_twice, {k, k}, {half, half, half, half}, {2, 2}, &flat_y);
+      const auto generic =
+          depthwise(Shape{1, channels, 2, height, width}, x, Shape{channels, 1, 1, k, k}, w, b,
+                    {1, k, k}, {0, half, half, 0, half, half}, {1, 2, 2}, &generic_y);
+      REQUIRE(flat.size() == generic.size());
+      int mismatches = 0;
+      for (size_t i = 0; i < flat.size(); ++i) {
+        const bool same = std::isnan(generic[i])
+                              ? std::isnan(flat[i])
+                              : std::memcmp(&flat[i], &generic[i], sizeof(float)) == 0;
+        mismatches += same ? 0 : 1;
+      }
+      CHECK(mismatches == 0);
     }
   }
 }
