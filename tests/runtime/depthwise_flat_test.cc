@@ -44,6 +44,30 @@ std::vector<float> depthwise(const Shape& x_shape, const std::vector<float>& x,
   return values_of<float>((*result)[0]);
 }
 
+// One plane pair's data: x with signed zeros every `zero_step` and a NaN; each channel's weights
+// and bias once (the generic [1, C, 2, H, W] run) and twice (the flat [1, 2C, H, W] run).
+struct PlanePair {
+  std::vector<float> x, w, b, w_twice, b_twice;
+};
+
+PlanePair plane_pair(int64_t channels, int64_t k, int64_t height, int64_t width, size_t zero_step,
+                     uint32_t& seed) {
+  PlanePair data;
+  data.x = random_values(2 * channels * height * width, seed++);
+  for (size_t i = 0; i < data.x.size(); i += zero_step) data.x[i] = (i % 2 == 0) ? 0.0f : -0.0f;
+  data.x[data.x.size() / 3] = std::numeric_limits<float>::quiet_NaN();
+  data.w = random_values(channels * k * k, seed++);
+  data.b = random_values(channels, seed++);
+  for (int64_t c = 0; c < channels; ++c) {
+    for (int copy = 0; copy < 2; ++copy) {
+      data.w_twice.insert(data.w_twice.end(), data.w.begin() + c * k * k,
+                          data.w.begin() + (c + 1) * k * k);
+      data.b_twice.push_back(data.b[static_cast<size_t>(c)]);
+    }
+  }
+  return data;
+}
+
 TEST_CASE("flat-plane depthwise convolutions give the generic path's bits") {
   const int64_t channels = 3;
   uint32_t seed = 40;
@@ -55,18 +79,8 @@ TEST_CASE("flat-plane depthwise convolutions give the generic path's bits") {
       CAPTURE(k);
       CAPTURE(height);
       CAPTURE(width);
-      std::vector<float> x = random_values(2 * channels * height * width, seed++);
-      for (size_t i = 0; i < x.size(); i += 29) x[i] = (i % 2 == 0) ? 0.0f : -0.0f;
-      x[x.size() / 3] = std::numeric_limits<float>::quiet_NaN();
-      const std::vector<float> w = random_values(channels * k * k, seed++);
-      const std::vector<float> b = random_values(channels, seed++);
-      std::vector<float> w_twice, b_twice;
-      for (int64_t c = 0; c < channels; ++c) {
-        for (int copy = 0; copy < 2; ++copy) {
-          w_twice.insert(w_twice.end(), w.begin() + c * k * k, w.begin() + (c + 1) * k * k);
-          b_twice.push_back(b[static_cast<size_t>(c)]);
-        }
-      }
+      const PlanePair data = plane_pair(channels, k, height, width, 29, seed);
+      const auto& [x, w, b, w_twice, b_twice] = data;
       const int64_t half = k / 2;
       const auto flat =
           depthwise(Shape{1, 2 * channels, height, width}, x, Shape{2 * channels, 1, k, k}, w_twice,
@@ -101,18 +115,8 @@ TEST_CASE("stride-2 small-plane depthwise convolutions give the generic path's b
       CAPTURE(k);
       CAPTURE(height);
       CAPTURE(width);
-      std::vector<float> x = random_values(2 * channels * height * width, seed++);
-      for (size_t i = 0; i < x.size(); i += 31) x[i] = (i % 2 == 0) ? 0.0f : -0.0f;
-      x[x.size() / 3] = std::numeric_limits<float>::quiet_NaN();
-      const std::vector<float> w = random_values(channels * k * k, seed++);
-      const std::vector<float> b = random_values(channels, seed++);
-      std::vector<float> w_twice, b_twice;
-      for (int64_t c = 0; c < channels; ++c) {
-        for (int copy = 0; copy < 2; ++copy) {
-          w_twice.insert(w_twice.end(), w.begin() + c * k * k, w.begin() + (c + 1) * k * k);
-          b_twice.push_back(b[static_cast<size_t>(c)]);
-        }
-      }
+      const PlanePair data = plane_pair(channels, k, height, width, 31, seed);
+      const auto& [x, w, b, w_twice, b_twice] = data;
       const int64_t half = k / 2;
       const int64_t out_h = (height + 2 * half - k) / 2 + 1;
       const int64_t out_w = (width + 2 * half - k) / 2 + 1;
