@@ -108,8 +108,13 @@ TEST_CASE("stride-2 small-plane depthwise convolutions give the generic path's b
   const int64_t channels = 3;
   uint32_t seed = 90;
   for (const int64_t k : {3, 5}) {
-    for (const auto& size : {std::pair<int64_t, int64_t>{7, 7}, {5, 5}, {14, 14}, {15, 9},
-                             {28, 28}, {56, 56}, {23, 40}}) {
+    for (const auto& size : {std::pair<int64_t, int64_t>{7, 7},
+                             {5, 5},
+                             {14, 14},
+                             {15, 9},
+                             {28, 28},
+                             {56, 56},
+                             {23, 40}}) {
       const int64_t height = size.first;
       const int64_t width = size.second;
       CAPTURE(k);
