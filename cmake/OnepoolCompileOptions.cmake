@@ -28,10 +28,10 @@ function(onepool_target_options target)
   # same sources gives the same bits on the same machine; tests/build_parity.sh checks it in CI.
   target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-ffp-contract=off>)
   # Floating-point operations raise no traps here (nothing unmasks FP exceptions), so the compiler
-  # may compute both sides of a select and blend them. Without it GCC left every loop with a
-  # clamp or a NaN select (fast_exp, Gelu, Sigmoid, SiLU) scalar in the AVX2 and baseline
-  # variants (AVX-512 masks hid it): e^x 4.9 -> 0.64 ns per element on AVX2. Values do not
-  # change: it allows no reassociation, reciprocals or finite-math assumptions.
+  # may compute both sides of a select and blend them. Without it GCC left the loops over
+  # fast_exp (Softmax, Sigmoid, SiLU), Gelu's erf and the HardSwish epilogue scalar in the AVX2 and
+  # baseline variants (AVX-512 masks hid it): e^x 4.9 -> 0.64 ns per element on AVX2. Values do
+  # not change: it allows no reassociation, reciprocals or finite-math assumptions.
   target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CXX>:-fno-trapping-math>)
   if(ONEPOOL_WERROR)
     target_compile_options(${target} PRIVATE -Werror)
