@@ -9,6 +9,7 @@
 
 #include "runtime/cpu/cpu_isa.h"
 #include "runtime/cpu/kernels/conv_depthwise.h"
+#include "runtime/cpu/kernels/conv_depthwise_blocked.h"
 #include "runtime/cpu/kernels/conv_dnnl.h"
 #include "runtime/cpu/kernels/conv_geometry.h"
 #include "runtime/cpu/kernels/conv_im2col.h"
@@ -32,9 +33,10 @@ struct ConvPlan {
   int64_t group = 1;
   int64_t row_bytes = 0;  // im2col bytes of one output row (one od, oh pair)
   SgemmIsa isa = SgemmIsa::kPortable;
-  int64_t packed_bytes = 0;   // one group's packed weights, at the workspace's start (0 when
-                              // prepacked)
-  int64_t packed_floats = 0;  // one group's packed weights
+  bool depthwise_blocked = false;  // ConvPath::kDepthwise on 16-channel blocks (AVX-512)
+  int64_t packed_bytes = 0;        // one group's packed weights, at the workspace's start (0 when
+                                   // prepacked)
+  int64_t packed_floats = 0;       // one group's packed weights
   // Every group's weights packed at Session creation when they are constant (the common case):
   // the Session holds them, the pool does not. Shared by the copies of the plan.
   std::shared_ptr<const std::vector<float>> prepacked;
@@ -92,7 +94,11 @@ class ConvKernel final : public Kernel {
     if (plan_.path == ConvPath::kDepthwise) {
       const DepthwiseConv conv{
           x, w, bias, y, plan_.batch, plan_.in_channels, plan_.out_channels / plan_.in_channels};
-      depthwise_conv(g, conv, tile_activation, *context.threads);
+      if (plan_.depthwise_blocked) {
+        depthwise_conv_blocked(g, conv, tile_activation, *context.threads);
+      } else {
+        depthwise_conv(g, conv, tile_activation, *context.threads);
+      }
     } else if (plan_.path == ConvPath::kWinograd) {
       run_winograd_images(x, w, bias, tile_activation, y, context);
     } else {
@@ -339,6 +345,9 @@ Expected<WorkspaceBytes> choose_path(const NodeContext& node, ConvPlan& plan) {
   const WindowGeometry& g = plan.geometry;
   if (plan.group == plan.in_channels && plan.group > 1) {
     plan.path = ConvPath::kDepthwise;
+    plan.isa = sgemm_isa_for(node.cpu_isa());
+    plan.depthwise_blocked = plan.isa == SgemmIsa::kAvx512 &&
+                             depthwise_blocked_fits(g, plan.out_channels / plan.in_channels);
     return WorkspaceBytes{};
   }
   plan.path = g.is_pointwise() ? ConvPath::kPointwise : ConvPath::kIm2col;
@@ -445,7 +454,8 @@ Expected<PreparedKernel> make_conv_kernel(const NodeContext& node) {
   prepared.workspace_bytes = workspace.needed;
   prepared.workspace_preferred_bytes = workspace.preferred;
   prepared.implementation =
-      plan.path == ConvPath::kDepthwise ? path_name(plan.path)
+      plan.path == ConvPath::kDepthwise
+          ? (plan.depthwise_blocked ? "depthwise blocked avx512" : path_name(plan.path))
       : plan.path == ConvPath::kPointwise
           ? std::string(path_name(plan.path)) + " openblas"
           : std::string(path_name(plan.path)) + " " + sgemm_isa_name(plan.isa);

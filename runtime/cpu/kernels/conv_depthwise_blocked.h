@@ -1,0 +1,30 @@
+// Depthwise K x K convolutions on AVX-512, 16 channels at a time. Each band of output rows first
+// transposes the input rows it reads, from 16 channel planes into one zero-padded tile that holds
+// a position's 16 channels side by side ([row][column][16]), so that every tap of every output is
+// one 16-lane multiply-add whatever the plane's width or the stride; the band's outputs are then
+// transposed back into the 16 planes. For the small maps where the per-plane paths
+// (conv_depthwise.cc) spend their time on edges, short rows and strided reads (MobileNet's 7x7
+// and 14x14 maps, stride 2 anywhere), as ONNX Runtime's NCHWc kernels avoid them.
+//
+// Numerics: each output is the bias, then the K x K taps row by row with the padding's zeros
+// included (w * 0), as the small-plane path sums it, so both give the same bits, at every band
+// height and thread count.
+#pragma once
+
+#include <cstdint>
+
+#include "runtime/cpu/kernels/conv_depthwise.h"
+
+namespace onepool::cpu::nn {
+
+/// True when depthwise_conv_blocked runs this convolution: a 2-D square 3x3 or 5x5 window,
+/// equal strides of 1 or 2, no dilation, one output channel per input channel, and output rows
+/// narrow enough for a band of at least one row. The caller checks for AVX-512.
+bool depthwise_blocked_fits(const WindowGeometry& g, int64_t multiplier);
+
+/// y = activation(depthwise_conv(x, w) + bias), as depthwise_conv. Does not allocate (its tiles
+/// live on the stack). Needs AVX-512F.
+void depthwise_conv_blocked(const WindowGeometry& g, const DepthwiseConv& conv,
+                            const Activation& activation, ThreadPool& threads);
+
+}  // namespace onepool::cpu::nn

@@ -1,0 +1,162 @@
+// The 16-channel blocked depthwise path (conv_depthwise_blocked.cc, AVX-512): Clip(Conv(x)) with
+// the Clip fused gives the per-plane paths' bits (the portable instruction set never takes the
+// blocked path), NaN, Inf and signed zeros in the input included, at 1 and 2 threads, for channel
+// counts below, at and past one block, 3x3 and 5x5 windows, stride 1 and 2, symmetric,
+// one-sided and wider-than-the-window pads, single- and multi-band planes. On a CPU with AVX-512
+// the Conv must have taken the blocked path where it fits and the per-plane one on wide stride-1
+// rows.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/graph_builder.h"
+#include "onepool/model.h"
+#include "onepool/session.h"
+#include "runtime/cpu/cpu_isa.h"
+
+namespace onepool::testing {
+namespace {
+
+struct DepthwiseCase {
+  int64_t channels, height, width, kernel, stride;
+  std::vector<int64_t> pads;  // top, left, bottom, right
+  bool blocked;               // takes the blocked path on AVX-512
+};
+
+int64_t out_dim(int64_t size, int64_t kernel, int64_t stride, int64_t before, int64_t after) {
+  return (size + before + after - kernel) / stride + 1;
+}
+
+Shape output_shape(const DepthwiseCase& c) {
+  return {1, c.channels, out_dim(c.height, c.kernel, c.stride, c.pads[0], c.pads[2]),
+          out_dim(c.width, c.kernel, c.stride, c.pads[1], c.pads[3])};
+}
+
+std::vector<float> values(size_t count, uint32_t seed, float scale) {
+  std::vector<float> result(count);
+  for (size_t i = 0; i < count; ++i) {
+    seed = seed * 1664525u + 1013904223u;
+    result[i] = scale * (static_cast<float>(seed >> 8) / 16777216.0f - 0.5f);
+  }
+  return result;
+}
+
+// y = Clip(Conv(x, W, B, group = C), 0, 6): the optimizer fuses the Clip into the Conv.
+std::shared_ptr<const Model> load(const DepthwiseCase& c) {
+  GraphBuilder b;
+  const ValueId x = b.input("x", {1, c.channels, c.height, c.width});
+  const auto taps = static_cast<size_t>(c.channels * c.kernel * c.kernel);
+  const ValueId w = b.weight("w", {c.channels, 1, c.kernel, c.kernel}, values(taps, 7, 1.0f));
+  const ValueId bias =
+      b.weight("b", {c.channels}, values(static_cast<size_t>(c.channels), 9, 2.0f));
+  const ValueId conv = b.value("conv", output_shape(c));
+  Node& node = b.node("Conv", {x, w, bias}, {conv});
+  Attribute group;
+  group.kind = Attribute::Kind::kInt;
+  group.i = c.channels;
+  node.attributes.set("group", group);
+  node.attributes.set("kernel_shape", ints_attr({c.kernel, c.kernel}));
+  node.attributes.set("strides", ints_attr({c.stride, c.stride}));
+  node.attributes.set("pads", ints_attr(c.pads));
+  const ValueId y = b.value("y", output_shape(c));
+  b.node("Clip", {conv, b.weight("lo", {}, {0.0f}), b.weight("hi", {}, {6.0f})}, {y});
+  b.output(y);
+  auto model = Model::from_graph(b.finish(), LoadOptions{});
+  REQUIRE_MESSAGE(model.has_value(), model.status().to_string());
+  return *model;
+}
+
+std::vector<float> run(const std::shared_ptr<const Model>& model, const DepthwiseCase& c,
+                       const std::vector<float>& input, int threads, CpuIsa isa,
+                       std::string* implementation) {
+  SessionOptions options;
+  options.threads = threads;
+  options.cpu_isa = isa;
+  options.profile = true;
+  auto session = Session::create(model, options);
+  REQUIRE_MESSAGE(session.has_value(), session.status().to_string());
+  const Shape y_shape = output_shape(c);
+  std::vector<float> output(static_cast<size_t>(y_shape[1] * y_shape[2] * y_shape[3]));
+  TensorView in{const_cast<float*>(input.data()), DType::kFloat32,
+                Shape{1, c.channels, c.height, c.width}, Device{}};
+  TensorView y{output.data(), DType::kFloat32, y_shape, Device{}};
+  const Status status = (*session)->run({&in, 1}, {&y, 1});
+  REQUIRE_MESSAGE(status.is_ok(), status.to_string());
+  REQUIRE((*session)->profile().nodes.size() == 1);  // the Clip fused
+  *implementation = (*session)->profile().nodes.back().implementation;
+  return output;
+}
+
+// Random values with signed zeros, NaN and both infinities sprinkled in.
+std::vector<float> input_of(const DepthwiseCase& c) {
+  std::vector<float> x = values(static_cast<size_t>(c.channels * c.height * c.width), 11, 8.0f);
+  for (size_t i = 0; i < x.size(); i += 23) x[i] = (i % 2 == 0) ? 0.0f : -0.0f;
+  x[x.size() / 3] = std::numeric_limits<float>::quiet_NaN();
+  x[x.size() / 2] = std::numeric_limits<float>::infinity();
+  x[x.size() - 1] = -std::numeric_limits<float>::infinity();
+  return x;
+}
+
+bool same_bits_or_both_nan(float a, float b) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+  return std::memcmp(&a, &b, sizeof(float)) == 0;
+}
+
+TEST_CASE("blocked depthwise convolutions give the per-plane paths' bits") {
+  const bool avx512 = onepool::cpu::detected_cpu_isa() == CpuIsa::kAvx512;
+  const std::vector<DepthwiseCase> cases = {
+      {5, 7, 7, 3, 1, {1, 1, 1, 1}, true},      // under one block
+      {16, 14, 14, 3, 1, {1, 1, 1, 1}, true},   // one full block
+      {37, 14, 14, 3, 1, {1, 1, 1, 1}, true},   // two blocks and a tail
+      {21, 9, 30, 3, 1, {1, 1, 1, 1}, true},    // rows of 30 (not a multiple of 16)
+      {18, 28, 28, 3, 1, {1, 1, 1, 1}, true},   // 28x28: several bands
+      {18, 7, 7, 3, 1, {0, 0, 0, 0}, true},     // no padding
+      {18, 7, 7, 3, 1, {2, 2, 2, 2}, true},     // padding wider than the window's reach
+      {20, 14, 14, 3, 2, {1, 1, 1, 1}, true},   // stride 2
+      {20, 14, 14, 3, 2, {0, 0, 1, 1}, true},   // stride 2, TensorFlow's SAME padding
+      {20, 15, 15, 3, 2, {1, 1, 1, 1}, true},   // odd plane: last input column unread
+      {17, 56, 56, 3, 2, {1, 1, 1, 1}, true},   // stride 2, several bands
+      {7, 112, 112, 3, 2, {1, 1, 1, 1}, true},  // stride 2, rows wider than a band
+      {19, 14, 14, 5, 1, {2, 2, 2, 2}, true},   // 5x5
+      {19, 15, 15, 5, 2, {2, 2, 2, 2}, true},   // 5x5 stride 2
+      {18, 40, 40, 3, 1, {1, 1, 1, 1}, false},  // stride-1 rows of 40: per-plane path
+  };
+  for (const DepthwiseCase& c : cases) {
+    CAPTURE(c.channels);
+    CAPTURE(c.height);
+    CAPTURE(c.width);
+    CAPTURE(c.kernel);
+    CAPTURE(c.stride);
+    CAPTURE(c.pads[0]);
+    CAPTURE(c.pads[1]);
+    const auto model = load(c);
+    const std::vector<float> x = input_of(c);
+    std::string implementation;
+    const std::vector<float> expected = run(model, c, x, 1, CpuIsa::kPortable, &implementation);
+    CHECK(implementation == "depthwise direct");
+    for (int threads : {1, 2}) {
+      CAPTURE(threads);
+      const std::vector<float> actual = run(model, c, x, threads, CpuIsa::kAuto, &implementation);
+      if (avx512) {
+        CHECK(implementation == (c.blocked ? "depthwise blocked avx512" : "depthwise direct"));
+      }
+      REQUIRE(actual.size() == expected.size());
+      int mismatches = 0;
+      for (size_t i = 0; i < actual.size(); ++i) {
+        if (!same_bits_or_both_nan(actual[i], expected[i]) && ++mismatches <= 3) {
+          CAPTURE(i);
+          CHECK(actual[i] == expected[i]);
+        }
+      }
+      CHECK(mismatches == 0);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace onepool::testing
