@@ -22,8 +22,13 @@ constexpr int64_t kLanes = 16;
 // 48 KiB together (64 KiB of tile measured no faster on 112x112 maps).
 constexpr int64_t kTileFloats = 8192;
 constexpr int64_t kOutFloats = 4096;
-// Stride-1 output rows up to this wide take the blocked path.
+// Output rows up to this wide take the blocked path: at stride 1 the per-plane flat path runs
+// full vectors on wider rows and the transposes cost more than they save (MobileNet's 56x56
+// maps: 0.21 -> 0.25 ms); at stride 2 its strided reads keep it slower a little further (a 3x3
+// over 96 channels, 96x96 -> 48x48: 0.21 -> 0.17 ms, but 112x112 -> 56x56 even and 128x128 ->
+// 64x64 0.37 -> 0.42 ms).
 constexpr int64_t kWidestStrideOneRow = 32;
+constexpr int64_t kWidestStrideTwoRow = 48;
 
 // How a plane is cut into bands of output rows.
 struct Bands {
@@ -217,9 +222,7 @@ bool depthwise_blocked_fits(const WindowGeometry& g, int64_t multiplier) {
                          (g.kernel[1] == 3 || g.kernel[1] == 5) && g.dilation[1] == 1 &&
                          g.dilation[2] == 1;
   const bool strides = g.stride[1] == g.stride[2] && (g.stride[1] == 1 || g.stride[1] == 2);
-  // At stride 1 on wide rows the per-plane flat path already runs full vectors, and the
-  // transposes cost more than they save (MobileNet's 56x56 maps: 0.21 -> 0.25 ms).
-  const bool narrow = g.stride[1] == 2 || g.output[2] <= kWidestStrideOneRow;
+  const bool narrow = g.output[2] <= (g.stride[1] == 1 ? kWidestStrideOneRow : kWidestStrideTwoRow);
   return multiplier == 1 && square_2d && strides && narrow && plan_bands(g).out_rows > 0;
 }
 

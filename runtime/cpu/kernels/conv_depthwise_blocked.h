@@ -19,7 +19,8 @@ namespace onepool::cpu::nn {
 
 /// True when depthwise_conv_blocked runs this convolution: a 2-D square 3x3 or 5x5 window,
 /// equal strides of 1 or 2, no dilation, one output channel per input channel, and output rows
-/// narrow enough for a band of at least one row. The caller checks for AVX-512.
+/// narrow enough that the per-plane paths lose to it (up to 32 wide at stride 1, 48 at 2). The
+/// caller checks for AVX-512.
 bool depthwise_blocked_fits(const WindowGeometry& g, int64_t multiplier);
 
 /// y = activation(depthwise_conv(x, w) + bias), as depthwise_conv. Does not allocate (its tiles
