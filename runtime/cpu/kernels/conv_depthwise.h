@@ -1,6 +1,7 @@
 // Direct depthwise convolution (group == C_in, each output channel reads one input channel):
 // no im2col and no GEMM, one output row at a time so the inner loop is a contiguous axpy when
-// the stride is 1. Parallel over (image, output channel) planes.
+// the stride is 1. Parallel over (image, output channel) planes. On AVX-512 the Conv kernel sends
+// the short-row cases to conv_depthwise_blocked.h instead (16 channels per vector).
 #pragma once
 
 #include <cstdint>
