@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <limits>
 
+#include "runtime/huge_pages.h"
+
 namespace onepool {
 
 namespace {
@@ -27,6 +29,7 @@ Status SharedPool::reallocate(size_t bytes) {
     return make_status(StatusCode::kResourceExhausted, "cannot allocate a pool of ", allocation,
                        " bytes");
   }
+  advise_huge_pages(data_.get(), allocation);
   capacity_ = allocation;
   peak_capacity_ = std::max(peak_capacity_, capacity_);
   ++allocations_;

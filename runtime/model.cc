@@ -16,6 +16,7 @@
 #include "runtime/cpu/host_evaluation.h"
 #include "runtime/cpu/weight_folding.h"
 #include "runtime/device_resource_cache.h"
+#include "runtime/huge_pages.h"
 #include "runtime/packed_weight_cache.h"
 #include "runtime/tensor_budget.h"
 
@@ -184,6 +185,7 @@ Status Model::pack_weights() {
     return make_status(StatusCode::kResourceExhausted, "cannot allocate ", allocation,
                        " bytes for the weights");
   }
+  advise_huge_pages(base, allocation);
   weights_.reset(base);
   for (size_t i = 0; i < weights.size(); ++i) {
     if (!weights[i].data.empty()) {

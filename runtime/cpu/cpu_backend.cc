@@ -1,8 +1,6 @@
 // CPU backend: prepare kernels, bind views into one pool, execute in order.
 #include "runtime/cpu/cpu_backend.h"
 
-#include <cblas.h>
-
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -12,10 +10,12 @@
 #include <thread>
 
 #include "planner/core/graph.h"
+#include "runtime/cpu/blas_threads.h"
 #include "runtime/cpu/cpu_isa.h"
 #include "runtime/cpu/half_compute.h"
 #include "runtime/cpu/kernel_registry.h"
 #include "runtime/cpu/kernels/conv_dnnl.h"
+#include "runtime/huge_pages.h"
 #include "runtime/node_bindings.h"
 #include "runtime/node_flops.h"
 
@@ -237,7 +237,7 @@ Status CpuBackend::prepare(const Model& model, NodeMemoryNeeds& needs) {
   }
   // GEMMs are split across the Session's own threads (see gemm_blas.h); OpenBLAS itself runs
   // single-threaded because its threaded driver allocates on every call.
-  openblas_set_num_threads(1);
+  use_single_threaded_blas();
   return Status::ok();
 }
 
@@ -261,6 +261,7 @@ Status CpuBackend::allocate_pool(size_t bytes, void* caller_pool, size_t caller_
     return make_status(StatusCode::kResourceExhausted, "cannot allocate a pool of ", allocation,
                        " bytes");
   }
+  advise_huge_pages(owned_pool_.get(), allocation);
   owned_pool_bytes_ = bytes;
   pool_ = owned_pool_.get();
   return Status::ok();

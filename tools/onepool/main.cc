@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "onepool/version.h"
+#include "runtime/cpu/blas_threads.h"
 #include "tools/onepool/commands.h"
 
 namespace {
@@ -52,6 +53,9 @@ bool report_unknown_subcommand(CLI::App& app, int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // Before anything else runs: OpenBLAS's idle workers would spin on one of the cores for the
+  // first tenth of a second (see blas_threads.h).
+  onepool::cpu::use_single_threaded_blas();
   CLI::App app{"onepool: ONNX inference with one static memory pool"};
   app.require_subcommand(1);
   app.set_version_flag("--version", std::string("onepool ") + ONEPOOL_VERSION_STRING);
