@@ -176,6 +176,8 @@ void multiply_band(const WindowGeometry& g, const ImplicitGemmPlan& plan, SgemmI
   }
 }
 
+}  // namespace
+
 // Output rows per band: at most `max_rows`, with the bands shared out evenly over `threads`
 // parts (bands go round-robin to the parts). 28 rows at up to 25 a band on 2 threads would be
 // bands of 25 and 3, one thread idle most of the node; 14 and 14 keep both busy. Tries band
@@ -205,8 +207,6 @@ int64_t balanced_band_rows(int64_t height, int64_t max_rows, int threads) {
   }
   return best_rows;
 }
-
-}  // namespace
 
 bool implicit_gemm_fits(const WindowGeometry& g) {
   if (g.input[0] != 1 || g.output[0] != 1 || g.kernel[0] != 1) return false;

@@ -50,6 +50,12 @@ struct ImplicitGemmPlan {
 /// contiguous run: the same multiply-add chains as im2col, without the column matrix).
 bool implicit_gemm_fits(const WindowGeometry& g);
 
+/// Output rows per band (or im2col tile) of a map `height` rows high: at most `max_rows`, with
+/// the bands shared out evenly when they go round-robin to `threads` parts (28 rows at up to 25 a
+/// band on 2 threads: 14 and 14, not 25 and 3). Maps that fit in fewer bands than threads keep
+/// `max_rows`.
+int64_t balanced_band_rows(int64_t height, int64_t max_rows, int threads);
+
 ImplicitGemmPlan plan_implicit_gemm(const WindowGeometry& g, int64_t in_channels,
                                     int64_t out_channels, int threads);
 
