@@ -30,6 +30,9 @@ constexpr int kAvx2Rows = 6;
 constexpr int64_t kAvx2Cols = 16;
 constexpr int kPortableRows = 4;
 constexpr int64_t kKBlock = 128;
+// A k up to this deep is one block: a second, short block (ResNet's 7x7 stem has k = 147, 128 and
+// then 19) reads and writes every tile of C again for a few multiply-adds a tile.
+constexpr int64_t kMaxSingleBlock = 192;
 constexpr int64_t kPortableCols = 8;
 constexpr int64_t kMaxTileCols = kAvx512Cols;
 
@@ -266,6 +269,10 @@ void copy_strip(SgemmIsa isa, const StripSource& source, int64_t depth, int64_t 
   }
 }
 
+// Rows of k per block: all of k when it is at most kMaxSingleBlock deep, else kKBlock (the last
+// block shorter). Packing and products agree through this one rule.
+int64_t block_depth(int64_t k) { return k <= kMaxSingleBlock ? std::max<int64_t>(k, 1) : kKBlock; }
+
 int64_t padded_rows(SgemmIsa isa, int64_t m) {
   const int64_t rows = tile_rows(isa);
   return (m + rows - 1) / rows * rows;
@@ -303,11 +310,12 @@ void run_product(SgemmIsa isa, const PackedA& a, int64_t first_row, int64_t m, i
   const bool copy_strips = m > rows && source.packed == nullptr;
   const int64_t packed_cols =
       source.packed != nullptr ? (source.packed->n + cols - 1) / cols * cols : 0;
-  alignas(64) float strip[kKBlock * kMaxTileCols];
-  // Blocks of k outside: a block's strip of B (kKBlock rows of one column tile) stays in L1
+  alignas(64) float strip[kMaxSingleBlock * kMaxTileCols];
+  const int64_t depth = block_depth(k);
+  // Blocks of k outside: a block's strip of B (depth rows of one column tile) stays in L1
   // while every panel of A runs against it; later blocks continue the chains from C.
-  for (int64_t k0 = 0; k0 < k; k0 += kKBlock) {
-    const int64_t kc = std::min(kKBlock, k - k0);
+  for (int64_t k0 = 0; k0 < k; k0 += depth) {
+    const int64_t kc = std::min(depth, k - k0);
     const float* block = a.data + k0 * all_rows;  // every panel's slice of this block
     for (int64_t col = 0; col < n; col += cols) {
       const int64_t width = std::min(cols, n - col);
@@ -373,8 +381,9 @@ void pack_a_panels(SgemmIsa isa, const float* a, int64_t m, int64_t k, int64_t l
                    int64_t first_panel, int64_t end_panel, float* packed) {
   const int64_t rows = tile_rows(isa);
   const int64_t all_rows = padded_rows(isa, m);
-  for (int64_t k0 = 0; k0 < k; k0 += kKBlock) {
-    const int64_t kc = std::min(kKBlock, k - k0);
+  const int64_t depth = block_depth(k);
+  for (int64_t k0 = 0; k0 < k; k0 += depth) {
+    const int64_t kc = std::min(depth, k - k0);
     for (int64_t panel = first_panel; panel < end_panel; ++panel) {
       float* slice = packed + k0 * all_rows + panel * rows * kc;
       for (int64_t i = 0; i < rows; ++i) {
@@ -404,8 +413,9 @@ int64_t packed_b_floats(SgemmIsa isa, int64_t k, int64_t n) {
 void pack_b(SgemmIsa isa, const float* b, int64_t k, int64_t n, int64_t ldb, float* packed) {
   const int64_t cols = tile_cols(isa);
   const int64_t all_cols = (n + cols - 1) / cols * cols;
-  for (int64_t k0 = 0; k0 < k; k0 += kKBlock) {
-    const int64_t kc = std::min(kKBlock, k - k0);
+  const int64_t depth = block_depth(k);
+  for (int64_t k0 = 0; k0 < k; k0 += depth) {
+    const int64_t kc = std::min(depth, k - k0);
     for (int64_t col = 0; col < all_cols; col += cols) {
       float* strip = packed + k0 * all_cols + col * kc;
       const int64_t width = std::min(cols, n - col);

@@ -29,7 +29,8 @@ int64_t sgemm_tile_cols(SgemmIsa isa);
 /// Floats the packed A of an m x k matrix takes (whole panels, the last one zero-padded).
 int64_t packed_a_floats(SgemmIsa isa, int64_t m, int64_t k);
 
-/// A packed by pack_a. Layout: blocks of k (a fixed depth, the last block shorter), each block
+/// A packed by pack_a. Layout: blocks of k (all of k up to 192, else 128 deep, the last block
+/// shorter), each block
 /// holding every panel's slice of it one after the other, so the product streams A from memory
 /// in long sequential runs (one block of all panels at a time), not one short run per panel.
 struct PackedA {
