@@ -30,9 +30,9 @@ int64_t sgemm_tile_cols(SgemmIsa isa);
 int64_t packed_a_floats(SgemmIsa isa, int64_t m, int64_t k);
 
 /// A packed by pack_a. Layout: blocks of k (all of k up to 192, else 128 deep, the last block
-/// shorter), each block
-/// holding every panel's slice of it one after the other, so the product streams A from memory
-/// in long sequential runs (one block of all panels at a time), not one short run per panel.
+/// shorter), each block holding every panel's slice of it one after the other, so the product
+/// streams A from memory in long sequential runs (one block of all panels at a time), not one
+/// short run per panel.
 struct PackedA {
   const float* data = nullptr;
   int64_t rows = 0;  // m, as packed
