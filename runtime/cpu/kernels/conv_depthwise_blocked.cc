@@ -4,6 +4,8 @@
 
 #include <algorithm>
 
+#include "runtime/cpu/kernels/avx512_lanes.h"
+
 // GCC 12's AVX-512 shuffle intrinsics start from _mm512_undefined_ps(), which the uninitialized
 // warnings report wherever they are inlined.
 #if defined(__GNUC__) && !defined(__clang__)
@@ -52,12 +54,6 @@ Bands plan_bands(const WindowGeometry& g) {
   return bands;
 }
 
-ONEPOOL_AVX512 __mmask16 first_lanes(int64_t count) {
-  if (count <= 0) return static_cast<__mmask16>(0);
-  return count >= kLanes ? static_cast<__mmask16>(0xFFFF)
-                         : static_cast<__mmask16>((1u << count) - 1);
-}
-
 // rows[i] lane j -> rows[j] lane i (inlined: the 16 rows stay in registers).
 ONEPOOL_AVX512_INLINE void transpose16(__m512 rows[16]) {
   __m512 pairs[16];
@@ -88,6 +84,7 @@ ONEPOOL_AVX512_INLINE void transpose16(__m512 rows[16]) {
     rows[12 + m] = _mm512_shuffle_f32x4(odd_low, odd_high, 0xDD);
   }
 }
+
 // One band of one block of channels: which rows, where the planes are, the tile's shape.
 struct BandJob {
   const float* x = nullptr;  // the block's first input plane

@@ -2,17 +2,13 @@
 // tile, the same adds in the same order as the portable transforms.
 #include <immintrin.h>
 
+#include "runtime/cpu/kernels/avx512_lanes.h"
 #include "runtime/cpu/kernels/conv_winograd_transforms.h"
 
 namespace onepool::cpu::nn {
 namespace {
 
 #define ONEPOOL_AVX512 __attribute__((target("avx512f")))
-
-ONEPOOL_AVX512 __mmask16 first_lanes(int64_t count) {
-  if (count <= 0) return static_cast<__mmask16>(0);
-  return count >= 16 ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << count) - 1);
-}
 
 // All 16 lanes within the magnitude limit (a NaN compares false).
 ONEPOOL_AVX512 bool lanes_within_limit(__m512 values) {

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "runtime/cpu/kernels/avx512_lanes.h"
+
 namespace onepool::cpu::nn {
 namespace {
 
@@ -55,12 +57,6 @@ inline void prefetch_row(const float* address, int lines) {
   }
 }
 
-__mmask16 lane_mask(int64_t valid) {
-  if (valid >= 16) return static_cast<__mmask16>(0xFFFF);
-  if (valid <= 0) return static_cast<__mmask16>(0);
-  return static_cast<__mmask16>((1u << valid) - 1);
-}
-
 // The accumulators stay in registers: every loop over rows has a constant trip count (a loop to
 // t.rows would make the compiler keep them on the stack and store them at every k). kRows (4, 8
 // or 12) rows of the panel are computed: a last panel of 64 output channels has 4 valid rows of
@@ -69,8 +65,8 @@ __mmask16 lane_mask(int64_t valid) {
 template <bool kOffsets, int kRows>
 __attribute__((target("avx512f"))) void tile_avx512(const Tile& t) {
   static_assert(kRows > 0 && kRows <= kAvx512Rows);
-  const __mmask16 mask0 = lane_mask(t.cols);
-  const __mmask16 mask1 = lane_mask(t.cols - 16);
+  const __mmask16 mask0 = first_lanes(t.cols);
+  const __mmask16 mask1 = first_lanes(t.cols - 16);
   __m512 acc0[kRows];
   __m512 acc1[kRows];
 #pragma GCC unroll 12
