@@ -60,11 +60,12 @@ inline void prefetch_row(const float* address, int lines) {
 // The accumulators stay in registers: every loop over rows has a constant trip count (a loop to
 // t.rows would make the compiler keep them on the stack and store them at every k). kRows (4, 8
 // or 12) rows of the panel are computed: a last panel of 64 output channels has 4 valid rows of
-// 12, and the full kernel would spend two thirds of its multiplies on padding. Each row's chain
-// is the same whichever kernel runs it.
-template <bool kOffsets, int kRows>
+// 12, and the full kernel would spend two thirds of its multiplies on padding. kVectors (1 or 2)
+// vectors of 16 columns: a tile of at most 16 columns (the last of 196, a 14x14 map) takes one,
+// not two of which one is all padding. Each element's chain is the same whichever kernel runs it.
+template <bool kOffsets, int kRows, int kVectors>
 __attribute__((target("avx512f"))) void tile_avx512(const Tile& t) {
-  static_assert(kRows > 0 && kRows <= kAvx512Rows);
+  static_assert(kRows > 0 && kRows <= kAvx512Rows && (kVectors == 1 || kVectors == 2));
   const __mmask16 mask0 = first_lanes(t.cols);
   const __mmask16 mask1 = first_lanes(t.cols - 16);
   __m512 acc0[kRows];
@@ -73,28 +74,30 @@ __attribute__((target("avx512f"))) void tile_avx512(const Tile& t) {
   for (int i = 0; i < kRows; ++i) {
     const bool load = t.accumulate && i < t.rows;
     acc0[i] = load ? _mm512_maskz_loadu_ps(mask0, t.c + i * t.ldc) : _mm512_setzero_ps();
-    acc1[i] = load ? _mm512_maskz_loadu_ps(mask1, t.c + i * t.ldc + 16) : _mm512_setzero_ps();
+    if constexpr (kVectors == 2) {
+      acc1[i] = load ? _mm512_maskz_loadu_ps(mask1, t.c + i * t.ldc + 16) : _mm512_setzero_ps();
+    }
   }
   const float* a = t.panel;
   const float* b = t.b;
   for (int64_t p = 0; p < t.k; ++p, a += kAvx512Rows, b += t.ldb) {
     const float* row = kOffsets ? t.b + t.offsets[p] : b;
     const __m512 b0 = _mm512_maskz_loadu_ps(mask0, row);
-    const __m512 b1 = _mm512_maskz_loadu_ps(mask1, row + 16);
-    if constexpr (!kOffsets) prefetch_row(row + kPrefetchRows * t.ldb, 2);
+    const __m512 b1 = kVectors == 2 ? _mm512_maskz_loadu_ps(mask1, row + 16) : b0;
+    if constexpr (!kOffsets) prefetch_row(row + kPrefetchRows * t.ldb, kVectors);
     __builtin_prefetch(a + kPrefetchDepth * kAvx512Rows, 0, 3);
 #pragma GCC unroll 12
     for (int i = 0; i < kRows; ++i) {
       const __m512 ai = _mm512_set1_ps(a[i]);
       acc0[i] = _mm512_fmadd_ps(ai, b0, acc0[i]);
-      acc1[i] = _mm512_fmadd_ps(ai, b1, acc1[i]);
+      if constexpr (kVectors == 2) acc1[i] = _mm512_fmadd_ps(ai, b1, acc1[i]);
     }
   }
 #pragma GCC unroll 12
   for (int i = 0; i < kRows; ++i) {
     if (i >= t.rows) break;
     _mm512_mask_storeu_ps(t.c + i * t.ldc, mask0, acc0[i]);
-    _mm512_mask_storeu_ps(t.c + i * t.ldc + 16, mask1, acc1[i]);
+    if constexpr (kVectors == 2) _mm512_mask_storeu_ps(t.c + i * t.ldc + 16, mask1, acc1[i]);
   }
 }
 
@@ -164,14 +167,23 @@ void tile_portable(const Tile& t) {
 }
 
 // The narrowest AVX-512 kernel that covers the tile's valid rows.
+template <bool kOffsets, int kVectors>
+void run_tile_avx512_vectors(const Tile& tile) {
+  if (tile.rows <= 4) {
+    tile_avx512<kOffsets, 4, kVectors>(tile);
+  } else if (tile.rows <= 8) {
+    tile_avx512<kOffsets, 8, kVectors>(tile);
+  } else {
+    tile_avx512<kOffsets, kAvx512Rows, kVectors>(tile);
+  }
+}
+
 template <bool kOffsets>
 void run_tile_avx512(const Tile& tile) {
-  if (tile.rows <= 4) {
-    tile_avx512<kOffsets, 4>(tile);
-  } else if (tile.rows <= 8) {
-    tile_avx512<kOffsets, 8>(tile);
+  if (tile.cols <= 16) {
+    run_tile_avx512_vectors<kOffsets, 1>(tile);
   } else {
-    tile_avx512<kOffsets, kAvx512Rows>(tile);
+    run_tile_avx512_vectors<kOffsets, 2>(tile);
   }
 }
 
