@@ -33,7 +33,7 @@ struct ConvPlan {
   int64_t group = 1;
   int64_t row_bytes = 0;  // im2col bytes of one output row (one od, oh pair)
   SgemmIsa isa = SgemmIsa::kPortable;
-  bool depthwise_blocked = false;  // ConvPath::kDepthwise on 16-channel blocks (AVX-512)
+  bool depthwise_blocked = false;  // ConvPath::kDepthwise on blocks of 16 (AVX-512) or 8 channels
   int64_t packed_bytes = 0;        // one group's packed weights, at the workspace's start (0 when
                                    // prepacked)
   int64_t packed_floats = 0;       // one group's packed weights
@@ -95,7 +95,7 @@ class ConvKernel final : public Kernel {
       const DepthwiseConv conv{
           x, w, bias, y, plan_.batch, plan_.in_channels, plan_.out_channels / plan_.in_channels};
       if (plan_.depthwise_blocked) {
-        depthwise_conv_blocked(g, conv, tile_activation, *context.threads);
+        depthwise_conv_blocked(g, conv, tile_activation, *context.threads, plan_.isa);
       } else {
         depthwise_conv(g, conv, tile_activation, *context.threads);
       }
@@ -346,8 +346,8 @@ Expected<WorkspaceBytes> choose_path(const NodeContext& node, ConvPlan& plan) {
   if (plan.group == plan.in_channels && plan.group > 1) {
     plan.path = ConvPath::kDepthwise;
     plan.isa = sgemm_isa_for(node.cpu_isa());
-    plan.depthwise_blocked = plan.isa == SgemmIsa::kAvx512 &&
-                             depthwise_blocked_fits(g, plan.out_channels / plan.in_channels);
+    plan.depthwise_blocked =
+        depthwise_blocked_fits(g, plan.out_channels / plan.in_channels, plan.isa);
     return WorkspaceBytes{};
   }
   plan.path = g.is_pointwise() ? ConvPath::kPointwise : ConvPath::kIm2col;
@@ -461,7 +461,8 @@ Expected<PreparedKernel> make_conv_kernel(const NodeContext& node) {
   prepared.workspace_preferred_bytes = workspace.preferred;
   prepared.implementation =
       plan.path == ConvPath::kDepthwise
-          ? (plan.depthwise_blocked ? "depthwise blocked avx512" : path_name(plan.path))
+          ? (plan.depthwise_blocked ? std::string("depthwise blocked ") + sgemm_isa_name(plan.isa)
+                                    : path_name(plan.path))
       : plan.path == ConvPath::kPointwise
           ? std::string(path_name(plan.path)) + " openblas"
           : std::string(path_name(plan.path)) + " " + sgemm_isa_name(plan.isa);
