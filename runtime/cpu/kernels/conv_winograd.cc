@@ -16,6 +16,7 @@ namespace {
 constexpr int64_t kBlockBudgetBytes = int64_t{512} << 10;
 constexpr int64_t kBlockTileMultiple = 32;  // the widest GEMM column tile
 constexpr int64_t kMaxBlockTiles = 256;
+constexpr int64_t kPositionPadFloats = 16;  // one cache line (see WinogradPlan::v_stride)
 constexpr int64_t kMinChannels = 8;
 // Smaller maps keep the implicit GEMM: with few tiles the product streams 16 transformed weight
 // matrices (16/9 of the weights) for little work (ResNet's 7x7 maps of 512 channels: 16 tiles,
@@ -53,7 +54,7 @@ bool transform_input_run(const WinogradImage& image, const TileRun& run, int64_t
       t[3][j][l] = d[1][j][l] - d[3][j][l];
     }
   }
-  const int64_t stride = image.plan.in_channels * image.plan.block_tiles;  // between positions
+  const int64_t stride = image.plan.v_stride;  // between positions
   float* out = v + channel * image.plan.block_tiles + run.slot;
   // (B^T d) B, written straight to the 16 matrices (a copy loop would become a memcpy call).
   const int64_t lanes = run.count;
@@ -92,9 +93,8 @@ void multiply(const WinogradPlan& plan, const TileBlock& block, int64_t first, i
   for (int64_t e = first; e < end; ++e) {
     const PackedA u{plan.packed->data() + e * plan.packed_floats, plan.out_channels,
                     plan.in_channels};
-    sgemm_packed_a(plan.isa, u, 0, plan.out_channels, block.count,
-                   block.v + e * plan.in_channels * tb, tb, block.m + e * plan.out_channels * tb,
-                   tb);
+    sgemm_packed_a(plan.isa, u, 0, plan.out_channels, block.count, block.v + e * plan.v_stride, tb,
+                   block.m + e * plan.m_stride, tb);
   }
 }
 
@@ -102,7 +102,7 @@ void multiply(const WinogradPlan& plan, const TileBlock& block, int64_t first, i
 void transform_output_run(const WinogradImage& image, const TileRun& run, int64_t channel,
                           const float* m) {
   const WindowGeometry& g = image.g;
-  const int64_t stride = image.plan.out_channels * image.plan.block_tiles;  // between positions
+  const int64_t stride = image.plan.m_stride;  // between positions
   const float* in = m + channel * image.plan.block_tiles + run.slot;
   float t[2][4][kWinogradLanes];  // A^T m
   for (int j = 0; j < 4; ++j) {
@@ -159,8 +159,7 @@ void transform_output(const WinogradImage& image, const TileBlock& block, int64_
 
 TileBlock block_at(const WinogradPlan& plan, int64_t first, int64_t count, std::byte* part) {
   auto* v = reinterpret_cast<float*>(part);
-  const int64_t v_bytes =
-      aligned(kWinogradPositions * plan.in_channels * plan.block_tiles * kFloat);
+  const int64_t v_bytes = aligned(kWinogradPositions * plan.v_stride * kFloat);
   auto* m = reinterpret_cast<float*>(part + v_bytes);
   return TileBlock{first, count, v, m};
 }
@@ -264,9 +263,10 @@ std::optional<WinogradPlan> plan_winograd(const WindowGeometry& g, SgemmIsa isa,
       std::clamp(kBlockBudgetBytes / tile_bytes / kBlockTileMultiple * kBlockTileMultiple,
                  kBlockTileMultiple, kMaxBlockTiles);
   // M's last run reads up to kWinogradLanes floats past its last tile (lanes it then discards).
-  plan.part_bytes =
-      aligned(kWinogradPositions * in_channels * plan.block_tiles * kFloat) +
-      aligned((kWinogradPositions * out_channels * plan.block_tiles + kWinogradLanes) * kFloat);
+  plan.v_stride = in_channels * plan.block_tiles + kPositionPadFloats;
+  plan.m_stride = out_channels * plan.block_tiles + kPositionPadFloats;
+  plan.part_bytes = aligned(kWinogradPositions * plan.v_stride * kFloat) +
+                    aligned((kWinogradPositions * plan.m_stride + kWinogradLanes) * kFloat);
   plan.parts = std::max(threads, 1);
   plan.phase_bytes = winograd_phase_bytes(g, in_channels, out_channels);
   plan.packed_floats = packed_a_floats(isa, out_channels, in_channels);

@@ -70,7 +70,7 @@ ONEPOOL_AVX512 bool transform_input_run(const WinogradImage& image, const TileRu
     t[2][j] = _mm512_sub_ps(d[2][j], d[1][j]);
     t[3][j] = _mm512_sub_ps(d[1][j], d[3][j]);
   }
-  const int64_t stride = image.plan.in_channels * image.plan.block_tiles;  // between positions
+  const int64_t stride = image.plan.v_stride;  // between positions
   float* out = v + channel * image.plan.block_tiles + run.slot;
   const __mmask16 lanes = first_lanes(run.count);
   for (int i = 0; i < 4; ++i) {  // (B^T d) B
@@ -103,7 +103,7 @@ ONEPOOL_AVX512 void store_output_row(const Activation& activation, __m512 lo, __
 ONEPOOL_AVX512 void transform_output_run(const WinogradImage& image, const TileRun& run,
                                          int64_t channel, const float* m) {
   const WindowGeometry& g = image.g;
-  const int64_t stride = image.plan.out_channels * image.plan.block_tiles;  // between positions
+  const int64_t stride = image.plan.m_stride;  // between positions
   const float* in = m + channel * image.plan.block_tiles + run.slot;
   __m512 t[2][4];  // A^T m
   for (int j = 0; j < 4; ++j) {

@@ -17,7 +17,13 @@ struct WinogradPlan {
   SgemmIsa isa = SgemmIsa::kPortable;
   int64_t in_channels = 0;
   int64_t out_channels = 0;
-  int64_t block_tiles = 0;    // tiles per block (a multiple of 32)
+  int64_t block_tiles = 0;  // tiles per block (a multiple of 32)
+  // Floats from one position's V (C_in x block_tiles) to the next's, and the same for M: one
+  // cache line more than the matrix, so that the 16 positions of a tile run (written by the input
+  // transform, read by the output transform) do not all fall in one set of the L1 cache, as they
+  // did at a multiple of 4 KiB apart.
+  int64_t v_stride = 0;
+  int64_t m_stride = 0;
   int64_t part_bytes = 0;     // one block's V and M (64-byte aligned)
   int64_t parts = 1;          // workspace parts: one per thread
   int64_t phase_bytes = 0;    // a dilated conv: one phase's input and output, per part

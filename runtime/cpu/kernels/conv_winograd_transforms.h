@@ -54,8 +54,8 @@ struct TileRun {
 struct TileBlock {
   int64_t first = 0;
   int64_t count = 0;
-  float* v = nullptr;  // [16][C_in][block_tiles]
-  float* m = nullptr;  // [16][C_out][block_tiles]
+  float* v = nullptr;  // [16][C_in][block_tiles], positions v_stride floats apart
+  float* m = nullptr;  // [16][C_out][block_tiles], positions m_stride floats apart
 };
 
 /// Calls fn(channel, run) for channels [first, end) of `block`, each over the block's runs of
