@@ -2,6 +2,9 @@
 // tile, the same adds in the same order as the portable transforms.
 #include <immintrin.h>
 
+#include <algorithm>
+#include <cstdint>
+
 #include "runtime/cpu/kernels/avx512_lanes.h"
 #include "runtime/cpu/kernels/conv_winograd_transforms.h"
 
@@ -17,15 +20,35 @@ ONEPOOL_AVX512 bool lanes_within_limit(__m512 values) {
          static_cast<__mmask16>(0xFFFF);
 }
 
-// d[j] lane l = row[2 l + j], j = 0..3, from the kWinogradRowFloats columns at `row`.
-// Returns false when one of those columns is NaN, Inf or above the limit.
-ONEPOOL_AVX512 bool load_tile_columns(const float* row, __m512 d[4]) {
+// The 16 columns from ix + offset on of `row`, those outside the window's [first, last) as 0.
+ONEPOOL_AVX512 __m512 window_columns(const float* row, int64_t ix, int64_t offset, int64_t first,
+                                     int64_t last) {
+  const auto outside_before = static_cast<__mmask16>(first_lanes(first - offset));
+  const auto mask = static_cast<__mmask16>(first_lanes(last - offset) & ~outside_before);
+  const auto* at = reinterpret_cast<const float*>(
+      reinterpret_cast<std::uintptr_t>(row) +
+      static_cast<std::uintptr_t>((ix + offset) * static_cast<int64_t>(sizeof(float))));
+  return _mm512_maskz_loadu_ps(mask, at);
+}
+
+// d[j] lane l = input column ix + 2 l + j of `row` (j = 0..3), for the kWinogradRowFloats
+// columns from ix on; columns outside [0, width) read as 0. Masked loads: a masked-off lane
+// touches no memory, so the window may start before the row or end past it (the tiles at a
+// plane's edges, which used to be copied into a zero-filled buffer first: every run of a 14x14,
+// 28x28 or 56x56 map reaches an edge). Returns false when one of the columns is NaN, Inf or above
+// the limit.
+ONEPOOL_AVX512 bool load_tile_columns(const float* row, int64_t ix, int64_t width, __m512 d[4]) {
   const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
   const __m512i odd = _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
-  const __m512 a = _mm512_loadu_ps(row);
-  const __m512 b = _mm512_loadu_ps(row + 16);
-  const __m512 a2 = _mm512_loadu_ps(row + 2);
-  const __m512 b2 = _mm512_loadu_ps(row + 18);
+  const int64_t first = std::clamp<int64_t>(-ix, 0, kWinogradRowFloats);
+  const int64_t last = std::clamp<int64_t>(width - ix, first, kWinogradRowFloats);
+  const bool whole = first == 0 && last == kWinogradRowFloats;  // most runs of a large map
+  const __m512 a = whole ? _mm512_loadu_ps(row + ix) : window_columns(row, ix, 0, first, last);
+  const __m512 b =
+      whole ? _mm512_loadu_ps(row + ix + 16) : window_columns(row, ix, 16, first, last);
+  const __m512 a2 = whole ? _mm512_loadu_ps(row + ix + 2) : window_columns(row, ix, 2, first, last);
+  const __m512 b2 =
+      whole ? _mm512_loadu_ps(row + ix + 18) : window_columns(row, ix, 18, first, last);
   d[0] = _mm512_permutex2var_ps(a, even, b);
   d[1] = _mm512_permutex2var_ps(a, odd, b);
   d[2] = _mm512_permutex2var_ps(a2, even, b2);
@@ -52,13 +75,13 @@ ONEPOOL_AVX512 bool transform_input_run(const WinogradImage& image, const TileRu
                                         int64_t channel, float* v) {
   const WindowGeometry& g = image.g;
   const float* plane = image.x + channel * g.input_size();
-  float buffer[kWinogradRowFloats];
   __m512 d[4][4];
   bool ok = true;
   for (int r = 0; r < 4; ++r) {
     const int64_t iy = 2 * run.ty - g.pad_begin[1] + r;
-    const float* row = winograd_input_row(g, plane, iy, 2 * run.tx - g.pad_begin[2], buffer);
-    ok = load_tile_columns(row, d[r]) && ok;
+    const bool inside = iy >= 0 && iy < g.input[1];  // a row of padding reads as all zeros
+    const float* row = plane + (inside ? iy : 0) * g.input[2];
+    ok = load_tile_columns(row, 2 * run.tx - g.pad_begin[2], inside ? g.input[2] : 0, d[r]) && ok;
     if (channel + 1 < image.plan.in_channels) {
       prefetch_next_channel_row(g, plane, iy, 2 * run.tx - g.pad_begin[2]);
     }
