@@ -147,7 +147,9 @@ TEST_CASE("blocked depthwise convolutions give the per-plane paths' bits") {
     std::string implementation;
     const std::vector<float> expected = run(model, c, x, 1, CpuIsa::kPortable, &implementation);
     CHECK(implementation == "depthwise direct");
-    for (const auto& [isa, name] : widths) {
+    for (const auto& width : widths) {
+      const CpuIsa isa = width.first;
+      const std::string& name = width.second;  // not a structured binding: CAPTURE's lambda
       CAPTURE(name);
       for (int threads : {1, 2}) {
         CAPTURE(threads);
