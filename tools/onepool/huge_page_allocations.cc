@@ -10,6 +10,20 @@
 
 #include "runtime/huge_pages.h"
 
+// Sanitizer builds keep the sanitizer's own operator new and delete: replacing them here would
+// pair its allocations with this file's free() (ASan reports that as a mismatch).
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
+    __has_feature(memory_sanitizer)
+#define ONEPOOL_SANITIZED_BUILD 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define ONEPOOL_SANITIZED_BUILD 1
+#endif
+
+#ifndef ONEPOOL_SANITIZED_BUILD
+
 void* operator new(std::size_t bytes) {
   for (;;) {
     if (void* block = std::malloc(bytes == 0 ? 1 : bytes)) {
@@ -28,3 +42,5 @@ void operator delete(void* block) noexcept { std::free(block); }
 void operator delete[](void* block) noexcept { std::free(block); }
 void operator delete(void* block, std::size_t) noexcept { std::free(block); }
 void operator delete[](void* block, std::size_t) noexcept { std::free(block); }
+
+#endif  // ONEPOOL_SANITIZED_BUILD
