@@ -17,15 +17,17 @@ inline void cpu_relax() {
 #endif
 }
 
-uint64_t pack_ticket(uint64_t generation, int parts, int next) {
-  return (generation << 32) | (static_cast<uint64_t>(parts) << 16) | static_cast<uint64_t>(next);
-}
+// Claim-word values (ThreadPool::claims_).
+uint64_t open_claim(uint64_t generation) { return 2 * generation; }
+uint64_t taken_claim(uint64_t generation) { return 2 * generation + 1; }
 }  // namespace
 
 ThreadPool::ThreadPool(int threads) {
   const int workers = std::max(0, threads - 1);
+  claims_ = std::make_unique<std::atomic<uint64_t>[]>(static_cast<size_t>(workers + 1));
+  for (int part = 0; part <= workers; ++part) claims_[part].store(0, std::memory_order_relaxed);
   workers_.reserve(static_cast<size_t>(workers));
-  for (int i = 0; i < workers; ++i) workers_.emplace_back([this] { worker_loop(); });
+  for (int i = 0; i < workers; ++i) workers_.emplace_back([this, i] { worker_loop(i + 1); });
 }
 
 ThreadPool::~ThreadPool() {
@@ -37,25 +39,30 @@ ThreadPool::~ThreadPool() {
   for (auto& worker : workers_) worker.join();
 }
 
-void ThreadPool::run_claimed_parts(uint64_t generation) {
-  uint64_t ticket = ticket_.load(std::memory_order_acquire);
-  for (;;) {
-    if ((ticket >> 32) != (generation & 0xffffffffu)) return;  // a newer generation
-    const auto parts = static_cast<int>((ticket >> 16) & 0xffffu);
-    const auto next = static_cast<int>(ticket & 0xffffu);
-    if (next >= parts) return;  // every part is claimed
-    if (!ticket_.compare_exchange_weak(ticket, ticket + 1, std::memory_order_acq_rel,
-                                       std::memory_order_acquire)) {
-      continue;  // someone else claimed it: `ticket` now holds the current value
-    }
-    const int64_t begin = count_ * next / parts;
-    const int64_t end = count_ * (next + 1) / parts;
-    if (begin < end) range_fn_(fn_, begin, end);
-    if (done_parts_.fetch_add(1, std::memory_order_acq_rel) + 1 == parts) {
-      std::lock_guard<std::mutex> lock(mutex_);
-      work_done_.notify_one();
-    }
-    ticket = ticket_.load(std::memory_order_acquire);
+bool ThreadPool::claim_and_run(uint64_t generation, int part) {
+  uint64_t expected = open_claim(generation);
+  if (claims_[part].load(std::memory_order_relaxed) != expected ||
+      !claims_[part].compare_exchange_strong(expected, taken_claim(generation),
+                                             std::memory_order_acq_rel,
+                                             std::memory_order_relaxed)) {
+    return false;  // taken, or a newer generation opened it
+  }
+  const int parts = parts_.load(std::memory_order_relaxed);
+  const int64_t begin = count_ * part / parts;
+  const int64_t end = count_ * (part + 1) / parts;
+  if (begin < end) range_fn_(fn_, begin, end);
+  if (done_parts_.fetch_add(1, std::memory_order_acq_rel) + 1 == parts) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    work_done_.notify_one();
+  }
+  return true;
+}
+
+void ThreadPool::run_claimed_parts(uint64_t generation, int self) {
+  const int parts = parts_.load(std::memory_order_acquire);
+  if (self < parts) claim_and_run(generation, self);
+  for (int part = 0; part < parts; ++part) {
+    if (part != self) claim_and_run(generation, part);
   }
 }
 
@@ -87,15 +94,18 @@ void ThreadPool::run_parts(int parts, int64_t count, RangeFn range_fn, const voi
   count_ = count;
   range_fn_ = range_fn;
   fn_ = fn;
+  parts_.store(parts, std::memory_order_relaxed);
   done_parts_.store(0, std::memory_order_relaxed);
-  const uint64_t generation = (generation_.load(std::memory_order_relaxed) + 1) & 0xffffffffu;
-  ticket_.store(pack_ticket(generation, parts, 0), std::memory_order_release);
+  const uint64_t generation = generation_.load(std::memory_order_relaxed) + 1;
+  for (int part = 0; part < parts; ++part) {
+    claims_[part].store(open_claim(generation), std::memory_order_relaxed);
+  }
   {
     std::lock_guard<std::mutex> lock(mutex_);
     generation_.store(generation, std::memory_order_release);
   }
   work_ready_.notify_all();
-  run_claimed_parts(generation);  // the caller works too, then waits for parts still running
+  run_claimed_parts(generation, 0);  // the caller works too, then waits for parts still running
   wait_until_done(parts);
 }
 
@@ -113,12 +123,12 @@ uint64_t ThreadPool::wait_for_work(uint64_t seen) {
   return generation_.load(std::memory_order_acquire);
 }
 
-void ThreadPool::worker_loop() {
+void ThreadPool::worker_loop(int self) {
   uint64_t seen = 0;
   for (;;) {
     seen = wait_for_work(seen);
     if (stopping_.load(std::memory_order_acquire)) return;
-    run_claimed_parts(seen);
+    run_claimed_parts(seen, self);
   }
 }
 

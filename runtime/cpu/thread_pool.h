@@ -7,15 +7,19 @@
 // Kernels call parallel_for once per node, so the hand-off latency matters as much as the work:
 // workers and the caller spin briefly (about 50 µs) on atomics before they block on a condition
 // variable, which keeps small models from paying a futex wake-up per node. Parts are claimed, not
-// assigned: the caller and whichever workers are awake take the next unclaimed part until none
-// is left, so a worker the OS has descheduled (a busy machine) never stalls a node — its parts
-// are run by the others.
+// assigned, but each thread claims its own part first: the caller part 0, worker i part i + 1.
+// Consecutive nodes split the same way therefore run each part on the same core, so a node reads
+// the rows the previous one wrote from its own core's caches (two cores on different L3 caches
+// read another core's freshly written lines about three times slower). A thread done with its own
+// part takes any part still unclaimed, so a worker the OS has descheduled (a busy machine) never
+// stalls a node: its part is run by the others.
 #pragma once
 
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -31,7 +35,7 @@ class ThreadPool {
   ThreadPool& operator=(const ThreadPool&) = delete;
 
   int thread_count() const { return static_cast<int>(workers_.size()) + 1; }
-  static constexpr int64_t kMaxParts = 0xffff;  // what the claim counter holds
+  static constexpr int64_t kMaxParts = 0xffff;  // parts per call at most (and thread_count())
 
   /// Calls fn(begin, end) over [0, count) split into contiguous chunks, one per thread, and
   /// waits. `fn` must be callable as fn(int64_t, int64_t). Chunks below `min_chunk` items are
@@ -57,9 +61,12 @@ class ThreadPool {
   void run_parts(int parts, int64_t count, RangeFn range_fn, const void* fn);
   /// The parts of run_parts one after the other on the calling thread.
   static void run_parts_inline(int parts, int64_t count, RangeFn range_fn, const void* fn);
-  void worker_loop();
-  /// Claims and runs parts of `generation` until none is left (or a newer generation started).
-  void run_claimed_parts(uint64_t generation);
+  void worker_loop(int self);
+  /// Claims and runs parts of `generation`, part `self` first, until none is left (or a newer
+  /// generation started).
+  void run_claimed_parts(uint64_t generation, int self);
+  /// Claims part `part` of `generation` and runs it; false when it was taken.
+  bool claim_and_run(uint64_t generation, int part);
   void wait_until_done(int parts);
   uint64_t wait_for_work(uint64_t seen);
 
@@ -69,14 +76,15 @@ class ThreadPool {
   std::condition_variable work_ready_;
   std::condition_variable work_done_;
   std::atomic<uint64_t> generation_{0};
-  /// The claim counter: generation (high 32 bits) | part count (16 bits) | next part (16 bits).
-  /// A claim is one compare-exchange, so a worker still holding an old generation can never
-  /// claim a part of the next one.
-  std::atomic<uint64_t> ticket_{0};
+  /// One claim word per part: 2 g while part p of generation g is open, 2 g + 1 once claimed. A
+  /// claim is one compare-exchange from 2 g, so a worker still holding an old generation can
+  /// never claim a part of the next one (the caller opens the parts before publishing g).
+  std::unique_ptr<std::atomic<uint64_t>[]> claims_;
+  std::atomic<int> parts_{0};
   std::atomic<int> done_parts_{0};
   std::atomic<bool> stopping_{false};
-  // Written by the caller holding turn_ before ticket_ is published; read by whoever claims a
-  // part.
+  // Written by the caller holding turn_ before the generation is published; read by whoever claims
+  // a part.
   int64_t count_ = 0;
   RangeFn range_fn_ = nullptr;
   const void* fn_ = nullptr;

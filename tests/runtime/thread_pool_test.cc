@@ -1,6 +1,7 @@
 // ThreadPool: every index of every parallel_for runs exactly once, over many back-to-back calls,
 // with more threads than cores, when one part is slow (the others must not run it twice or skip
-// it, and the next call must not start before it ends), and with several callers at once.
+// it, and the next call must not start before it ends), and with several callers at once; and
+// each thread takes its own part first, so consecutive calls keep each part on one thread.
 #include "runtime/cpu/thread_pool.h"
 
 #include <doctest/doctest.h>
@@ -92,6 +93,35 @@ TEST_CASE("a caller that finds the workers busy keeps the part boundaries") {
   holder.join();
   const std::vector<std::pair<int64_t, int64_t>> expected{{0, 5}, {5, 10}};
   CHECK(ranges == expected);
+}
+
+// Each part waits (up to 10 s) until every part has started, so no thread can finish its own part
+// and take another: which thread runs which part is then decided by the claiming order alone.
+TEST_CASE("each thread runs its own part: the caller part 0, worker i part i") {
+  constexpr int kThreads = 3;
+  constexpr int kCalls = 200;
+  ThreadPool pool(kThreads);
+  const std::thread::id caller = std::this_thread::get_id();
+  int caller_ran_part_0 = 0;
+  int workers_stable = 0;
+  std::vector<std::thread::id> first_owners(kThreads);
+  for (int call = 0; call < kCalls; ++call) {
+    std::atomic<int> started{0};
+    std::vector<std::thread::id> owners(kThreads);
+    pool.parallel_for(kThreads, 1, [&](int64_t begin, int64_t) {
+      owners[static_cast<size_t>(begin)] = std::this_thread::get_id();
+      started.fetch_add(1);
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (started.load() < kThreads && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::yield();
+      }
+    });
+    if (owners[0] == caller) ++caller_ran_part_0;
+    if (call == 0) first_owners = owners;
+    if (owners == first_owners) ++workers_stable;
+  }
+  CHECK(caller_ran_part_0 == kCalls);
+  CHECK(workers_stable == kCalls);  // parts 1 and 2 stay with the same workers
 }
 
 }  // namespace
