@@ -193,9 +193,10 @@ class ConvKernel final : public Kernel {
   };
 
   // The column tiles of one group of one image: tile t is output rows [t * tile_rows, ...).
-  // With at least as many tiles as threads, each thread fills and multiplies whole tiles in its
-  // own part of the workspace; with fewer (small maps), each tile is filled by all the threads
-  // and its product split over the panels of A.
+  // With at least as many tiles as threads, each thread fills and multiplies a contiguous run of
+  // whole tiles in its own part of the workspace (the rows it wrote in the previous node); with
+  // fewer (small maps), each tile is filled by all the threads and its product split over the
+  // panels of A.
   void run_group(const GroupImage& image, const RunContext& context, ThreadPool& threads) const {
     const WindowGeometry& g = plan_.geometry;
     const int64_t output_rows = g.output[0] * g.output[1];
@@ -206,7 +207,8 @@ class ConvKernel final : public Kernel {
       threads.parallel_for(parts, 1, [&](int64_t begin, int64_t end) {
         for (int64_t part = begin; part < end; ++part) {
           auto* col = reinterpret_cast<float*>(columns + part * plan_.tile_bytes);
-          for (int64_t tile = part; tile < tiles; tile += parts) {
+          const int64_t last = (part + 1) * tiles / parts;  // a contiguous run of tiles
+          for (int64_t tile = part * tiles / parts; tile < last; ++tile) {
             run_tile(image, tile, col, 0, plan_.out_channels / plan_.group);
           }
         }
@@ -406,8 +408,8 @@ Expected<WorkspaceBytes> choose_path(const NodeContext& node, ConvPlan& plan) {
   }
   ONEPOOL_ASSIGN_OR_RETURN(plan.row_bytes, checked_mul(depth * static_cast<int64_t>(sizeof(float)),
                                                        g.output[2], "conv im2col row bytes"));
-  // Tiles go round-robin to the threads: shared out evenly (ResNet-50's stride-2 1x1 on 28 rows
-  // took tiles of 9, 9, 9 and 1 rows, 18 rows for one thread and 10 for the other).
+  // Each thread takes a contiguous run of tiles: shared out evenly (ResNet-50's stride-2 1x1 on
+  // 28 rows took tiles of 9, 9, 9 and 1 rows, 18 rows for one thread and 10 for the other).
   const int64_t output_rows = std::max<int64_t>(1, g.output[0] * g.output[1]);
   plan.tile_rows = balanced_band_rows(
       output_rows,

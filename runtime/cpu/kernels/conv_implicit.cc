@@ -179,11 +179,11 @@ void multiply_band(const WindowGeometry& g, const ImplicitGemmPlan& plan, SgemmI
 }  // namespace
 
 // Output rows per band: at most `max_rows`, with the bands shared out evenly over `threads`
-// parts (bands go round-robin to the parts). 28 rows at up to 25 a band on 2 threads would be
-// bands of 25 and 3, one thread idle most of the node; 14 and 14 keep both busy. Tries band
-// counts in multiples of the thread count and keeps the one whose busiest part has the fewest
-// rows (the fewest bands on a tie: longer bands run longer column tiles). Maps that fit in
-// fewer bands than threads keep their bands.
+// parts (each part a contiguous run of bands: bands [p * used / parts, (p + 1) * used / parts)).
+// 28 rows at up to 25 a band on 2 threads would be bands of 25 and 3, one thread idle most of the
+// node; 14 and 14 keep both busy. Tries band counts in multiples of the thread count and keeps
+// the one whose busiest part has the fewest rows (the fewest bands on a tie: longer bands run
+// longer column tiles). Maps that fit in fewer bands than threads keep their bands.
 int64_t balanced_band_rows(int64_t height, int64_t max_rows, int threads) {
   const int64_t parts = std::max(threads, 1);
   const int64_t fewest = (height + max_rows - 1) / max_rows;
@@ -196,9 +196,11 @@ int64_t balanced_band_rows(int64_t height, int64_t max_rows, int threads) {
        bands += parts) {
     const int64_t rows = (height + bands - 1) / bands;
     const int64_t used = (height + rows - 1) / rows;  // bands of `rows` that cover the height
-    int64_t load = 0;                                 // part 0 takes bands 0, parts, 2 parts...
-    for (int64_t band = 0; band < used; band += parts) {
-      load += std::min(rows, height - band * rows);
+    int64_t load = 0;                                 // the busiest part's rows
+    for (int64_t part = 0; part < parts; ++part) {
+      const int64_t first_row = std::min(height, part * used / parts * rows);
+      const int64_t end_row = std::min(height, (part + 1) * used / parts * rows);
+      load = std::max(load, end_row - first_row);
     }
     if (load < best_load) {
       best_load = load;
@@ -310,7 +312,10 @@ void run_implicit_gemm(const WindowGeometry& g, const ImplicitGemmPlan& plan, Sg
   threads.parallel_for(parts, 1, [&](int64_t begin, int64_t end) {
     for (int64_t part = begin; part < end; ++part) {
       std::byte* scratch = workspace + part * plan.part_bytes;
-      for (int64_t band = part; band < bands; band += parts) {
+      // A contiguous run of bands per part: the rows this core wrote in the previous node (most
+      // nodes split their rows the same way) are the ones it reads.
+      const int64_t last = (part + 1) * bands / parts;
+      for (int64_t band = part * bands / parts; band < last; ++band) {
         const Band rows = band_at(band);
         const float* planes = band_planes(g, plan, x, in_channels, rows, scratch);
         multiply_band(g, plan, isa, weights, planes, rows, 0, out_channels, scratch, y);

@@ -6,7 +6,7 @@
 // (sgemm_packed_a_rows), in column tiles that run across output rows. Where the window reaches
 // into padding, each band's input rows (with their halo) are first copied into zero-padded
 // planes; the band's wide output lands in the workspace and its OW valid columns a row are
-// copied out. Each thread runs whole bands in its own part of the workspace.
+// copied out. Each thread runs a contiguous run of whole bands in its own part of the workspace.
 //
 // A stride s > 1 first splits each band's (zero-padded) input into s x s phase planes per
 // channel, phase (a, b) holding rows a, a + s, ... and columns b, b + s, ...: tap (kh, kw) of a
@@ -51,9 +51,9 @@ struct ImplicitGemmPlan {
 bool implicit_gemm_fits(const WindowGeometry& g);
 
 /// Output rows per band (or im2col tile) of a map `height` rows high: at most `max_rows`, with
-/// the bands shared out evenly when they go round-robin to `threads` parts (28 rows at up to 25 a
-/// band on 2 threads: 14 and 14, not 25 and 3). Maps that fit in fewer bands than threads keep
-/// `max_rows`.
+/// the bands shared out evenly when each of `threads` parts takes a contiguous run (28 rows at up
+/// to 25 a band on 2 threads: 14 and 14, not 25 and 3). Maps that fit in fewer bands than threads
+/// keep `max_rows`.
 int64_t balanced_band_rows(int64_t height, int64_t max_rows, int threads);
 
 ImplicitGemmPlan plan_implicit_gemm(const WindowGeometry& g, int64_t in_channels,
