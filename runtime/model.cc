@@ -44,7 +44,8 @@ std::string describe_report(const OptimizeReport& report) {
                  " BatchNormalization, fused ", report.fused_biases, " bias Add, fused ",
                  report.fused_activations, " activations, fused ", report.fused_gelus,
                  " GELU, fused ", report.fused_pads, " Pad, fused ", report.fused_qdq,
-                 " QDQ, fused ", report.fused_residuals, " residual Add)");
+                 " QDQ, fused ", report.fused_residuals, " residual Add, fused ",
+                 report.fused_pointwise_depthwise, " 1x1 + depthwise Conv)");
 }
 
 ImportOptions import_options_of(const LoadOptions& options) {

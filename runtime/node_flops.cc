@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "planner/core/onepool_ops.h"
+
 namespace onepool {
 
 namespace {
@@ -44,6 +46,15 @@ double gemm_flops(const Node& node, const Shape& a, const Shape& y) {
   return 2.0 * product(y, 0, y.rank()) * static_cast<double>(k);
 }
 
+// PointwiseDepthwiseConv: the 1x1 product over X's [N, C, H, W] map (2 * N * M * H * W * C)
+// plus the depthwise window (2 * Y elements * kernel_spatial, W2 is [M, 1, k...]).
+double pointwise_depthwise_flops(const Graph& graph, const Node& node, const Shape& x,
+                                 const Shape& w1, const Shape& y) {
+  const Shape* w2 = shape_of(graph, node.input(3));
+  if (x.rank() != 4 || w1.rank() != 4 || w2 == nullptr || w2->rank() != 4) return 0;
+  return 2.0 * static_cast<double>(w1[0]) * product(x, 0, 4) + conv_flops(*w2, y);
+}
+
 }  // namespace
 
 double node_flops(const Graph& graph, const Node& node) {
@@ -53,6 +64,9 @@ double node_flops(const Graph& graph, const Node& node) {
   if (a == nullptr || b == nullptr || y == nullptr) return 0;
   if (node.op_type == "Conv") return conv_flops(*b, *y);
   if (node.op_type == "ConvTranspose") return conv_transpose_flops(*a, *b);
+  if (node.domain == kOnePoolDomain && node.op_type == kPointwiseDepthwiseOp) {
+    return pointwise_depthwise_flops(graph, node, *a, *b, *y);
+  }
   if (node.op_type == "MatMul") return matmul_flops(*a, *y);
   if (node.op_type == "Gemm") return gemm_flops(node, *a, *y);
   return 0;

@@ -6,8 +6,8 @@
 namespace onepool {
 
 /// Multiply-adds counted as two operations, from the node's static shapes: Conv,
-/// ConvTranspose, MatMul and Gemm (bias and fused activations not counted). 0 for any other op
-/// or a shape the count does not understand.
+/// ConvTranspose, MatMul, Gemm and PointwiseDepthwiseConv (bias and fused activations not
+/// counted). 0 for any other op or a shape the count does not understand.
 double node_flops(const Graph& graph, const Node& node);
 
 }  // namespace onepool

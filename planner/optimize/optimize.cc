@@ -24,7 +24,8 @@ Status run_passes(Graph& graph, OptimizeLevel level, OptimizeReport& report) {
   ONEPOOL_RETURN_IF_ERROR(graph_opt::fuse_matmul_add(graph, report));
   ONEPOOL_RETURN_IF_ERROR(graph_opt::fuse_gelus(graph, report));
   ONEPOOL_RETURN_IF_ERROR(graph_opt::fuse_residual_adds(graph, report));
-  return graph_opt::fuse_activations(graph, report);
+  ONEPOOL_RETURN_IF_ERROR(graph_opt::fuse_activations(graph, report));
+  return graph_opt::fuse_pointwise_depthwise(graph, report);
 }
 
 }  // namespace

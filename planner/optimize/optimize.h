@@ -4,7 +4,9 @@
 //   all   : basic + bias and activation epilogues fused into Conv / ConvTranspose / Gemm /
 //           MatMul (see runtime/cpu/kernels/activation.h for the attribute contract); the
 //           decomposed GELU (erf or tanh form) fused into one Gelu node; int8 QDQ patterns
-//           (DequantizeLinear → Conv / MatMul → QuantizeLinear) made QLinearConv / QLinearMatMul
+//           (DequantizeLinear → Conv / MatMul → QuantizeLinear) made QLinearConv / QLinearMatMul;
+//           a 1x1 Conv and the depthwise Conv reading it made one PointwiseDepthwiseConv
+//           (domain ai.onepool), whose expanded tensor is never stored
 // Outputs must not change beyond float rounding (the QDQ fusion rounds once where the float graph
 // rounded every product, so an int8 output can move by one step, to what ONNX Runtime gives).
 // Fewer tensors also means a smaller plan.

@@ -37,5 +37,8 @@ Status fuse_residual_adds(Graph& graph, OptimizeReport& report);
 /// all: a following activation becomes an epilogue of Conv / ConvTranspose / Gemm / MatMul
 /// (attributes documented in runtime/cpu/kernels/activation.h).
 Status fuse_activations(Graph& graph, OptimizeReport& report);
+/// all (after the activations): a 1x1 Conv read only by a depthwise Conv becomes one
+/// PointwiseDepthwiseConv node (ai.onepool); its expanded tensor leaves the plan.
+Status fuse_pointwise_depthwise(Graph& graph, OptimizeReport& report);
 
 }  // namespace onepool::graph_opt

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "planner/core/graph.h"
+#include "planner/core/onepool_ops.h"
 #include "runtime/cpu/blas_threads.h"
 #include "runtime/cpu/cpu_isa.h"
 #include "runtime/cpu/half_compute.h"
@@ -53,8 +54,8 @@ Status check_bounded_inputs(const Graph& graph, const Node& node, const Prepared
 Expected<PreparedKernel> prepare_kernel(const KernelRegistry& registry, const Graph& graph,
                                         const Node& node, int threads, CpuIsa isa = CpuIsa::kAuto,
                                         PackedWeightCache* packed_weights = nullptr) {
-  const KernelFactory factory =
-      node.domain.empty() || node.domain == "ai.onnx" ? registry.find(node.op_type) : nullptr;
+  const std::string key = kernel_key(node.domain, node.op_type);
+  const KernelFactory factory = key.empty() ? nullptr : registry.find(key);
   if (factory == nullptr) {
     return make_status(StatusCode::kUnsupported, describe_node(node), ": op '",
                        node.domain.empty() ? "" : node.domain + ".", node.op_type,

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "planner/core/graph.h"
+#include "planner/core/onepool_ops.h"
 #include "runtime/cuda/cuda_check.h"
 #include "runtime/cuda/cuda_device.h"
 #include "runtime/cuda/half_compute.h"
@@ -111,8 +112,8 @@ Status CudaBackend::prepare(const Model& model, NodeMemoryNeeds& needs) {
   const CudaKernelRegistry registry = CudaKernelRegistry::with_all_kernels();
   for (size_t n = 0; n < graph_ir_->nodes.size(); ++n) {
     const Node& node = graph_ir_->nodes[n];
-    const bool onnx_domain = node.domain.empty() || node.domain == "ai.onnx";
-    const CudaKernelFactory factory = onnx_domain ? registry.find(node.op_type) : nullptr;
+    const std::string key = kernel_key(node.domain, node.op_type);
+    const CudaKernelFactory factory = key.empty() ? nullptr : registry.find(key);
     Status status;
     if (factory == nullptr) {
       const std::string dtype =

@@ -251,6 +251,25 @@ inline void add_convolutions(std::vector<Case>& cases) {
   cases.push_back(make_case(
       "Conv", {rnd({1, 3, 8, 8}, 95), weight({4, 3, 3, 3}, 96)}, kF, {1, 4, 4, 4},
       {{"strides", ints_attr({2, 2})}, {"auto_pad", string_attr("SAME_UPPER")}}, "SAME_UPPER"));
+  // The fused 1x1 + depthwise Conv (the optimizer's ai.onepool op): stride 2 with both biases
+  // and activations, and stride 1 without the 1x1's bias, two images.
+  cases.push_back(make_case("ai.onepool.PointwiseDepthwiseConv",
+                            {rnd({1, 4, 9, 12}, 97), weight({6, 4, 1, 1}, 98), weight({6}, 99),
+                             weight({6, 1, 3, 3}, 103), weight({6}, 104)},
+                            kF, {1, 6, 5, 6},
+                            {{"group", int_attr(6)},
+                             {"strides", ints_attr({2, 2})},
+                             {"pads", ints_attr({1, 1, 1, 1})},
+                             {"onepool_pointwise_activation", string_attr("Clip")},
+                             {"onepool_pointwise_alpha", float_attr(0.0f)},
+                             {"onepool_pointwise_beta", float_attr(6.0f)},
+                             {"onepool_activation", string_attr("Relu")}},
+                            "stride 2"));
+  cases.push_back(make_case(
+      "ai.onepool.PointwiseDepthwiseConv",
+      {rnd({2, 3, 7, 8}, 105), weight({5, 3, 1, 1}, 106), std::nullopt, weight({5, 1, 3, 3}, 107)},
+      kF, {2, 5, 7, 8}, {{"group", int_attr(5)}, {"pads", ints_attr({1, 1, 1, 1})}},
+      "stride 1, two images"));
   // ConvTranspose: 3x3/2 with output padding, grouped, 2-D output_shape, and the 1-D table.
   cases.push_back(make_case("ConvTranspose",
                             {rnd({1, 4, 5, 5}, 100), weight({4, 3, 3, 3}, 101), weight({3}, 102)},

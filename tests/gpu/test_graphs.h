@@ -15,6 +15,7 @@
 #include "onepool/model.h"
 #include "onepool/session.h"
 #include "planner/core/graph.h"
+#include "planner/core/onepool_ops.h"
 
 namespace onepool::test_graphs {
 
@@ -163,6 +164,12 @@ inline Graph single_node_graph(const Case& c) {
   Node node;
   node.name = "test_" + c.op;
   node.op_type = c.op;
+  // OnePool's own ops are named "ai.onepool.<op>", as the registries file them.
+  const std::string own = std::string(kOnePoolDomain) + ".";
+  if (c.op.starts_with(own)) {
+    node.domain = kOnePoolDomain;
+    node.op_type = c.op.substr(own.size());
+  }
   node.attributes = c.attributes;
   for (size_t i = 0; i < c.inputs.size(); ++i) {
     if (!c.inputs[i]) {

@@ -69,12 +69,15 @@ struct Activation {
   }
 };
 
-/// Reads the fused activation from a node's attributes (kNone when there is none).
-inline Activation parse_activation(const AttributeMap& attributes) {
+/// Reads the fused activation from a node's attributes (kNone when there is none): `prefix` +
+/// "activation" / "alpha" / "beta" ("onepool_pointwise_" names a PointwiseDepthwiseConv's first
+/// activation).
+inline Activation parse_activation(const AttributeMap& attributes,
+                                   const std::string& prefix = "onepool_") {
   Activation activation;
-  const std::string name = attributes.get_string("onepool_activation", "");
-  activation.alpha = attributes.get_float("onepool_alpha", 0.0f);
-  activation.beta = attributes.get_float("onepool_beta", 0.0f);
+  const std::string name = attributes.get_string(prefix + "activation", "");
+  activation.alpha = attributes.get_float(prefix + "alpha", 0.0f);
+  activation.beta = attributes.get_float(prefix + "beta", 0.0f);
   if (name == "Relu") activation.kind = ActivationKind::kRelu;
   if (name == "Clip") activation.kind = ActivationKind::kClip;
   if (name == "LeakyRelu") activation.kind = ActivationKind::kLeakyRelu;

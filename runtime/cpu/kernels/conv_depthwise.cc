@@ -98,46 +98,52 @@ ONEPOOL_ISA_CLONES void generic_row(const WindowGeometry& g, const float* x, con
   }
 }
 
-// A K x K "same" window at stride 1 (output as large as the input, pad (K-1)/2 before): the
-// taps of output f sit at fixed offsets from x + f, so the rows whose K input rows all exist
-// sweep as one flat run with the taps in registers (bias, then taps row by row, as
+// A K x K window at stride 1 that is "same" along W (output as wide as the input, pad (K-1)/2
+// before): the taps of output f sit at fixed offsets from x + f, so the rows whose K input rows
+// all exist sweep as one flat run with the taps in registers (bias, then taps row by row, as
 // interior_kxk sums), which vectorizes even on 7x7 planes where a row is too short to. The border
 // columns of those rows get stray values from the neighbouring row and are overwritten one by one;
-// the first and last rows go the generic way. Returns false (nothing written) when the plane does
-// not qualify.
+// the other rows (the top and bottom of a plane, which reach into the padding) go the generic way.
+// Any top pad and height: a band of a plane's rows (PointwiseDepthwiseConv) sweeps the same way.
+// Returns false (nothing written) when the plane does not qualify.
 template <int K>
 ONEPOOL_ISA_CLONES bool flat_plane_kxk(const WindowGeometry& g, const float* x, const float* w,
                                        float bias, float* __restrict y) {
   constexpr int64_t kPad = (K - 1) / 2;
   const int64_t width = g.input[2];
   const int64_t height = g.input[1];
-  const bool same = g.stride[1] == 1 && g.stride[2] == 1 && g.output[1] == height &&
-                    g.output[2] == width && g.pad_begin[1] == kPad && g.pad_begin[2] == kPad &&
-                    height >= K && width >= K;
-  if (!same) return false;
-  const int64_t first_row = kPad, end_row = height - (K - 1 - kPad);
+  const int64_t out_h = g.output[1];
+  const bool same_w = g.stride[1] == 1 && g.stride[2] == 1 && g.output[2] == width &&
+                      g.pad_begin[2] == kPad && width >= K;
+  if (!same_w) return false;
+  // Output rows oh read input rows oh - pad_top + kh: all inside for oh in [first_row, end_row).
+  const int64_t pad_top = g.pad_begin[1];
+  const int64_t first_row = std::clamp<int64_t>(pad_top, 0, out_h);
+  const int64_t end_row = std::clamp<int64_t>(height - K + 1 + pad_top, first_row, out_h);
   const int64_t first_column = kPad, end_column = width - (K - 1 - kPad);
-  const int64_t begin = first_row * width + first_column;
-  const int64_t end = (end_row - 1) * width + end_column;
   float taps[K * K];
   int64_t offsets[K * K];
   for (int t = 0; t < K * K; ++t) {
     taps[t] = w[t];
-    offsets[t] = (t / K - kPad) * width + (t % K - kPad);
+    offsets[t] = (t / K - pad_top) * width + (t % K - kPad);
   }
-  for (int64_t f = begin; f < end; ++f) {
-    float sum = bias;
-    for (int t = 0; t < K * K; ++t) sum = std::fma(taps[t], x[f + offsets[t]], sum);
-    y[f] = sum;
+  if (first_row < end_row) {
+    const int64_t begin = first_row * width + first_column;
+    const int64_t end = (end_row - 1) * width + end_column;
+    for (int64_t f = begin; f < end; ++f) {
+      float sum = bias;
+      for (int t = 0; t < K * K; ++t) sum = std::fma(taps[t], x[f + offsets[t]], sum);
+      y[f] = sum;
+    }
   }
   const float* window_rows[K];
-  for (int64_t oh = 0; oh < height; ++oh) {
+  for (int64_t oh = 0; oh < out_h; ++oh) {
     float* y_row = y + oh * width;
     if (oh < first_row || oh >= end_row) {
       generic_row(g, x, w, bias, 0, oh, y_row);
       continue;
     }
-    for (int kh = 0; kh < K; ++kh) window_rows[kh] = x + (oh - kPad + kh) * width;
+    for (int kh = 0; kh < K; ++kh) window_rows[kh] = x + (oh - pad_top + kh) * width;
     for (int64_t ow = 0; ow < first_column; ++ow) {
       y_row[ow] = edge_kxk<K>(g, window_rows, w, bias, ow);
     }
@@ -250,6 +256,14 @@ FlatFn choose_flat_fn(const WindowGeometry& g) {
   return nullptr;
 }
 
+// As choose_flat_fn, without the paths that copy the plane: a 3x3 stride-1 band sweeps flat
+// where it lies, anything else goes row by row.
+FlatFn choose_in_place_fn(const WindowGeometry& g) {
+  const bool square_2d = g.input[0] == 1 && g.kernel[0] == 1 && g.kernel[1] == g.kernel[2] &&
+                         g.dilation[1] == 1 && g.dilation[2] == 1;
+  return square_2d && g.kernel[1] == 3 ? &flat_plane_kxk<3> : nullptr;
+}
+
 using RowFn = bool (*)(const WindowGeometry&, const float*, const float*, float, int64_t, float*);
 
 // The specialized row function for this geometry, or nullptr (generic path only).
@@ -266,11 +280,12 @@ RowFn choose_row_fn(const WindowGeometry& g) {
   return nullptr;
 }
 
-// One output plane: y = conv(x plane, w taps) + bias.
-void depthwise_plane(const WindowGeometry& g, const float* x, const float* w, float bias,
-                     float* y) {
+}  // namespace
+
+void depthwise_conv_plane(const WindowGeometry& g, const float* x, const float* w, float bias,
+                          float* y, bool in_place) {
   const RowFn row_fn = choose_row_fn(g);
-  const FlatFn flat_fn = choose_flat_fn(g);
+  const FlatFn flat_fn = in_place ? choose_in_place_fn(g) : choose_flat_fn(g);
   if (flat_fn != nullptr && flat_fn(g, x, w, bias, y)) return;
   for (int64_t od = 0; od < g.output[0]; ++od) {
     for (int64_t oh = 0; oh < g.output[1]; ++oh) {
@@ -280,8 +295,6 @@ void depthwise_plane(const WindowGeometry& g, const float* x, const float* w, fl
     }
   }
 }
-
-}  // namespace
 
 void depthwise_conv(const WindowGeometry& g, const DepthwiseConv& conv,
                     const Activation& activation, ThreadPool& threads) {
@@ -293,8 +306,8 @@ void depthwise_conv(const WindowGeometry& g, const DepthwiseConv& conv,
       const int64_t m = plane % out_channels;
       const int64_t c = m / conv.multiplier;
       float* y = conv.y + plane * g.output_size();
-      depthwise_plane(g, conv.x + (n * conv.channels + c) * g.input_size(),
-                      conv.w + m * g.kernel_size(), conv.bias ? conv.bias[m] : 0.0f, y);
+      depthwise_conv_plane(g, conv.x + (n * conv.channels + c) * g.input_size(),
+                           conv.w + m * g.kernel_size(), conv.bias ? conv.bias[m] : 0.0f, y);
       apply_activation(activation, y, g.output_size());
     }
   });

@@ -22,6 +22,14 @@ struct DepthwiseConv {
   int64_t multiplier = 1;
 };
 
+/// One plane: y = conv(x, w's K taps) + bias, without the activation. Every path sums an output
+/// the same way (bias, then the taps row by row), so a band of rows computed on its own (g
+/// describing the band: its input rows, its output rows, the top pad it sees) gives the bits of
+/// the whole plane's. `in_place`: never through a zero-padded copy of the plane (a band whose
+/// rows are already in cache). Does not allocate.
+void depthwise_conv_plane(const WindowGeometry& g, const float* x, const float* w, float bias,
+                          float* y, bool in_place = false);
+
 /// y = activation(depthwise_conv(x, w) + bias). Does not allocate.
 void depthwise_conv(const WindowGeometry& g, const DepthwiseConv& conv,
                     const Activation& activation, ThreadPool& threads);

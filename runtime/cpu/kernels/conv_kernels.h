@@ -22,6 +22,8 @@ namespace onepool::cpu::nn {
 
 Expected<PreparedKernel> make_conv_kernel(const NodeContext& node);
 Expected<PreparedKernel> make_conv_transpose_kernel(const NodeContext& node);
+/// ai.onepool.PointwiseDepthwiseConv (conv_pointwise_depthwise.cc).
+Expected<PreparedKernel> make_pointwise_depthwise_kernel(const NodeContext& node);
 
 /// y[n, m, :] = activation(y[n, m, :] + bias[m] + residual[n, m, :]) over `batch` images of
 /// `channels` planes of `plane_size` floats, rounded after each addition as the unfused nodes

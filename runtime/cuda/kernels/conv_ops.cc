@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <utility>
 
+#include "planner/core/onepool_ops.h"
 #include "runtime/cuda/cuda_kernel.h"
 #include "runtime/cuda/kernels/cuda_ops.h"
 #include "runtime/cuda/kernels/gemm.h"
@@ -255,6 +256,88 @@ Expected<CudaPreparedKernel> make_conv_kernel(const CudaNodeContext& node) {
 
 namespace {
 
+// PointwiseDepthwiseConv (planner/optimize/fuse_pointwise_depthwise.cc): the 1x1 product as one
+// strided-batched GEMM over the images into the workspace, its bias and activation there, then
+// the depthwise kernel from it into Y with its own. The CPU's gain (the expanded tensor never
+// leaves the caches) has no counterpart here; the node runs as the two Convs did.
+struct PointwiseDepthwisePlan {
+  GemmCall gemm;
+  ConvGeometry depthwise;
+  UnaryParams pointwise_activation;
+  UnaryParams depthwise_activation;
+  int64_t batch = 0, channels = 0, spatial = 0;
+  size_t cublas_bytes = 0;
+  size_t expanded_offset = 0;  // workspace bytes: the expanded tensor
+};
+
+Status enqueue_pointwise_depthwise(const PointwiseDepthwisePlan& p, const CudaRunContext& c) {
+  const auto* x = static_cast<const float*>(c.inputs[0].data);
+  const auto* w1 = static_cast<const float*>(c.inputs[1].data);
+  const auto* b1 = static_cast<const float*>(c.inputs[2].data);  // null when omitted
+  const auto* w2 = static_cast<const float*>(c.inputs[3].data);
+  const auto* b2 = c.inputs.size() > 4 ? static_cast<const float*>(c.inputs[4].data) : nullptr;
+  auto* expanded = reinterpret_cast<float*>(c.workspace + p.expanded_offset);
+  ONEPOOL_RETURN_IF_ERROR(run_gemm(c, p.gemm, w1, x, expanded, p.cublas_bytes));
+  ONEPOOL_RETURN_IF_ERROR(ONEPOOL_CUDA_STATUS(launch_bias_activation(
+      expanded, b1, p.batch, p.channels, p.spatial, p.pointwise_activation, c.stream)));
+  return ONEPOOL_CUDA_STATUS(
+      launch_depthwise_conv(p.depthwise, p.batch, expanded, w2, b2, p.depthwise_activation,
+                            static_cast<float*>(c.outputs[0].data), c.stream));
+}
+
+// X [N, C, H, W], W1 [M, C, 1, 1], B1 [M] or none, W2 [M, 1, kH, kW], B2 [M] or none, all
+// float32.
+Status check_pointwise_depthwise(const CudaNodeContext& node) {
+  for (size_t i = 0; i < 5; ++i) {
+    const bool required = i == 0 || i == 1 || i == 3;
+    if (!required && !node.has_input(i)) continue;
+    if (!node.has_input(i) || node.input(i).dtype != DType::kFloat32) {
+      return node.unsupported("dtype (float32 only; X, W1 and W2 required)");
+    }
+  }
+  const Shape& x = node.input(0).shape;
+  const Shape& w1 = node.input(1).shape;
+  const Shape& w2 = node.input(3).shape;
+  if (x.rank() != 4 || w1.rank() != 4 || w2.rank() != 4 || w1[1] != x[1] || w1[2] != 1 ||
+      w1[3] != 1 || w2[0] != w1[0] || w2[1] != 1) {
+    return node.error(StatusCode::kInvalidModel, "X ", x.to_string(), ", W1 ", w1.to_string(),
+                      ", W2 ", w2.to_string(), ": expected [N, C, H, W], [M, C, 1, 1] and ",
+                      "[M, 1, kH, kW]");
+  }
+  return Status::ok();
+}
+
+Expected<CudaPreparedKernel> make_pointwise_depthwise_kernel(const CudaNodeContext& node) {
+  ONEPOOL_RETURN_IF_ERROR(check_pointwise_depthwise(node));
+  const Shape& x = node.input(0).shape;
+  PointwiseDepthwisePlan p;
+  p.batch = x[0];
+  p.channels = node.input(1).shape[0];
+  p.spatial = x[2] * x[3];
+  // The depthwise window over the expanded tensor, whose spatial dims are X's.
+  const Shape& w2 = node.input(3).shape;
+  ONEPOOL_ASSIGN_OR_RETURN(const Window2d window, read_window(node, &w2, false));
+  p.depthwise = geometry_of(window, p.channels);
+  const AttributeMap& attributes = node.node().attributes;
+  ONEPOOL_ASSIGN_OR_RETURN(p.pointwise_activation,
+                           parse_activation(attributes, "onepool_pointwise_"));
+  ONEPOOL_ASSIGN_OR_RETURN(p.depthwise_activation, parse_activation(attributes));
+  // Y_n[M, S] = W1[M, C] · X_n[C, S] for every image n.
+  ONEPOOL_ASSIGN_OR_RETURN(p.gemm,
+                           row_major_gemm(p.channels, p.spatial, x[1], false, false, p.batch, 0,
+                                          x[1] * p.spatial, p.channels * p.spatial));
+  p.cublas_bytes = align_256(node.options().cublas_workspace_bytes);
+  size_t workspace = p.cublas_bytes;
+  int64_t expanded = 0;
+  if (!checked_product(p.batch, p.channels, p.spatial, expanded) ||
+      !add_slice(expanded, sizeof(float), workspace, p.expanded_offset)) {
+    return node.error(StatusCode::kOutOfRange, "expanded tensor of X ", x.to_string(), " and ",
+                      p.channels, " channels overflows");
+  }
+  return make_kernel([p](const CudaRunContext& c) { return enqueue_pointwise_depthwise(p, c); },
+                     workspace);
+}
+
 Status enqueue_conv_transpose(const ConvPlan& p, const CudaRunContext& c) {
   const auto* x = static_cast<const float*>(c.inputs[0].data);
   const auto* w = static_cast<const float*>(c.inputs[1].data);
@@ -330,6 +413,7 @@ void register_conv_pool_kernels(CudaKernelRegistry& registry) {
   registry.add("GlobalMaxPool", &make_global_pool_kernel);
   registry.add("Conv", &make_conv_kernel);
   registry.add("ConvTranspose", &make_conv_transpose_kernel);
+  registry.add(kernel_key(kOnePoolDomain, kPointwiseDepthwiseOp), &make_pointwise_depthwise_kernel);
 }
 
 }  // namespace onepool::cuda

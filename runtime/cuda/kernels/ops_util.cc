@@ -130,11 +130,11 @@ Expected<int> normalize_axis(int64_t axis, int rank) {
   return static_cast<int>(axis < 0 ? axis + rank : axis);
 }
 
-Expected<UnaryParams> parse_activation(const AttributeMap& attributes) {
+Expected<UnaryParams> parse_activation(const AttributeMap& attributes, const std::string& prefix) {
   UnaryParams params;
-  const std::string name = attributes.get_string("onepool_activation", "");
-  params.alpha = attributes.get_float("onepool_alpha", 0.0f);
-  params.beta = attributes.get_float("onepool_beta", 0.0f);
+  const std::string name = attributes.get_string(prefix + "activation", "");
+  params.alpha = attributes.get_float(prefix + "alpha", 0.0f);
+  params.beta = attributes.get_float(prefix + "beta", 0.0f);
   if (name.empty()) return params;
   if (name == "Relu")
     params.op = UnaryOp::kRelu;

@@ -34,8 +34,10 @@ Expected<CopyShape> make_copy_shape(std::span<const int64_t> dims,
 /// Axis in [-rank, rank) → [0, rank); kInvalidModel otherwise.
 Expected<int> normalize_axis(int64_t axis, int rank);
 
-/// The onepool_activation attributes the optimizer adds to Conv / Gemm / MatMul.
-Expected<UnaryParams> parse_activation(const AttributeMap& attributes);
+/// The onepool_activation attributes the optimizer adds to Conv / Gemm / MatMul (`prefix` +
+/// "activation" / "alpha" / "beta"; "onepool_pointwise_" for a PointwiseDepthwiseConv's first).
+Expected<UnaryParams> parse_activation(const AttributeMap& attributes,
+                                       const std::string& prefix = "onepool_");
 
 /// Product of dims [begin, end) of `shape`.
 int64_t dims_product(const Shape& shape, int begin, int end);
