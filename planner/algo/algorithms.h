@@ -110,8 +110,10 @@ Expected<Placement> place_greedy_by_conflicts(std::span<const UsageRecord> recor
 /// first.
 Expected<Placement> place_greedy_by_breadth(std::span<const UsageRecord> records,
                                             const AlgorithmOptions& options);
-/// The default: greedy by size, then (small instances only) the other greedy orders; keeps the
-/// smallest pool and stops at the lower bound. Deterministic; fast enough for every plan.
+/// The default: greedy by size, then (small instances only) the other greedy orders, a
+/// node-limited exact search and a move-limited hill climb on the placement order; keeps the
+/// smallest pool and stops at the lower bound. Deterministic (no clock); fast enough for every
+/// plan.
 Expected<Placement> place_auto(std::span<const UsageRecord> records,
                                const AlgorithmOptions& options);
 /// Every greedy order, a local search over the placement order and the exact search (small

@@ -8,8 +8,8 @@ namespace {
 
 constexpr AlgorithmInfo kAlgorithms[] = {
     {"auto",
-     "the default: greedy by size, plus the other greedy orders on small instances; keeps the "
-     "smallest pool, stops at the lower bound",
+     "the default: greedy by size, plus the other greedy orders, a node-limited exact search and "
+     "a short hill climb on small instances; keeps the smallest pool, stops at the lower bound",
      &place_auto},
     {"portfolio",
      "every greedy order, a local search on the placement order and the exact search (small "

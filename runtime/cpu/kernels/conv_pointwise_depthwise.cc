@@ -32,6 +32,8 @@ namespace {
 // A thread's buffer of expanded rows: with its band's input rows and output rows, well inside
 // a core's L2 cache.
 constexpr int64_t kBufferBytes = int64_t{384} << 10;
+// Columns (expanded positions) the 1x1 product of a band computes at least.
+constexpr int64_t kMinBandColumns = 256;
 constexpr int64_t kAlignment = 64;
 constexpr auto kFloat = static_cast<int64_t>(sizeof(float));
 
@@ -72,8 +74,10 @@ Rows rows_read(const WindowGeometry& g, int64_t first, int64_t end) {
   return Rows{std::clamp<int64_t>(top, 0, height), std::clamp<int64_t>(bottom + 1, 0, height)};
 }
 
-// Each thread's buffer holds `buffer_rows` expanded rows: at least the rows one output row reads
-// (`least`), about kBufferBytes where the map is larger (`preferred`), never more than the map.
+// Each thread's buffer holds `buffer_rows` expanded rows: at least those of a band whose new
+// rows give the 1x1 product kMinBandColumns columns (`least`; narrower products run the GEMM
+// micro-kernel mostly on loads and stores: a 56-wide map at one row a band ran 2x slower), about
+// kBufferBytes where the map is larger (`preferred`), never more than the map.
 struct BufferRows {
   int64_t least = 1;
   int64_t preferred = 1;
@@ -81,9 +85,11 @@ struct BufferRows {
 
 BufferRows buffer_rows(const Plan& plan) {
   const WindowGeometry& g = plan.depthwise;
-  const int64_t least = std::min(plan.span, g.input[1]);
-  const int64_t fitting = std::max<int64_t>(plan.span, kBufferBytes / plan.row_bytes);
-  return BufferRows{least, std::max(least, std::min(fitting, g.input[1]))};
+  const int64_t new_rows = g.stride[1] * g.input[2];  // expanded columns a band row adds
+  const int64_t band_rows = (kMinBandColumns + new_rows - 1) / new_rows;
+  const int64_t least = std::min((band_rows - 1) * g.stride[1] + plan.span, g.input[1]);
+  const int64_t fitting = std::max<int64_t>(least, kBufferBytes / plan.row_bytes);
+  return BufferRows{least, std::min(fitting, g.input[1])};
 }
 
 int64_t aligned(int64_t bytes) { return (bytes + kAlignment - 1) / kAlignment * kAlignment; }
