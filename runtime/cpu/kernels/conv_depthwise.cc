@@ -296,6 +296,23 @@ void depthwise_conv_plane(const WindowGeometry& g, const float* x, const float* 
   }
 }
 
+DepthwiseBand depthwise_band(const WindowGeometry& g, int64_t first, int64_t end) {
+  const int64_t top = first * g.stride[1] - g.pad_begin[1];
+  const int64_t bottom =
+      (end - 1) * g.stride[1] - g.pad_begin[1] + (g.kernel[1] - 1) * g.dilation[1];
+  DepthwiseBand band;
+  band.first_input_row = std::clamp<int64_t>(top, 0, g.input[1]);
+  band.end_input_row = std::clamp<int64_t>(bottom + 1, 0, g.input[1]);
+  WindowGeometry& b = band.geometry;
+  b = g;
+  b.input[1] = band.end_input_row - band.first_input_row;
+  b.output[1] = end - first;
+  b.pad_begin[1] = g.pad_begin[1] + band.first_input_row - first * g.stride[1];
+  b.pad_end[1] = (b.output[1] - 1) * g.stride[1] + (g.kernel[1] - 1) * g.dilation[1] + 1 -
+                 b.input[1] - b.pad_begin[1];
+  return band;
+}
+
 void depthwise_conv(const WindowGeometry& g, const DepthwiseConv& conv,
                     const Activation& activation, ThreadPool& threads) {
   const int64_t out_channels = conv.channels * conv.multiplier;

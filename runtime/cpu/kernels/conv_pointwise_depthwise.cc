@@ -59,21 +59,6 @@ struct Bands {
   int64_t part_bytes = 0;   // one thread's buffer
 };
 
-// Expanded rows [first, end) of the map.
-struct Rows {
-  int64_t first = 0;
-  int64_t end = 0;
-};
-
-// The expanded rows output rows [first, end) read, clipped to the map.
-Rows rows_read(const WindowGeometry& g, int64_t first, int64_t end) {
-  const int64_t top = first * g.stride[1] - g.pad_begin[1];
-  const int64_t bottom =
-      (end - 1) * g.stride[1] - g.pad_begin[1] + (g.kernel[1] - 1) * g.dilation[1];
-  const int64_t height = g.input[1];
-  return Rows{std::clamp<int64_t>(top, 0, height), std::clamp<int64_t>(bottom + 1, 0, height)};
-}
-
 // Each thread's buffer holds `buffer_rows` expanded rows: at least those of a band whose new
 // rows give the 1x1 product kMinBandColumns columns (`least`; narrower products run the GEMM
 // micro-kernel mostly on loads and stores: a 56-wide map at one row a band ran 2x slower), about
@@ -93,6 +78,12 @@ BufferRows buffer_rows(const Plan& plan) {
 }
 
 int64_t aligned(int64_t bytes) { return (bytes + kAlignment - 1) / kAlignment * kAlignment; }
+
+// Expanded rows [first, end) of the map.
+struct Rows {
+  int64_t first = 0;
+  int64_t end = 0;
+};
 
 // The bands of a run with `workspace_bytes` for `parts` threads: the tallest bands whose rows
 // fit each thread's share (the plan grants between the least and the preferred buffers; the
@@ -120,9 +111,9 @@ class BandWalker {
   void run(int64_t first, int64_t end) {
     for (int64_t band = first; band < end; band += bands_.band_rows) {
       const int64_t band_end = std::min(end, band + bands_.band_rows);
-      const Rows need = rows_read(plan_.depthwise, band, band_end);
-      expand(need);
-      convolve(need, band, band_end);
+      const DepthwiseBand rows = depthwise_band(plan_.depthwise, band, band_end);
+      expand(Rows{rows.first_input_row, rows.end_input_row});
+      convolve(rows.geometry, band);
     }
   }
 
@@ -169,15 +160,9 @@ class BandWalker {
     }
   }
 
-  // Output rows [first, end) of every channel from the buffer's rows `need`.
-  void convolve(const Rows& need, int64_t first, int64_t end) const {
+  // Output rows from `first` on of every channel (`band` their window over the buffer's rows).
+  void convolve(const WindowGeometry& band, int64_t first) const {
     const WindowGeometry& g = plan_.depthwise;
-    WindowGeometry band = g;
-    band.input[1] = need.end - need.first;
-    band.output[1] = end - first;
-    band.pad_begin[1] = g.pad_begin[1] + need.first - first * g.stride[1];
-    band.pad_end[1] = (band.output[1] - 1) * g.stride[1] + (g.kernel[1] - 1) * g.dilation[1] + 1 -
-                      band.input[1] - band.pad_begin[1];
     const int64_t count = band.output_size();
     for (int64_t m = 0; m < plan_.channels; ++m) {
       float* y = y_ + m * g.output_size() + first * g.output[2];
