@@ -45,7 +45,8 @@ std::string describe_report(const OptimizeReport& report) {
                  report.fused_activations, " activations, fused ", report.fused_gelus,
                  " GELU, fused ", report.fused_pads, " Pad, fused ", report.fused_qdq,
                  " QDQ, fused ", report.fused_residuals, " residual Add, fused ",
-                 report.fused_pointwise_depthwise, " 1x1 + depthwise Conv)");
+                 report.fused_pointwise_depthwise, " 1x1 + depthwise Conv (",
+                 report.fused_projections, " with their 1x1 projection))");
 }
 
 ImportOptions import_options_of(const LoadOptions& options) {

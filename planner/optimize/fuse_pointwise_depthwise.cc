@@ -1,24 +1,29 @@
 // Pass: a 1x1 Conv whose output only a depthwise Conv reads (MobileNetV2's expansion, then its
 // 3x3) becomes one PointwiseDepthwiseConv node (domain ai.onepool), which computes the expanded
 // rows a band of depthwise output needs, in a per-thread buffer, and never writes the expanded
-// tensor (6x the block's input on MobileNetV2: 4.8 MB at 112x112). The tensor leaves the plan.
+// tensor (6x the block's input on MobileNetV2: 4.8 MB at 112x112). When the depthwise output in
+// turn feeds only a 1x1 Conv (the block's projection, with its residual Add fused), the node
+// takes that in too and writes the block's output: neither intermediate is in the plan.
 //
-// The fused node: inputs X, W1 [M, C, 1, 1], B1 (or none), W2 [M, 1, kH, kW], B2 (or none);
-// output Y, the depthwise Conv's. Attributes: the depthwise Conv's window (kernel_shape,
-// strides, pads, dilations, group) and fused activation (onepool_activation / _alpha / _beta);
-// the 1x1 Conv's fused activation as onepool_pointwise_activation / _alpha / _beta. Kernels:
-// runtime/cpu/kernels/conv_pointwise_depthwise.h, and the CUDA Conv's (both steps, the expanded
-// tensor in its workspace).
+// The fused node: inputs X, W1 [M, C, 1, 1], B1 (or none), W2 [M, 1, kH, kW], B2 (or none), and
+// with a projection W3 [P, M, 1, 1], B3 (or none), the residual (or none); output Y, the last
+// Conv's. Attributes: the depthwise Conv's window (kernel_shape, strides, pads, dilations,
+// group) and fused activation (onepool_activation / _alpha / _beta); the first 1x1 Conv's as
+// onepool_pointwise_activation / _alpha / _beta, the projection's as onepool_project_*.
+// Kernels: runtime/cpu/kernels/conv_pointwise_depthwise.h, and the CUDA Conv's (the steps one
+// after the other, the intermediates in its workspace).
 //
 // Numerics: each expanded element is the same multiply-add chain, bias and activation as the
-// 1x1 Conv computed, and each output the same depthwise sum: the bits of the unfused graph.
+// 1x1 Conv computed, each depthwise output the same sum, each projected one the same chain,
+// bias, residual and activation: the bits of the unfused graph.
 //
-// Fused only when: both Convs are float32, 2-D, without a residual input; the 1x1 one is
-// ungrouped with stride 1 and no padding, its weights (and bias) constant; the depthwise one has
-// one output channel per channel, constant weights (and bias), explicit pads (auto_pad NOTSET),
-// and output rows wider than kMinFusedWidth (narrower maps run the channels-in-vector depthwise
-// kernel, and their expanded tensor fits the caches anyway). Runs after fuse_activations, so each
-// Conv brings its activation along.
+// Fused only when: the Convs are float32, 2-D; the 1x1 ones ungrouped with stride 1 and no
+// padding, their weights (and biases) constant; the first without a residual, the projection's
+// residual (if any) ready before the fused node runs; the depthwise one has one output channel
+// per channel, constant weights (and bias), explicit pads (auto_pad NOTSET), no residual, and
+// output rows wider than kMinFusedWidth (narrower maps run the channels-in-vector depthwise
+// kernel, and their expanded tensor fits the caches anyway). Runs after fuse_residual_adds and
+// fuse_activations, so each Conv brings its residual and activation along.
 #include <string>
 
 #include "planner/core/onepool_ops.h"
@@ -48,6 +53,15 @@ bool constant_bias(const Graph& graph, ValueId id, int64_t channels) {
 bool explicit_pads(const Node& conv) {
   const std::string auto_pad = conv.attributes.get_string("auto_pad", "NOTSET");
   return auto_pad == "NOTSET" || auto_pad.empty();
+}
+
+// Stride 1 and no padding (a 1x1 Conv that reads each position of its input once).
+bool unpadded_stride_one(const Node& conv) {
+  const AttributeMap& a = conv.attributes;
+  const std::string auto_pad = a.get_string("auto_pad", "NOTSET");
+  return (explicit_pads(conv) || auto_pad == "VALID") &&
+         a.get_ints("pads", {0, 0, 0, 0}) == std::vector<int64_t>{0, 0, 0, 0} &&
+         a.get_ints("strides", {1, 1}) == std::vector<int64_t>{1, 1};
 }
 
 // The depthwise Conv `node` that can take its input's producer in: returns that 1x1 Conv.
@@ -82,14 +96,9 @@ Node* fusable_pointwise(Graph& graph, NodeId node_id) {
   const Value& x = value_at(graph, pointwise->inputs[0]);
   const HostTensor* w1 = weight_of(graph, pointwise->inputs[1]);
   const Shape& w1_shape = value_at(graph, pointwise->inputs[1]).shape;
-  const std::vector<int64_t> ones{1, 1};
-  const AttributeMap& a = pointwise->attributes;
-  const std::string auto_pad = a.get_string("auto_pad", "NOTSET");
-  const bool unpadded = (explicit_pads(*pointwise) || auto_pad == "VALID") &&
-                        a.get_ints("pads", {0, 0, 0, 0}) == std::vector<int64_t>{0, 0, 0, 0};
   if (!is_float32_4d(x) || w1 == nullptr || w1->dtype != DType::kFloat32 ||
-      w1_shape != Shape{channels, x.shape[1], 1, 1} || a.get_ints("strides", ones) != ones ||
-      !unpadded || !(expanded.shape == Shape{x.shape[0], channels, x.shape[2], x.shape[3]}) ||
+      w1_shape != Shape{channels, x.shape[1], 1, 1} || !unpadded_stride_one(*pointwise) ||
+      !(expanded.shape == Shape{x.shape[0], channels, x.shape[2], x.shape[3]}) ||
       !constant_bias(graph, pointwise->input(2), channels)) {
     return nullptr;
   }
@@ -128,11 +137,80 @@ bool fuse_one(Graph& graph, NodeId node_id) {
   return true;
 }
 
+// True when `id` is ready before node `node_id` runs: a graph input, a weight, or the output of
+// an earlier node.
+bool ready_before(const Graph& graph, ValueId id, NodeId node_id) {
+  const NodeId producer = value_at(graph, id).producer;
+  return producer == kNoNode || producer < node_id;
+}
+
+// The 1x1 Conv that alone reads fused node `fused_id`'s output and can become its projection:
+// ungrouped, stride 1, unpadded, constant weights (and bias), and a residual input (if any) of
+// the output's shape that is ready before the fused node.
+Node* fusable_projection(Graph& graph, NodeId fused_id) {
+  const Node& fused = graph.nodes[static_cast<size_t>(fused_id)];
+  const ValueId out = fused.outputs[0];
+  const Value& depthwise_out = value_at(graph, out);
+  if (depthwise_out.consumers.size() != 1 || !only_feeds(graph, out, depthwise_out.consumers[0])) {
+    return nullptr;
+  }
+  const NodeId conv_id = depthwise_out.consumers[0];
+  Node& conv = graph.nodes[static_cast<size_t>(conv_id)];
+  if (!is_op(conv, "Conv") || conv.inputs.size() < 2 || conv.inputs.size() > 4 ||
+      conv.inputs[0] != out || conv.outputs.size() != 1 ||
+      conv.attributes.get_int("group", 1) != 1 || !unpadded_stride_one(conv)) {
+    return nullptr;
+  }
+  const int64_t channels = depthwise_out.shape[1];
+  const Shape& w3_shape = value_at(graph, conv.inputs[1]).shape;
+  const HostTensor* w3 = weight_of(graph, conv.inputs[1]);
+  const Value& y = value_at(graph, conv.outputs[0]);
+  if (w3 == nullptr || w3->dtype != DType::kFloat32 || w3_shape.rank() != 4 ||
+      w3_shape[1] != channels || w3_shape[2] != 1 || w3_shape[3] != 1 || !is_float32_4d(y) ||
+      !(y.shape == Shape{depthwise_out.shape[0], w3_shape[0], depthwise_out.shape[2],
+                         depthwise_out.shape[3]}) ||
+      !constant_bias(graph, conv.input(2), w3_shape[0])) {
+    return nullptr;
+  }
+  const ValueId residual = conv.input(3);
+  if (residual != kNoValue &&
+      (!is_float32_4d(value_at(graph, residual)) || !(value_at(graph, residual).shape == y.shape) ||
+       !ready_before(graph, residual, fused_id))) {
+    return nullptr;
+  }
+  return &conv;
+}
+
+// The fused node takes the 1x1 projection after it in (inputs W3, B3, residual; its activation as
+// onepool_project_*).
+bool absorb_projection(Graph& graph, NodeId fused_id) {
+  Node* projection = fusable_projection(graph, fused_id);
+  if (projection == nullptr) return false;
+  Node& fused = graph.nodes[static_cast<size_t>(fused_id)];
+  fused.name += "+" + projection->name;
+  fused.inputs.resize(5, kNoValue);
+  fused.inputs.push_back(projection->inputs[1]);
+  fused.inputs.push_back(projection->input(2));
+  fused.inputs.push_back(projection->input(3));
+  while (fused.inputs.back() == kNoValue) fused.inputs.pop_back();
+  fused.outputs = projection->outputs;
+  for (const char* name : {"activation", "alpha", "beta"}) {
+    const Attribute* value = projection->attributes.find(std::string("onepool_") + name);
+    if (value != nullptr) fused.attributes.set(std::string("onepool_project_") + name, *value);
+  }
+  const NodeId projection_id = value_at(graph, projection->inputs[0]).consumers[0];
+  remove_node(graph, projection_id);
+  graph.rebuild_edges();
+  return true;
+}
+
 }  // namespace
 
 Status fuse_pointwise_depthwise(Graph& graph, OptimizeReport& report) {
   for (size_t n = 0; n < graph.nodes.size(); ++n) {
-    if (fuse_one(graph, static_cast<NodeId>(n))) ++report.fused_pointwise_depthwise;
+    if (!fuse_one(graph, static_cast<NodeId>(n))) continue;
+    ++report.fused_pointwise_depthwise;
+    if (absorb_projection(graph, static_cast<NodeId>(n))) ++report.fused_projections;
   }
   erase_removed_nodes(graph);
   return Status::ok();

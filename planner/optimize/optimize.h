@@ -5,8 +5,8 @@
 //           MatMul (see runtime/cpu/kernels/activation.h for the attribute contract); the
 //           decomposed GELU (erf or tanh form) fused into one Gelu node; int8 QDQ patterns
 //           (DequantizeLinear → Conv / MatMul → QuantizeLinear) made QLinearConv / QLinearMatMul;
-//           a 1x1 Conv and the depthwise Conv reading it made one PointwiseDepthwiseConv
-//           (domain ai.onepool), whose expanded tensor is never stored
+//           a 1x1 Conv, the depthwise Conv reading it and the 1x1 projection after that made
+//           one PointwiseDepthwiseConv (domain ai.onepool), whose intermediates are never stored
 // Outputs must not change beyond float rounding (the QDQ fusion rounds once where the float graph
 // rounded every product, so an int8 output can move by one step, to what ONNX Runtime gives).
 // Fewer tensors also means a smaller plan.

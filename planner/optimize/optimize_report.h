@@ -23,6 +23,7 @@ struct OptimizeReport {
   int fused_qdq = 0;          // DequantizeLinear → Conv/MatMul → QuantizeLinear made QLinear*
   int fused_residuals = 0;    // Add(conv, skip) made the Conv's residual input
   int fused_pointwise_depthwise = 0;  // 1x1 Conv + depthwise Conv made one node
+  int fused_projections = 0;          // ... which then took the 1x1 Conv after it in
   int nodes_before = 0;
   int nodes_after = 0;
 };

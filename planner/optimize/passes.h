@@ -37,8 +37,9 @@ Status fuse_residual_adds(Graph& graph, OptimizeReport& report);
 /// all: a following activation becomes an epilogue of Conv / ConvTranspose / Gemm / MatMul
 /// (attributes documented in runtime/cpu/kernels/activation.h).
 Status fuse_activations(Graph& graph, OptimizeReport& report);
-/// all (after the activations): a 1x1 Conv read only by a depthwise Conv becomes one
-/// PointwiseDepthwiseConv node (ai.onepool); its expanded tensor leaves the plan.
+/// all (after the activations): a 1x1 Conv read only by a depthwise Conv (and the 1x1 projection
+/// reading that, if any) becomes one PointwiseDepthwiseConv node (ai.onepool); the intermediate
+/// tensors leave the plan.
 Status fuse_pointwise_depthwise(Graph& graph, OptimizeReport& report);
 
 }  // namespace onepool::graph_opt

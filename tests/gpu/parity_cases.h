@@ -270,6 +270,16 @@ inline void add_convolutions(std::vector<Case>& cases) {
       {rnd({2, 3, 7, 8}, 105), weight({5, 3, 1, 1}, 106), std::nullopt, weight({5, 1, 3, 3}, 107)},
       kF, {2, 5, 7, 8}, {{"group", int_attr(5)}, {"pads", ints_attr({1, 1, 1, 1})}},
       "stride 1, two images"));
+  cases.push_back(make_case("ai.onepool.PointwiseDepthwiseConv",
+                            {rnd({2, 3, 7, 8}, 108), weight({6, 3, 1, 1}, 109), weight({6}, 110),
+                             weight({6, 1, 3, 3}, 111), std::nullopt, weight({3, 6, 1, 1}, 112),
+                             weight({3}, 113), rnd({2, 3, 7, 8}, 114)},
+                            kF, {2, 3, 7, 8},
+                            {{"group", int_attr(6)},
+                             {"pads", ints_attr({1, 1, 1, 1})},
+                             {"onepool_activation", string_attr("Relu")},
+                             {"onepool_project_activation", string_attr("Relu")}},
+                            "with a projection and a residual"));
   // ConvTranspose: 3x3/2 with output padding, grouped, 2-D output_shape, and the 1-D table.
   cases.push_back(make_case("ConvTranspose",
                             {rnd({1, 4, 5, 5}, 100), weight({4, 3, 3, 3}, 101), weight({3}, 102)},

@@ -25,14 +25,12 @@ struct ChainCase {
   const char* name;
   int64_t batch, channels, expanded, height, width, kernel, stride, pad;
   bool pointwise_bias = true, depthwise_bias = true;
+  int64_t projected = 0;  // > 0: a 1x1 projection to this many channels follows (with a bias)
+  bool residual = false;  // the projection adds x (stride 1, projected == channels) and a Relu
 };
 
 int64_t out_dim(const ChainCase& c, int64_t size) {
   return (size + 2 * c.pad - c.kernel) / c.stride + 1;
-}
-
-Shape y_shape(const ChainCase& c) {
-  return {c.batch, c.expanded, out_dim(c, c.height), out_dim(c, c.width)};
 }
 
 std::vector<float> wave(size_t count, float scale, int salt = 0) {
@@ -43,7 +41,35 @@ std::vector<float> wave(size_t count, float scale, int salt = 0) {
   return values;
 }
 
-// x -> Conv 1x1 (+ B1) -> Relu -> depthwise Conv (+ B2) -> LeakyRelu -> y.
+Shape depthwise_shape(const ChainCase& c) {
+  return {c.batch, c.expanded, out_dim(c, c.height), out_dim(c, c.width)};
+}
+
+Shape y_shape(const ChainCase& c) {
+  Shape shape = depthwise_shape(c);
+  if (c.projected > 0) shape[1] = c.projected;
+  return shape;
+}
+
+// y = Conv 1x1 (dw + B3) [+ x, Relu].
+ValueId add_projection(GraphBuilder& b, const ChainCase& c, ValueId x, ValueId dw) {
+  const auto p = static_cast<size_t>(c.projected);
+  const ValueId projected = b.value("projected", y_shape(c));
+  b.node("Conv",
+         {dw,
+          b.weight("w3", {c.projected, c.expanded, 1, 1},
+                   wave(p * static_cast<size_t>(c.expanded), 0.02f, 9)),
+          b.weight("b3", {c.projected}, wave(p, 0.03f, 11))},
+         {projected});
+  if (!c.residual) return projected;
+  const ValueId sum = b.value("sum", y_shape(c));
+  b.node("Add", {projected, x}, {sum});
+  const ValueId y = b.value("y", y_shape(c));
+  b.node("Relu", {sum}, {y});
+  return y;
+}
+
+// x -> Conv 1x1 (+ B1) -> Relu -> depthwise Conv (+ B2) -> LeakyRelu [-> projection] -> y.
 Graph build(const ChainCase& c) {
   GraphBuilder b;
   const ValueId x = b.input("x", {c.batch, c.channels, c.height, c.width});
@@ -61,17 +87,17 @@ Graph build(const ChainCase& c) {
       activated, b.weight("w2", {c.expanded, 1, c.kernel, c.kernel},
                           wave(m * static_cast<size_t>(c.kernel * c.kernel), 0.02f, 5))};
   if (c.depthwise_bias) depthwise_inputs.push_back(b.weight("b2", {c.expanded}, wave(m, 0.04f, 7)));
-  const ValueId conv = b.value("conv", y_shape(c));
+  const ValueId conv = b.value("conv", depthwise_shape(c));
   Node& depthwise = b.node("Conv", depthwise_inputs, {conv});
   Attribute group;
   group.i = c.expanded;
   depthwise.attributes.set("group", group);
   depthwise.attributes.set("strides", ints_attr({c.stride, c.stride}));
   depthwise.attributes.set("pads", ints_attr({c.pad, c.pad, c.pad, c.pad}));
-  const ValueId y = b.value("y", y_shape(c));
-  Node& leaky = b.node("LeakyRelu", {conv}, {y});
+  const ValueId dw = b.value(c.projected > 0 ? "dw" : "y", depthwise_shape(c));
+  Node& leaky = b.node("LeakyRelu", {conv}, {dw});
   leaky.attributes.set("alpha", float_attr(0.125f));
-  b.output(y);
+  b.output(c.projected > 0 ? add_projection(b, c, x, dw) : dw);
   return b.finish();
 }
 
@@ -140,6 +166,9 @@ TEST_CASE("a fused 1x1 + depthwise Conv gives the unfused nodes' bits") {
       {"5x5 stride 1, a band per thread", 1, 3, 17, 9, 52, 5, 1, 2},
       {"5x5 stride 2, no pointwise bias", 1, 5, 16, 30, 104, 5, 2, 2, false, true},
       {"3x3 stride 1 without padding, batch 2", 2, 8, 24, 40, 56, 3, 1, 0},
+      {"3x3 stride 2 with a projection", 1, 4, 20, 101, 100, 3, 2, 1, true, true, 7},
+      {"3x3 stride 1 with a projection and a residual, batch 2", 2, 6, 36, 23, 60, 3, 1, 1, true,
+       false, 6, true},
   };
   for (const ChainCase& c : cases) {
     const std::string name = c.name;
@@ -161,8 +190,10 @@ TEST_CASE("a fused 1x1 + depthwise Conv gives the unfused nodes' bits") {
         for (int threads : {1, 2, 3}) {
           CAPTURE(threads);
           const Run actual = run(fused, c, threads, x, isa);
-          CHECK_MESSAGE(actual.implementation.starts_with("1x1 + depthwise fused"),
-                        actual.implementation);
+          CHECK_MESSAGE(
+              actual.implementation.starts_with(c.projected > 0 ? "1x1 + depthwise + 1x1 fused"
+                                                                : "1x1 + depthwise fused"),
+              actual.implementation);
           // The expanded tensor (808 KB in the first case) is not in the plan; the fused node's
           // buffer (384 KB a thread, at most the whole map on the others) is.
           if (threads == 1 && c.height == 101) CHECK(actual.pool_bytes < expected.pool_bytes);
@@ -183,6 +214,41 @@ TEST_CASE("1x1 + depthwise fusion leaves shared outputs, narrow maps and other w
     graph.rebuild_edges();
     const auto model = load(std::move(graph), "all");
     for (const Node& node : model->graph().nodes) CHECK_FALSE(is_fused(node));
+  }
+  SUBCASE("a projection with a stride, or whose residual comes later, stays a Conv") {
+    ChainCase projected = base;
+    projected.projected = 4;
+    projected.residual = true;
+    for (const char* change : {"none", "strides", "late residual"}) {
+      CAPTURE(change);
+      Graph graph = build(projected);
+      Node& projection = graph.nodes[4];
+      REQUIRE(projection.op_type == "Conv");
+      if (std::string(change) == "strides") {
+        projection.attributes.set("strides", ints_attr({2, 2}));
+        for (size_t n = 4; n < graph.nodes.size(); ++n) {
+          graph.values[static_cast<size_t>(graph.nodes[n].outputs[0])].shape = {1, 4, 10, 60};
+        }
+        graph.nodes[5].inputs[1] = graph.nodes[4].outputs[0];  // Add(projected, projected)
+      } else if (std::string(change) == "late residual") {
+        // The skip is x through an Identity-free Relu computed after the depthwise node.
+        const ValueId late = graph.add_value(graph.values[0]);
+        graph.values[static_cast<size_t>(late)].name = "late";
+        graph.values[static_cast<size_t>(late)].kind = ValueKind::kActivation;
+        Node relu;
+        relu.name = "late_relu";
+        relu.op_type = "Relu";
+        relu.inputs = {graph.inputs[0]};
+        relu.outputs = {late};
+        graph.nodes.insert(graph.nodes.begin() + 4, relu);
+        graph.nodes[6].inputs[1] = late;
+      }
+      graph.rebuild_edges();
+      const auto model = load(std::move(graph), "all");
+      const Node& first = model->graph().nodes[0];
+      REQUIRE(is_fused(first));
+      CHECK(first.inputs.size() == (std::string(change) == "none" ? 8 : 5));
+    }
   }
   SUBCASE("depthwise rows of 48 or fewer (the channels-in-vector kernel's)") {
     ChainCase narrow = base;

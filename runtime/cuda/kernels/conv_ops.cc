@@ -258,37 +258,53 @@ namespace {
 
 // PointwiseDepthwiseConv (planner/optimize/fuse_pointwise_depthwise.cc): the 1x1 product as one
 // strided-batched GEMM over the images into the workspace, its bias and activation there, then
-// the depthwise kernel from it into Y with its own. The CPU's gain (the expanded tensor never
-// leaves the caches) has no counterpart here; the node runs as the two Convs did.
+// the depthwise kernel from it, into Y or (with a projection) into a second workspace slice
+// that the projection's GEMM reads into Y, followed by its bias, residual and activation. The
+// CPU's gain (the intermediate tensors never leave the caches) has no counterpart here; the node
+// runs as the unfused Convs did.
 struct PointwiseDepthwisePlan {
-  GemmCall gemm;
+  GemmCall expand, project;
   ConvGeometry depthwise;
-  UnaryParams pointwise_activation;
-  UnaryParams depthwise_activation;
+  UnaryParams pointwise_activation, depthwise_activation, project_activation;
   int64_t batch = 0, channels = 0, spatial = 0;
+  int64_t projected = 0, out_spatial = 0;  // (projection) its channels; Y's spatial size
+  bool has_projection = false, residual = false;
   size_t cublas_bytes = 0;
-  size_t expanded_offset = 0;  // workspace bytes: the expanded tensor
+  size_t expanded_offset = 0;   // workspace bytes: the expanded tensor
+  size_t depthwise_offset = 0;  // workspace bytes: (projection) the depthwise output
 };
+
+const float* optional_data(const CudaRunContext& c, size_t i) {
+  return i < c.inputs.size() ? static_cast<const float*>(c.inputs[i].data) : nullptr;
+}
 
 Status enqueue_pointwise_depthwise(const PointwiseDepthwisePlan& p, const CudaRunContext& c) {
   const auto* x = static_cast<const float*>(c.inputs[0].data);
   const auto* w1 = static_cast<const float*>(c.inputs[1].data);
-  const auto* b1 = static_cast<const float*>(c.inputs[2].data);  // null when omitted
   const auto* w2 = static_cast<const float*>(c.inputs[3].data);
-  const auto* b2 = c.inputs.size() > 4 ? static_cast<const float*>(c.inputs[4].data) : nullptr;
+  auto* y = static_cast<float*>(c.outputs[0].data);
   auto* expanded = reinterpret_cast<float*>(c.workspace + p.expanded_offset);
-  ONEPOOL_RETURN_IF_ERROR(run_gemm(c, p.gemm, w1, x, expanded, p.cublas_bytes));
-  ONEPOOL_RETURN_IF_ERROR(ONEPOOL_CUDA_STATUS(launch_bias_activation(
-      expanded, b1, p.batch, p.channels, p.spatial, p.pointwise_activation, c.stream)));
-  return ONEPOOL_CUDA_STATUS(
-      launch_depthwise_conv(p.depthwise, p.batch, expanded, w2, b2, p.depthwise_activation,
-                            static_cast<float*>(c.outputs[0].data), c.stream));
+  ONEPOOL_RETURN_IF_ERROR(run_gemm(c, p.expand, w1, x, expanded, p.cublas_bytes));
+  ONEPOOL_RETURN_IF_ERROR(
+      ONEPOOL_CUDA_STATUS(launch_bias_activation(expanded, optional_data(c, 2), p.batch, p.channels,
+                                                 p.spatial, p.pointwise_activation, c.stream)));
+  auto* depthwise =
+      p.has_projection ? reinterpret_cast<float*>(c.workspace + p.depthwise_offset) : y;
+  ONEPOOL_RETURN_IF_ERROR(ONEPOOL_CUDA_STATUS(
+      launch_depthwise_conv(p.depthwise, p.batch, expanded, w2, optional_data(c, 4),
+                            p.depthwise_activation, depthwise, c.stream)));
+  if (!p.has_projection) return Status::ok();
+  const auto* w3 = static_cast<const float*>(c.inputs[5].data);
+  ONEPOOL_RETURN_IF_ERROR(run_gemm(c, p.project, w3, depthwise, y, p.cublas_bytes));
+  return ONEPOOL_CUDA_STATUS(launch_bias_activation(y, optional_data(c, 6), p.batch, p.projected,
+                                                    p.out_spatial, p.project_activation, c.stream,
+                                                    p.residual ? optional_data(c, 7) : nullptr));
 }
 
-// X [N, C, H, W], W1 [M, C, 1, 1], B1 [M] or none, W2 [M, 1, kH, kW], B2 [M] or none, all
-// float32.
+// X [N, C, H, W], W1 [M, C, 1, 1], B1 [M] or none, W2 [M, 1, kH, kW], B2 [M] or none, and with a
+// projection W3 [P, M, 1, 1], B3 [P] or none and a residual of Y's shape or none; all float32.
 Status check_pointwise_depthwise(const CudaNodeContext& node) {
-  for (size_t i = 0; i < 5; ++i) {
+  for (size_t i = 0; i < 8; ++i) {
     const bool required = i == 0 || i == 1 || i == 3;
     if (!required && !node.has_input(i)) continue;
     if (!node.has_input(i) || node.input(i).dtype != DType::kFloat32) {
@@ -298,11 +314,39 @@ Status check_pointwise_depthwise(const CudaNodeContext& node) {
   const Shape& x = node.input(0).shape;
   const Shape& w1 = node.input(1).shape;
   const Shape& w2 = node.input(3).shape;
+  const bool projection = node.has_input(5);
+  const bool bad_projection =
+      projection && (node.input(5).shape.rank() != 4 || node.input(5).shape[1] != w1[0] ||
+                     node.input(5).shape[2] != 1 || node.input(5).shape[3] != 1);
   if (x.rank() != 4 || w1.rank() != 4 || w2.rank() != 4 || w1[1] != x[1] || w1[2] != 1 ||
-      w1[3] != 1 || w2[0] != w1[0] || w2[1] != 1) {
+      w1[3] != 1 || w2[0] != w1[0] || w2[1] != 1 || bad_projection ||
+      (!projection && node.has_input(7)) ||
+      (node.has_input(7) && node.input(7).shape != node.output(0).shape)) {
     return node.error(StatusCode::kInvalidModel, "X ", x.to_string(), ", W1 ", w1.to_string(),
                       ", W2 ", w2.to_string(), ": expected [N, C, H, W], [M, C, 1, 1] and ",
-                      "[M, 1, kH, kW]");
+                      "[M, 1, kH, kW], a projection [P, M, 1, 1] and a residual of Y's shape");
+  }
+  return Status::ok();
+}
+
+// The projection's GEMM and the depthwise output's workspace slice.
+Status plan_projection(const CudaNodeContext& node, PointwiseDepthwisePlan& p, size_t& workspace) {
+  p.has_projection = node.has_input(5);
+  if (!p.has_projection) return Status::ok();
+  p.residual = node.has_input(7);
+  p.projected = node.input(5).shape[0];
+  p.out_spatial = p.depthwise.out_h * p.depthwise.out_w;
+  ONEPOOL_ASSIGN_OR_RETURN(p.project_activation,
+                           parse_activation(node.node().attributes, "onepool_project_"));
+  // Y_n[P, S'] = W3[P, M] · D_n[M, S'] for every image n.
+  ONEPOOL_ASSIGN_OR_RETURN(
+      p.project, row_major_gemm(p.projected, p.out_spatial, p.channels, false, false, p.batch, 0,
+                                p.channels * p.out_spatial, p.projected * p.out_spatial));
+  int64_t depthwise = 0;
+  if (!checked_product(p.batch, p.channels, p.out_spatial, depthwise) ||
+      !add_slice(depthwise, sizeof(float), workspace, p.depthwise_offset)) {
+    return node.error(StatusCode::kOutOfRange, "depthwise output of ", p.channels,
+                      " channels overflows");
   }
   return Status::ok();
 }
@@ -314,7 +358,8 @@ Expected<CudaPreparedKernel> make_pointwise_depthwise_kernel(const CudaNodeConte
   p.batch = x[0];
   p.channels = node.input(1).shape[0];
   p.spatial = x[2] * x[3];
-  // The depthwise window over the expanded tensor, whose spatial dims are X's.
+  // The depthwise window over the expanded tensor, whose spatial dims are X's; Y is the
+  // projection's output when there is one, of the depthwise output's spatial dims.
   const Shape& w2 = node.input(3).shape;
   ONEPOOL_ASSIGN_OR_RETURN(const Window2d window, read_window(node, &w2, false));
   p.depthwise = geometry_of(window, p.channels);
@@ -322,8 +367,8 @@ Expected<CudaPreparedKernel> make_pointwise_depthwise_kernel(const CudaNodeConte
   ONEPOOL_ASSIGN_OR_RETURN(p.pointwise_activation,
                            parse_activation(attributes, "onepool_pointwise_"));
   ONEPOOL_ASSIGN_OR_RETURN(p.depthwise_activation, parse_activation(attributes));
-  // Y_n[M, S] = W1[M, C] · X_n[C, S] for every image n.
-  ONEPOOL_ASSIGN_OR_RETURN(p.gemm,
+  // E_n[M, S] = W1[M, C] · X_n[C, S] for every image n.
+  ONEPOOL_ASSIGN_OR_RETURN(p.expand,
                            row_major_gemm(p.channels, p.spatial, x[1], false, false, p.batch, 0,
                                           x[1] * p.spatial, p.channels * p.spatial));
   p.cublas_bytes = align_256(node.options().cublas_workspace_bytes);
@@ -334,6 +379,7 @@ Expected<CudaPreparedKernel> make_pointwise_depthwise_kernel(const CudaNodeConte
     return node.error(StatusCode::kOutOfRange, "expanded tensor of X ", x.to_string(), " and ",
                       p.channels, " channels overflows");
   }
+  ONEPOOL_RETURN_IF_ERROR(plan_projection(node, p, workspace));
   return make_kernel([p](const CudaRunContext& c) { return enqueue_pointwise_depthwise(p, c); },
                      workspace);
 }
