@@ -39,14 +39,14 @@ size_t align_up(size_t value, size_t alignment) {
 }
 
 std::string describe_report(const OptimizeReport& report) {
-  return str_cat("nodes ", report.nodes_before, " -> ", report.nodes_after, " (removed ",
-                 report.removed_nodes, " Identity/Dropout, folded ", report.folded_batchnorms,
-                 " BatchNormalization, fused ", report.fused_biases, " bias Add, fused ",
-                 report.fused_activations, " activations, fused ", report.fused_gelus,
-                 " GELU, fused ", report.fused_pads, " Pad, fused ", report.fused_qdq,
-                 " QDQ, fused ", report.fused_residuals, " residual Add, fused ",
-                 report.fused_pointwise_depthwise, " 1x1 + depthwise Conv (",
-                 report.fused_projections, " with their 1x1 projection))");
+  return str_cat(
+      "nodes ", report.nodes_before, " -> ", report.nodes_after, " (removed ", report.removed_nodes,
+      " Identity/Dropout, folded ", report.folded_batchnorms, " BatchNormalization, fused ",
+      report.fused_biases, " bias Add, fused ", report.fused_activations, " activations, fused ",
+      report.fused_gelus, " GELU, fused ", report.fused_pads, " Pad, fused ", report.fused_qdq,
+      " QDQ, fused ", report.fused_residuals, " residual Add, fused ",
+      report.fused_depthwise_blocks, " depthwise blocks (", report.fused_expansions,
+      " with their 1x1 expansion, ", report.fused_projections, " with their 1x1 projection))");
 }
 
 ImportOptions import_options_of(const LoadOptions& options) {

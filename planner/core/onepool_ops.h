@@ -8,9 +8,8 @@ namespace onepool {
 
 /// The domain of OnePool's own ops (ONNX Runtime uses com.microsoft for its fused ops).
 inline constexpr const char* kOnePoolDomain = "ai.onepool";
-/// A 1x1 Conv followed by the depthwise Conv that alone reads its output, and optionally the 1x1
-/// projection after that (planner/optimize/fuse_pointwise_depthwise.cc documents the inputs and
-/// attributes).
+/// A depthwise Conv with the 1x1 Conv before it, the 1x1 Conv after it, or both
+/// (planner/optimize/fuse_pointwise_depthwise.cc documents the inputs and attributes).
 inline constexpr const char* kPointwiseDepthwiseOp = "PointwiseDepthwiseConv";
 
 /// The name a backend's kernel registry files a node's op under: the op type in the default

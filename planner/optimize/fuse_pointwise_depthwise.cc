@@ -3,15 +3,17 @@
 // rows a band of depthwise output needs, in a per-thread buffer, and never writes the expanded
 // tensor (6x the block's input on MobileNetV2: 4.8 MB at 112x112). When the depthwise output in
 // turn feeds only a 1x1 Conv (the block's projection, with its residual Add fused), the node
-// takes that in too and writes the block's output: neither intermediate is in the plan.
+// takes that in too and writes the block's output: neither intermediate is in the plan. A
+// depthwise Conv with a projection and no expansion before it (MobileNetV2's first block, the
+// separable convolutions of M-LSD) fuses the same way, its window reading X in place.
 //
-// The fused node: inputs X, W1 [M, C, 1, 1], B1 (or none), W2 [M, 1, kH, kW], B2 (or none), and
-// with a projection W3 [P, M, 1, 1], B3 (or none), the residual (or none); output Y, the last
-// Conv's. Attributes: the depthwise Conv's window (kernel_shape, strides, pads, dilations,
-// group) and fused activation (onepool_activation / _alpha / _beta); the first 1x1 Conv's as
-// onepool_pointwise_activation / _alpha / _beta, the projection's as onepool_project_*.
-// Kernels: runtime/cpu/kernels/conv_pointwise_depthwise.h, and the CUDA Conv's (the steps one
-// after the other, the intermediates in its workspace).
+// The fused node: inputs X, W1 [M, C, 1, 1] (or none: X has M channels), B1 (or none),
+// W2 [M, 1, kH, kW], B2 (or none), and with a projection W3 [P, M, 1, 1], B3 (or none), the
+// residual (or none); output Y, the last Conv's. Attributes: the depthwise Conv's window
+// (kernel_shape, strides, pads, dilations, group) and fused activation (onepool_activation /
+// _alpha / _beta); the first 1x1 Conv's as onepool_pointwise_activation / _alpha / _beta, the
+// projection's as onepool_project_*. Kernels: runtime/cpu/kernels/conv_pointwise_depthwise.h,
+// and the CUDA Conv's (the steps one after the other, the intermediates in its workspace).
 //
 // Numerics: each expanded element is the same multiply-add chain, bias and activation as the
 // 1x1 Conv computed, each depthwise output the same sum, each projected one the same chain,
@@ -64,28 +66,32 @@ bool unpadded_stride_one(const Node& conv) {
          a.get_ints("strides", {1, 1}) == std::vector<int64_t>{1, 1};
 }
 
-// The depthwise Conv `node` that can take its input's producer in: returns that 1x1 Conv.
-Node* fusable_pointwise(Graph& graph, NodeId node_id) {
-  const Node& depthwise = graph.nodes[static_cast<size_t>(node_id)];
+// True for a depthwise Conv that can be fused: one output channel per channel, constant weights
+// (and bias), explicit pads, no residual, float32 4-D, output rows wider than kMinFusedWidth.
+bool fusable_depthwise(const Graph& graph, const Node& depthwise) {
   if (!is_op(depthwise, "Conv") || depthwise.inputs.size() < 2 || depthwise.inputs.size() > 3 ||
       depthwise.outputs.size() != 1 || depthwise.inputs[0] == kNoValue ||
       !explicit_pads(depthwise)) {
-    return nullptr;
+    return false;
   }
-  const Value& expanded = value_at(graph, depthwise.inputs[0]);
+  const Value& in = value_at(graph, depthwise.inputs[0]);
   const Value& out = value_at(graph, depthwise.outputs[0]);
-  if (!is_float32_4d(expanded) || !is_float32_4d(out) || out.shape[3] <= kMinFusedWidth) {
-    return nullptr;
-  }
-  const int64_t channels = expanded.shape[1];
+  if (!is_float32_4d(in) || !is_float32_4d(out) || out.shape[3] <= kMinFusedWidth) return false;
+  const int64_t channels = in.shape[1];
   const HostTensor* w2 = weight_of(graph, depthwise.inputs[1]);
   const Shape& w2_shape = value_at(graph, depthwise.inputs[1]).shape;
-  if (w2 == nullptr || w2->dtype != DType::kFloat32 || w2_shape.rank() != 4 ||
-      w2_shape[0] != channels || w2_shape[1] != 1 || out.shape[1] != channels ||
-      depthwise.attributes.get_int("group", 1) != channels || channels < 2 ||
-      !constant_bias(graph, depthwise.input(2), channels)) {
-    return nullptr;
-  }
+  return w2 != nullptr && w2->dtype == DType::kFloat32 && w2_shape.rank() == 4 &&
+         w2_shape[0] == channels && w2_shape[1] == 1 && out.shape[1] == channels &&
+         depthwise.attributes.get_int("group", 1) == channels && channels >= 2 &&
+         constant_bias(graph, depthwise.input(2), channels);
+}
+
+// The 1x1 Conv producing fusable depthwise Conv `node_id`'s input, when it can be fused (its
+// output read by the depthwise Conv alone); nullptr otherwise.
+Node* fusable_pointwise(Graph& graph, NodeId node_id) {
+  const Node& depthwise = graph.nodes[static_cast<size_t>(node_id)];
+  const Value& expanded = value_at(graph, depthwise.inputs[0]);
+  const int64_t channels = expanded.shape[1];
   if (!only_feeds(graph, depthwise.inputs[0], node_id)) return nullptr;
   Node* pointwise = producer_of(graph, depthwise.inputs[0]);
   if (pointwise == nullptr || !is_op(*pointwise, "Conv") || pointwise->inputs.size() < 2 ||
@@ -105,36 +111,43 @@ Node* fusable_pointwise(Graph& graph, NodeId node_id) {
   return pointwise;
 }
 
-// The fused node's attributes: the depthwise Conv's, with the 1x1 Conv's activation renamed.
-AttributeMap fused_attributes(const Node& pointwise, const Node& depthwise) {
+// The fused node's attributes: the depthwise Conv's, with the 1x1 Conv's activation (if any)
+// renamed.
+AttributeMap fused_attributes(const Node* pointwise, const Node& depthwise) {
   AttributeMap attributes;
   for (const auto& [name, value] : depthwise.attributes.entries()) {
     if (name != "auto_pad") attributes.set(name, value);
   }
   for (const char* name : {"activation", "alpha", "beta"}) {
-    const Attribute* value = pointwise.attributes.find(std::string("onepool_") + name);
+    const Attribute* value =
+        pointwise == nullptr ? nullptr : pointwise->attributes.find(std::string("onepool_") + name);
     if (value != nullptr) attributes.set(std::string("onepool_pointwise_") + name, *value);
   }
   return attributes;
 }
 
-bool fuse_one(Graph& graph, NodeId node_id) {
-  Node* pointwise = fusable_pointwise(graph, node_id);
-  if (pointwise == nullptr) return false;
+// Depthwise Conv `node_id` becomes a PointwiseDepthwiseConv taking in the 1x1 Conv before it
+// (`pointwise`, or nullptr: none) and the 1x1 projection after it (absorb_projection).
+void make_fused(Graph& graph, NodeId node_id, Node* pointwise) {
   Node& depthwise = graph.nodes[static_cast<size_t>(node_id)];
   Node fused;
-  fused.name = pointwise->name + "+" + depthwise.name;
+  fused.name = pointwise != nullptr ? pointwise->name + "+" + depthwise.name : depthwise.name;
   fused.op_type = kPointwiseDepthwiseOp;
   fused.domain = kOnePoolDomain;
-  fused.inputs = {pointwise->inputs[0], pointwise->inputs[1], pointwise->input(2),
-                  depthwise.inputs[1], depthwise.input(2)};
+  if (pointwise != nullptr) {
+    fused.inputs = {pointwise->inputs[0], pointwise->inputs[1], pointwise->input(2)};
+  } else {
+    fused.inputs = {depthwise.inputs[0], kNoValue, kNoValue};
+  }
+  fused.inputs.push_back(depthwise.inputs[1]);
+  fused.inputs.push_back(depthwise.input(2));
   fused.outputs = depthwise.outputs;
-  fused.attributes = fused_attributes(*pointwise, depthwise);
-  const NodeId pointwise_id = value_at(graph, depthwise.inputs[0]).producer;
+  fused.attributes = fused_attributes(pointwise, depthwise);
+  const NodeId pointwise_id =
+      pointwise != nullptr ? value_at(graph, depthwise.inputs[0]).producer : kNoNode;
   depthwise = std::move(fused);
-  remove_node(graph, pointwise_id);
+  if (pointwise_id != kNoNode) remove_node(graph, pointwise_id);
   graph.rebuild_edges();
-  return true;
 }
 
 // True when `id` is ready before node `node_id` runs: a graph input, a weight, or the output of
@@ -204,14 +217,21 @@ bool absorb_projection(Graph& graph, NodeId fused_id) {
   return true;
 }
 
+// A fusable depthwise Conv with a 1x1 Conv before it, after it, or both, becomes one node.
+void fuse_block(Graph& graph, NodeId node_id, OptimizeReport& report) {
+  if (!fusable_depthwise(graph, graph.nodes[static_cast<size_t>(node_id)])) return;
+  Node* pointwise = fusable_pointwise(graph, node_id);
+  if (pointwise == nullptr && fusable_projection(graph, node_id) == nullptr) return;
+  make_fused(graph, node_id, pointwise);
+  ++report.fused_depthwise_blocks;
+  if (pointwise != nullptr) ++report.fused_expansions;
+  if (absorb_projection(graph, node_id)) ++report.fused_projections;
+}
+
 }  // namespace
 
 Status fuse_pointwise_depthwise(Graph& graph, OptimizeReport& report) {
-  for (size_t n = 0; n < graph.nodes.size(); ++n) {
-    if (!fuse_one(graph, static_cast<NodeId>(n))) continue;
-    ++report.fused_pointwise_depthwise;
-    if (absorb_projection(graph, static_cast<NodeId>(n))) ++report.fused_projections;
-  }
+  for (size_t n = 0; n < graph.nodes.size(); ++n) fuse_block(graph, static_cast<NodeId>(n), report);
   erase_removed_nodes(graph);
   return Status::ok();
 }

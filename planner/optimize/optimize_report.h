@@ -22,8 +22,9 @@ struct OptimizeReport {
   int fused_pads = 0;         // zero Pad nodes merged into the pads of the Conv reading them
   int fused_qdq = 0;          // DequantizeLinear → Conv/MatMul → QuantizeLinear made QLinear*
   int fused_residuals = 0;    // Add(conv, skip) made the Conv's residual input
-  int fused_pointwise_depthwise = 0;  // 1x1 Conv + depthwise Conv made one node
-  int fused_projections = 0;          // ... which then took the 1x1 Conv after it in
+  int fused_depthwise_blocks = 0;  // depthwise Convs made PointwiseDepthwiseConv, taking in
+  int fused_expansions = 0;        //   the 1x1 Conv before them
+  int fused_projections = 0;       //   the 1x1 Conv after them
   int nodes_before = 0;
   int nodes_after = 0;
 };

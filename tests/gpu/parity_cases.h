@@ -280,6 +280,13 @@ inline void add_convolutions(std::vector<Case>& cases) {
                              {"onepool_activation", string_attr("Relu")},
                              {"onepool_project_activation", string_attr("Relu")}},
                             "with a projection and a residual"));
+  cases.push_back(make_case(
+      "ai.onepool.PointwiseDepthwiseConv",
+      {rnd({1, 4, 9, 10}, 115), std::nullopt, std::nullopt, weight({4, 1, 3, 3}, 116),
+       weight({4}, 117), weight({5, 4, 1, 1}, 118)},
+      kF, {1, 5, 5, 5},
+      {{"group", int_attr(4)}, {"strides", ints_attr({2, 2})}, {"pads", ints_attr({1, 1, 1, 1})}},
+      "depthwise + projection, stride 2"));
   // ConvTranspose: 3x3/2 with output padding, grouped, 2-D output_shape, and the 1-D table.
   cases.push_back(make_case("ConvTranspose",
                             {rnd({1, 4, 5, 5}, 100), weight({4, 3, 3, 3}, 101), weight({3}, 102)},

@@ -27,6 +27,7 @@ struct ChainCase {
   bool pointwise_bias = true, depthwise_bias = true;
   int64_t projected = 0;  // > 0: a 1x1 projection to this many channels follows (with a bias)
   bool residual = false;  // the projection adds x (stride 1, projected == channels) and a Relu
+  bool expand = true;     // false: the depthwise Conv reads x (expanded == channels)
 };
 
 int64_t out_dim(const ChainCase& c, int64_t size) {
@@ -74,15 +75,20 @@ Graph build(const ChainCase& c) {
   GraphBuilder b;
   const ValueId x = b.input("x", {c.batch, c.channels, c.height, c.width});
   const auto m = static_cast<size_t>(c.expanded);
-  std::vector<ValueId> pointwise_inputs = {
-      x, b.weight("w1", {c.expanded, c.channels, 1, 1},
-                  wave(m * static_cast<size_t>(c.channels), 0.03f))};
-  if (c.pointwise_bias) pointwise_inputs.push_back(b.weight("b1", {c.expanded}, wave(m, 0.05f, 3)));
-  const Shape expanded_shape{c.batch, c.expanded, c.height, c.width};
-  const ValueId expanded = b.value("expanded", expanded_shape);
-  b.node("Conv", pointwise_inputs, {expanded});
-  const ValueId activated = b.value("activated", expanded_shape);
-  b.node("Relu", {expanded}, {activated});
+  ValueId activated = x;
+  if (c.expand) {
+    std::vector<ValueId> pointwise_inputs = {
+        x, b.weight("w1", {c.expanded, c.channels, 1, 1},
+                    wave(m * static_cast<size_t>(c.channels), 0.03f))};
+    if (c.pointwise_bias) {
+      pointwise_inputs.push_back(b.weight("b1", {c.expanded}, wave(m, 0.05f, 3)));
+    }
+    const Shape expanded_shape{c.batch, c.expanded, c.height, c.width};
+    const ValueId expanded = b.value("expanded", expanded_shape);
+    b.node("Conv", pointwise_inputs, {expanded});
+    activated = b.value("activated", expanded_shape);
+    b.node("Relu", {expanded}, {activated});
+  }
   std::vector<ValueId> depthwise_inputs = {
       activated, b.weight("w2", {c.expanded, 1, c.kernel, c.kernel},
                           wave(m * static_cast<size_t>(c.kernel * c.kernel), 0.02f, 5))};
@@ -116,6 +122,7 @@ bool is_fused(const Node& node) {
 struct Run {
   std::vector<float> y;
   std::string implementation;  // of the last node
+  double flops = 0;            // of the last node
   size_t pool_bytes = 0;
 };
 
@@ -136,8 +143,21 @@ Run run(const std::shared_ptr<const Model>& model, const ChainCase& c, int threa
   const Status status = (*session)->run({&in, 1}, {&y, 1});
   REQUIRE_MESSAGE(status.is_ok(), status.to_string());
   result.implementation = (*session)->profile().nodes.back().implementation;
+  result.flops = (*session)->profile().nodes.back().flops;
   result.pool_bytes = (*session)->plan().pool_bytes;
   return result;
+}
+
+// Multiply-adds (x2) of the fused node: expansion, depthwise window, projection.
+double flops(const ChainCase& c) {
+  const Shape y = depthwise_shape(c);
+  const double out_positions = static_cast<double>(c.batch * y[2] * y[3]);
+  double total = 2.0 * out_positions * static_cast<double>(c.expanded * c.kernel * c.kernel);
+  if (c.expand) {
+    total += 2.0 * static_cast<double>(c.batch * c.height * c.width * c.channels * c.expanded);
+  }
+  if (c.projected > 0) total += 2.0 * out_positions * static_cast<double>(c.expanded * c.projected);
+  return total;
 }
 
 bool same_bits_or_both_nan(float a, float b) {
@@ -169,6 +189,10 @@ TEST_CASE("a fused 1x1 + depthwise Conv gives the unfused nodes' bits") {
       {"3x3 stride 2 with a projection", 1, 4, 20, 101, 100, 3, 2, 1, true, true, 7},
       {"3x3 stride 1 with a projection and a residual, batch 2", 2, 6, 36, 23, 60, 3, 1, 1, true,
        false, 6, true},
+      {"3x3 stride 1, a projection, no expansion", 1, 32, 32, 30, 112, 3, 1, 1, true, true, 16,
+       false, false},
+      {"5x5 stride 2, a projection and no expansion, batch 2", 2, 12, 12, 21, 100, 5, 2, 2, true,
+       false, 12, false, false},
   };
   for (const ChainCase& c : cases) {
     const std::string name = c.name;
@@ -190,10 +214,10 @@ TEST_CASE("a fused 1x1 + depthwise Conv gives the unfused nodes' bits") {
         for (int threads : {1, 2, 3}) {
           CAPTURE(threads);
           const Run actual = run(fused, c, threads, x, isa);
-          CHECK_MESSAGE(
-              actual.implementation.starts_with(c.projected > 0 ? "1x1 + depthwise + 1x1 fused"
-                                                                : "1x1 + depthwise fused"),
-              actual.implementation);
+          const std::string path = std::string(c.expand ? "1x1 + " : "") + "depthwise" +
+                                   (c.projected > 0 ? " + 1x1" : "") + " fused";
+          CHECK_MESSAGE(actual.implementation.starts_with(path), actual.implementation);
+          CHECK(actual.flops == doctest::Approx(flops(c)));
           // The expanded tensor (808 KB in the first case) is not in the plan; the fused node's
           // buffer (384 KB a thread, at most the whole map on the others) is.
           if (threads == 1 && c.height == 101) CHECK(actual.pool_bytes < expected.pool_bytes);

@@ -34,14 +34,13 @@ class PointwiseDepthwiseKernel final : public Kernel {
 
   Status run(const RunContext& context) override {
     const WindowGeometry& g = plan_.depthwise;
-    const int64_t out_channels =
-        plan_.project ? plan_.projection.out_channels : plan_.expand.out_channels;
+    const int64_t out_channels = plan_.project ? plan_.projection.out_channels : plan_.channels;
     const int64_t parts = std::min<int64_t>(plan_.parts, context.threads->thread_count());
     const int64_t rows = g.output[1];
     for (int64_t n = 0; n < plan_.batch; ++n) {
       const int64_t out_offset = n * out_channels * g.output_size();
       PointwiseDepthwiseTensors t;
-      t.x = context.inputs[0].as<const float>() + n * plan_.expand.in_channels * g.input_size();
+      t.x = context.inputs[0].as<const float>() + n * plan_.in_channels * g.input_size();
       t.b1 = optional_input(context, kB1);
       t.w2 = context.inputs[kW2].as<const float>();
       t.b2 = optional_input(context, kB2);
@@ -93,10 +92,11 @@ Status check_pointwise_weight(const NodeContext& node, size_t i, int64_t in_chan
 
 // X [N, C, H, W], W1 [M, C, 1, 1] (constant), B1 [M], W2 [M, 1, kH, kW], B2 [M]; with a
 // projection W3 [P, M, 1, 1] (constant), B3 [P] and the residual (Y's shape, checked later).
-// Biases and the residual may be omitted; the attribute group == M.
+// Without W1 (and B1), X has the M channels. Biases and the residual may be omitted; the
+// attribute group == M. Needs W1 or W3.
 Status check_inputs(const NodeContext& node) {
   for (size_t i = 0; i <= kResidual; ++i) {
-    if (i == 0 || i == kW1 || i == kW2 || node.has_input(i)) {
+    if (i == 0 || i == kW2 || node.has_input(i)) {
       ONEPOOL_RETURN_IF_ERROR(require_float32(node, i));
     }
   }
@@ -105,8 +105,11 @@ Status check_inputs(const NodeContext& node) {
   if (x.rank() != 4) {
     return node.error(StatusCode::kInvalidModel, "expected a 4-D X, got ", x.to_string());
   }
-  ONEPOOL_RETURN_IF_ERROR(check_pointwise_weight(node, kW1, x[1]));
-  const int64_t m = node.input(kW1).shape[0];
+  if (!node.has_input(kW1) && (node.has_input(kB1) || !node.has_input(kW3))) {
+    return node.error(StatusCode::kInvalidModel, "expected W1, or W3 without B1");
+  }
+  if (node.has_input(kW1)) ONEPOOL_RETURN_IF_ERROR(check_pointwise_weight(node, kW1, x[1]));
+  const int64_t m = node.has_input(kW1) ? node.input(kW1).shape[0] : x[1];
   if (w2.rank() != 4 || w2[0] != m || w2[1] != 1 ||
       node.node().attributes.get_int("group", 1) != m) {
     return node.error(StatusCode::kInvalidModel, "W2 ", w2.to_string(), ": expected [", m,
@@ -146,7 +149,7 @@ PointwiseStep make_step(const NodeContext& node, size_t i, SgemmIsa isa, const c
 // The depthwise window over the expanded tensor [N, M, H, W], and Y's shape.
 Status plan_window(const NodeContext& node, PointwiseDepthwisePlan& plan) {
   const Shape& x = node.input(0).shape;
-  const int64_t m = node.input(kW1).shape[0];
+  const int64_t m = plan.channels;
   const Shape& w2 = node.input(kW2).shape;
   const std::vector<int64_t> kernel{w2[2], w2[3]};
   if (node.node().attributes.get_ints("kernel_shape", kernel) != kernel) {
@@ -177,25 +180,25 @@ Expected<PreparedKernel> make_pointwise_depthwise_kernel(const NodeContext& node
   ONEPOOL_RETURN_IF_ERROR(check_inputs(node));
   PointwiseDepthwisePlan plan;
   plan.batch = node.input(0).shape[0];
+  plan.has_expand = node.has_input(kW1);
   plan.project = node.has_input(kW3);
   plan.residual = node.has_input(kResidual);
+  plan.in_channels = node.input(0).shape[1];
+  plan.channels = plan.has_expand ? node.input(kW1).shape[0] : plan.in_channels;
   ONEPOOL_RETURN_IF_ERROR(plan_window(node, plan));
   const WindowGeometry& g = plan.depthwise;
   plan.parts = static_cast<int>(std::clamp<int64_t>(node.threads(), 1, g.output[1]));
   plan.isa = sgemm_isa_for(node.cpu_isa());
-  plan.expand = make_step(node, kW1, plan.isa, "onepool_pointwise_");
+  if (plan.has_expand) plan.expand = make_step(node, kW1, plan.isa, "onepool_pointwise_");
   plan.depthwise_activation = parse_activation(node.node().attributes);
   if (plan.project) plan.projection = make_step(node, kW3, plan.isa, "onepool_project_");
-  for (int64_t c = 0; c < plan.expand.in_channels; ++c) {
-    plan.x_offsets.push_back(c * g.input_size());
-  }
+  for (int64_t c = 0; c < plan.in_channels; ++c) plan.x_offsets.push_back(c * g.input_size());
   const PointwiseDepthwiseWorkspace workspace = pointwise_depthwise_workspace(plan);
   PreparedKernel prepared;
   prepared.workspace_bytes = static_cast<size_t>(workspace.least);
   prepared.workspace_preferred_bytes = static_cast<size_t>(workspace.preferred);
-  prepared.implementation =
-      std::string(plan.project ? "1x1 + depthwise + 1x1 fused " : "1x1 + depthwise fused ") +
-      sgemm_isa_name(plan.isa);
+  prepared.implementation = std::string(plan.has_expand ? "1x1 + " : "") + "depthwise" +
+                            (plan.project ? " + 1x1" : "") + " fused " + sgemm_isa_name(plan.isa);
   prepared.kernel = std::make_unique<PointwiseDepthwiseKernel>(std::move(plan));
   return prepared;
 }

@@ -1,7 +1,8 @@
-// PointwiseDepthwiseConv (planner/optimize/fuse_pointwise_depthwise.cc): a 1x1 Conv, the
-// depthwise Conv reading its output and, optionally, the 1x1 projection reading that (with a
-// residual Add): MobileNetV2's inverted residual block in one pass that never writes the
-// expanded tensor nor the depthwise output.
+// PointwiseDepthwiseConv (planner/optimize/fuse_pointwise_depthwise.cc): a depthwise Conv with
+// the 1x1 Conv before it (the expansion), the 1x1 Conv after it (the projection, with a residual
+// Add), or both: MobileNetV2's inverted residual block in one pass that never writes the
+// expanded tensor nor the depthwise output. Without an expansion the depthwise window reads X's
+// rows in place.
 //
 // Each thread takes a contiguous run of output rows and walks it in bands. For a band it needs
 // the expanded rows its windows read: the ones it shares with the band before stay in the
@@ -43,13 +44,16 @@ struct PointwiseDepthwisePlan {
   WindowGeometry depthwise;  // the depthwise window over the expanded tensor [M, H, W]
   int64_t batch = 0;
   SgemmIsa isa = SgemmIsa::kPortable;
-  PointwiseStep expand;  // C -> M
+  bool has_expand = true;   // a 1x1 expansion C -> M comes first (else X has the M channels)
+  PointwiseStep expand;     // (has_expand)
+  int64_t in_channels = 0;  // X's: C, or M without an expansion
+  int64_t channels = 0;     // M
   Activation depthwise_activation;
   bool project = false;            // a 1x1 projection M -> P follows
   PointwiseStep projection;        // (project)
   bool residual = false;           // (project) the projection adds a residual input
   std::vector<int64_t> x_offsets;  // input channel c of X: c * H * W
-  int64_t row_bytes = 0;           // one expanded row of every channel
+  int64_t row_bytes = 0;           // one expanded row of every channel (has_expand)
   int64_t span = 1;                // expanded rows one output row reads
   int parts = 1;                   // threads, each with its own buffers
 };

@@ -28,10 +28,10 @@ int64_t expanded_rows(const PointwiseDepthwisePlan& plan, int64_t band_rows) {
 // One thread's buffers for bands of `band_rows`: the expanded rows, then (with a projection) the
 // band's depthwise output.
 int64_t part_bytes(const PointwiseDepthwisePlan& plan, int64_t band_rows) {
-  const int64_t expanded = aligned(expanded_rows(plan, band_rows) * plan.row_bytes);
+  const int64_t expanded =
+      plan.has_expand ? aligned(expanded_rows(plan, band_rows) * plan.row_bytes) : 0;
   if (!plan.project) return expanded;
-  return expanded +
-         aligned(plan.expand.out_channels * band_rows * plan.depthwise.output[2] * kFloat);
+  return expanded + aligned(plan.channels * band_rows * plan.depthwise.output[2] * kFloat);
 }
 
 // The tallest bands (at most `most` rows) whose buffers fit `bytes`; 0 when none does.
@@ -65,12 +65,20 @@ class BandWalker {
     for (int64_t band = first; band < end; band += bands_.band_rows) {
       const int64_t band_end = std::min(end, band + bands_.band_rows);
       const DepthwiseBand rows = depthwise_band(plan_.depthwise, band, band_end);
-      expand(Rows{rows.first_input_row, rows.end_input_row});
+      // The depthwise input: the expanded buffer, or X's rows where they lie.
+      const float* source = expanded_;
+      int64_t source_stride = channel_stride();
+      if (plan_.has_expand) {
+        expand(Rows{rows.first_input_row, rows.end_input_row});
+      } else {
+        source = t_.x + rows.first_input_row * width();
+        source_stride = plan_.depthwise.input_size();
+      }
       if (!plan_.project) {
-        convolve(rows.geometry, t_.y + band * out_width, plane);
+        convolve(rows.geometry, source, source_stride, t_.y + band * out_width, plane);
         continue;
       }
-      convolve(rows.geometry, depthwise_, bands_.band_rows * out_width);
+      convolve(rows.geometry, source, source_stride, depthwise_, bands_.band_rows * out_width);
       project(band, band_end);
     }
   }
@@ -87,7 +95,7 @@ class BandWalker {
       const int64_t shift = need.first - held_.first;
       const int64_t kept = std::min(held_.end, need.end) - need.first;
       if (shift > 0) {
-        for (int64_t m = 0; m < plan_.expand.out_channels; ++m) {
+        for (int64_t m = 0; m < plan_.channels; ++m) {
           float* rows = expanded_ + m * channel_stride();
           std::memmove(rows, rows + shift * width(),
                        static_cast<size_t>(kept * width()) * sizeof(float));
@@ -118,13 +126,15 @@ class BandWalker {
     }
   }
 
-  // The depthwise window `band` over the expanded buffer, channel m into out + m * stride.
-  void convolve(const WindowGeometry& band, float* out, int64_t stride) const {
+  // The depthwise window `band` over channel m at source + m * source_stride, into
+  // out + m * stride.
+  void convolve(const WindowGeometry& band, const float* source, int64_t source_stride, float* out,
+                int64_t stride) const {
     const WindowGeometry& g = plan_.depthwise;
     const int64_t count = band.output_size();
-    for (int64_t m = 0; m < plan_.expand.out_channels; ++m) {
+    for (int64_t m = 0; m < plan_.channels; ++m) {
       float* y = out + m * stride;
-      depthwise_conv_plane(band, expanded_ + m * channel_stride(), t_.w2 + m * g.kernel_size(),
+      depthwise_conv_plane(band, source + m * source_stride, t_.w2 + m * g.kernel_size(),
                            t_.b2 != nullptr ? t_.b2[m] : 0.0f, y, true);
       apply_activation(plan_.depthwise_activation, y, count);
     }
@@ -159,10 +169,11 @@ class BandWalker {
   Rows held_;         // the expanded rows the buffer holds (buffer row 0 = held_.first)
 };
 
-// Output rows per band that give the 1x1 product kMinBandColumns new columns.
+// Output rows per band that give each 1x1 product kMinBandColumns new columns.
 int64_t least_band_rows(const PointwiseDepthwisePlan& plan) {
   const WindowGeometry& g = plan.depthwise;
-  const int64_t new_columns = g.stride[1] * g.input[2];  // expanded columns a band row adds
+  // Expanded columns a band row adds, or (projection only) projected ones.
+  const int64_t new_columns = plan.has_expand ? g.stride[1] * g.input[2] : g.output[2];
   return std::clamp<int64_t>((kMinBandColumns + new_columns - 1) / new_columns, 1, g.output[1]);
 }
 
@@ -185,10 +196,10 @@ PointwiseDepthwiseBands cut_pointwise_depthwise_bands(const PointwiseDepthwisePl
   const int64_t part_rows = (g.output[1] + plan.parts - 1) / plan.parts;
   bands.band_rows = std::max<int64_t>(1, tallest_fitting(plan, part_rows, share));
   bands.buffer_rows = expanded_rows(plan, bands.band_rows);
-  bands.expanded_bytes = aligned(bands.buffer_rows * plan.row_bytes);
+  bands.expanded_bytes = plan.has_expand ? aligned(bands.buffer_rows * plan.row_bytes) : 0;
   bands.part_bytes = part_bytes(plan, bands.band_rows);
   if (plan.project) {
-    for (int64_t m = 0; m < plan.expand.out_channels; ++m) {
+    for (int64_t m = 0; m < plan.channels; ++m) {
       bands.dw_offsets.push_back(m * bands.band_rows * g.output[2]);
     }
   }

@@ -268,7 +268,7 @@ struct PointwiseDepthwisePlan {
   UnaryParams pointwise_activation, depthwise_activation, project_activation;
   int64_t batch = 0, channels = 0, spatial = 0;
   int64_t projected = 0, out_spatial = 0;  // (projection) its channels; Y's spatial size
-  bool has_projection = false, residual = false;
+  bool has_expand = false, has_projection = false, residual = false;
   size_t cublas_bytes = 0;
   size_t expanded_offset = 0;   // workspace bytes: the expanded tensor
   size_t depthwise_offset = 0;  // workspace bytes: (projection) the depthwise output
@@ -280,14 +280,18 @@ const float* optional_data(const CudaRunContext& c, size_t i) {
 
 Status enqueue_pointwise_depthwise(const PointwiseDepthwisePlan& p, const CudaRunContext& c) {
   const auto* x = static_cast<const float*>(c.inputs[0].data);
-  const auto* w1 = static_cast<const float*>(c.inputs[1].data);
+  const auto* w1 = optional_data(c, 1);
   const auto* w2 = static_cast<const float*>(c.inputs[3].data);
   auto* y = static_cast<float*>(c.outputs[0].data);
-  auto* expanded = reinterpret_cast<float*>(c.workspace + p.expanded_offset);
-  ONEPOOL_RETURN_IF_ERROR(run_gemm(c, p.expand, w1, x, expanded, p.cublas_bytes));
-  ONEPOOL_RETURN_IF_ERROR(
-      ONEPOOL_CUDA_STATUS(launch_bias_activation(expanded, optional_data(c, 2), p.batch, p.channels,
-                                                 p.spatial, p.pointwise_activation, c.stream)));
+  const float* expanded = x;  // without an expansion the depthwise window reads X
+  if (p.has_expand) {
+    auto* out = reinterpret_cast<float*>(c.workspace + p.expanded_offset);
+    ONEPOOL_RETURN_IF_ERROR(run_gemm(c, p.expand, w1, x, out, p.cublas_bytes));
+    ONEPOOL_RETURN_IF_ERROR(
+        ONEPOOL_CUDA_STATUS(launch_bias_activation(out, optional_data(c, 2), p.batch, p.channels,
+                                                   p.spatial, p.pointwise_activation, c.stream)));
+    expanded = out;
+  }
   auto* depthwise =
       p.has_projection ? reinterpret_cast<float*>(c.workspace + p.depthwise_offset) : y;
   ONEPOOL_RETURN_IF_ERROR(ONEPOOL_CUDA_STATUS(
@@ -303,28 +307,33 @@ Status enqueue_pointwise_depthwise(const PointwiseDepthwisePlan& p, const CudaRu
 
 // X [N, C, H, W], W1 [M, C, 1, 1], B1 [M] or none, W2 [M, 1, kH, kW], B2 [M] or none, and with a
 // projection W3 [P, M, 1, 1], B3 [P] or none and a residual of Y's shape or none; all float32.
+// Without W1 (nor B1) X has the M channels, and W3 is required.
 Status check_pointwise_depthwise(const CudaNodeContext& node) {
   for (size_t i = 0; i < 8; ++i) {
-    const bool required = i == 0 || i == 1 || i == 3;
+    const bool required = i == 0 || i == 3;
     if (!required && !node.has_input(i)) continue;
     if (!node.has_input(i) || node.input(i).dtype != DType::kFloat32) {
-      return node.unsupported("dtype (float32 only; X, W1 and W2 required)");
+      return node.unsupported("dtype (float32 only; X and W2 required)");
     }
   }
   const Shape& x = node.input(0).shape;
-  const Shape& w1 = node.input(1).shape;
   const Shape& w2 = node.input(3).shape;
+  const bool expand = node.has_input(1);
   const bool projection = node.has_input(5);
+  const Shape* w1 = expand ? &node.input(1).shape : nullptr;
+  const int64_t m = expand && w1->rank() == 4 ? (*w1)[0] : (x.rank() == 4 ? x[1] : 0);
+  const bool bad_expand = expand ? (x.rank() != 4 || w1->rank() != 4 || (*w1)[1] != x[1] ||
+                                    (*w1)[2] != 1 || (*w1)[3] != 1)
+                                 : (node.has_input(2) || !projection);
   const bool bad_projection =
-      projection && (node.input(5).shape.rank() != 4 || node.input(5).shape[1] != w1[0] ||
+      projection && (node.input(5).shape.rank() != 4 || node.input(5).shape[1] != m ||
                      node.input(5).shape[2] != 1 || node.input(5).shape[3] != 1);
-  if (x.rank() != 4 || w1.rank() != 4 || w2.rank() != 4 || w1[1] != x[1] || w1[2] != 1 ||
-      w1[3] != 1 || w2[0] != w1[0] || w2[1] != 1 || bad_projection ||
+  if (x.rank() != 4 || w2.rank() != 4 || w2[0] != m || w2[1] != 1 || bad_expand || bad_projection ||
       (!projection && node.has_input(7)) ||
       (node.has_input(7) && node.input(7).shape != node.output(0).shape)) {
-    return node.error(StatusCode::kInvalidModel, "X ", x.to_string(), ", W1 ", w1.to_string(),
-                      ", W2 ", w2.to_string(), ": expected [N, C, H, W], [M, C, 1, 1] and ",
-                      "[M, 1, kH, kW], a projection [P, M, 1, 1] and a residual of Y's shape");
+    return node.error(StatusCode::kInvalidModel, "X ", x.to_string(), ", W2 ", w2.to_string(),
+                      ": expected [N, C, H, W], W1 [M, C, 1, 1] (or none, then a projection), ",
+                      "W2 [M, 1, kH, kW], a projection [P, M, 1, 1] and a residual of Y's shape");
   }
   return Status::ok();
 }
@@ -356,7 +365,8 @@ Expected<CudaPreparedKernel> make_pointwise_depthwise_kernel(const CudaNodeConte
   const Shape& x = node.input(0).shape;
   PointwiseDepthwisePlan p;
   p.batch = x[0];
-  p.channels = node.input(1).shape[0];
+  p.has_expand = node.has_input(1);
+  p.channels = p.has_expand ? node.input(1).shape[0] : x[1];
   p.spatial = x[2] * x[3];
   // The depthwise window over the expanded tensor, whose spatial dims are X's; Y is the
   // projection's output when there is one, of the depthwise output's spatial dims.
@@ -367,17 +377,19 @@ Expected<CudaPreparedKernel> make_pointwise_depthwise_kernel(const CudaNodeConte
   ONEPOOL_ASSIGN_OR_RETURN(p.pointwise_activation,
                            parse_activation(attributes, "onepool_pointwise_"));
   ONEPOOL_ASSIGN_OR_RETURN(p.depthwise_activation, parse_activation(attributes));
-  // E_n[M, S] = W1[M, C] · X_n[C, S] for every image n.
-  ONEPOOL_ASSIGN_OR_RETURN(p.expand,
-                           row_major_gemm(p.channels, p.spatial, x[1], false, false, p.batch, 0,
-                                          x[1] * p.spatial, p.channels * p.spatial));
   p.cublas_bytes = align_256(node.options().cublas_workspace_bytes);
   size_t workspace = p.cublas_bytes;
-  int64_t expanded = 0;
-  if (!checked_product(p.batch, p.channels, p.spatial, expanded) ||
-      !add_slice(expanded, sizeof(float), workspace, p.expanded_offset)) {
-    return node.error(StatusCode::kOutOfRange, "expanded tensor of X ", x.to_string(), " and ",
-                      p.channels, " channels overflows");
+  if (p.has_expand) {
+    // E_n[M, S] = W1[M, C] · X_n[C, S] for every image n.
+    ONEPOOL_ASSIGN_OR_RETURN(p.expand,
+                             row_major_gemm(p.channels, p.spatial, x[1], false, false, p.batch, 0,
+                                            x[1] * p.spatial, p.channels * p.spatial));
+    int64_t expanded = 0;
+    if (!checked_product(p.batch, p.channels, p.spatial, expanded) ||
+        !add_slice(expanded, sizeof(float), workspace, p.expanded_offset)) {
+      return node.error(StatusCode::kOutOfRange, "expanded tensor of X ", x.to_string(), " and ",
+                        p.channels, " channels overflows");
+    }
   }
   ONEPOOL_RETURN_IF_ERROR(plan_projection(node, p, workspace));
   return make_kernel([p](const CudaRunContext& c) { return enqueue_pointwise_depthwise(p, c); },
