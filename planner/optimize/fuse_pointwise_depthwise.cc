@@ -26,6 +26,7 @@
 // output rows wider than kMinFusedWidth (narrower maps run the channels-in-vector depthwise
 // kernel, and their expanded tensor fits the caches anyway). Runs after fuse_residual_adds and
 // fuse_activations, so each Conv brings its residual and activation along.
+#include <cmath>
 #include <string>
 
 #include "planner/core/onepool_ops.h"
@@ -52,6 +53,17 @@ bool constant_bias(const Graph& graph, ValueId id, int64_t channels) {
          bias.shape == Shape{channels};
 }
 
+// True when the depthwise paths agree on `tensor`'s values (weights or bias): the unfused
+// kernel sums a small plane's padding (w * 0) where the fused one skips it, which differs only for
+// an infinite or NaN weight (Inf * 0 is NaN) or a bias of -0 (-0 + +0 is +0).
+bool same_on_every_path(const HostTensor& tensor) {
+  const float* values = tensor.as<float>();
+  for (int64_t i = 0; i < tensor.element_count(); ++i) {
+    if (!std::isfinite(values[i]) || (values[i] == 0.0f && std::signbit(values[i]))) return false;
+  }
+  return true;
+}
+
 bool explicit_pads(const Node& conv) {
   const std::string auto_pad = conv.attributes.get_string("auto_pad", "NOTSET");
   return auto_pad == "NOTSET" || auto_pad.empty();
@@ -76,14 +88,19 @@ bool fusable_depthwise(const Graph& graph, const Node& depthwise) {
   }
   const Value& in = value_at(graph, depthwise.inputs[0]);
   const Value& out = value_at(graph, depthwise.outputs[0]);
-  if (!is_float32_4d(in) || !is_float32_4d(out) || out.shape[3] <= kMinFusedWidth) return false;
+  if (!is_float32_4d(in) || !is_float32_4d(out) || out.shape[3] <= kMinFusedWidth ||
+      in.shape.element_count() == 0 || out.shape.element_count() == 0) {
+    return false;
+  }
   const int64_t channels = in.shape[1];
   const HostTensor* w2 = weight_of(graph, depthwise.inputs[1]);
   const Shape& w2_shape = value_at(graph, depthwise.inputs[1]).shape;
   return w2 != nullptr && w2->dtype == DType::kFloat32 && w2_shape.rank() == 4 &&
          w2_shape[0] == channels && w2_shape[1] == 1 && out.shape[1] == channels &&
          depthwise.attributes.get_int("group", 1) == channels && channels >= 2 &&
-         constant_bias(graph, depthwise.input(2), channels);
+         constant_bias(graph, depthwise.input(2), channels) && same_on_every_path(*w2) &&
+         (depthwise.input(2) == kNoValue ||
+          same_on_every_path(*weight_of(graph, depthwise.input(2))));
 }
 
 // The 1x1 Conv producing fusable depthwise Conv `node_id`'s input, when it can be fused (its

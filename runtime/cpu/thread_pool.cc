@@ -48,9 +48,8 @@ bool ThreadPool::claim_and_run(uint64_t generation, int part) {
     return false;  // taken, or a newer generation opened it
   }
   const int parts = parts_.load(std::memory_order_relaxed);
-  const int64_t begin = count_ * part / parts;
-  const int64_t end = count_ * (part + 1) / parts;
-  if (begin < end) range_fn_(fn_, begin, end);
+  const Share share = contiguous_share(count_, part, parts);
+  if (share.begin < share.end) range_fn_(fn_, share.begin, share.end);
   if (done_parts_.fetch_add(1, std::memory_order_acq_rel) + 1 == parts) {
     std::lock_guard<std::mutex> lock(mutex_);
     work_done_.notify_one();
@@ -77,9 +76,8 @@ void ThreadPool::wait_until_done(int parts) {
 
 void ThreadPool::run_parts_inline(int parts, int64_t count, RangeFn range_fn, const void* fn) {
   for (int part = 0; part < parts; ++part) {
-    const int64_t begin = count * part / parts;
-    const int64_t end = count * (part + 1) / parts;
-    if (begin < end) range_fn(fn, begin, end);
+    const Share share = contiguous_share(count, part, parts);
+    if (share.begin < share.end) range_fn(fn, share.begin, share.end);
   }
 }
 

@@ -26,6 +26,20 @@
 
 namespace onepool::cpu {
 
+/// Items [begin, end) of a range split into contiguous shares.
+struct Share {
+  int64_t begin = 0;
+  int64_t end = 0;
+};
+
+/// The share of `count` items that part `part` of `parts` takes: [part * count / parts,
+/// (part + 1) * count / parts), sizes differing by at most one. The thread pool splits every
+/// parallel_for this way, and kernels that cut their own rows use it too, so that consecutive
+/// nodes give a core the same rows.
+inline Share contiguous_share(int64_t count, int64_t part, int64_t parts) {
+  return Share{count * part / parts, count * (part + 1) / parts};
+}
+
 class ThreadPool {
  public:
   /// `threads` total workers including the caller; 1 means run everything inline.

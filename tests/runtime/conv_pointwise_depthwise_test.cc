@@ -274,6 +274,17 @@ TEST_CASE("1x1 + depthwise fusion leaves shared outputs, narrow maps and other w
       CHECK(first.inputs.size() == (std::string(change) == "none" ? 8 : 5));
     }
   }
+  SUBCASE("an infinite depthwise weight or a -0 depthwise bias (paths differ on the padding)") {
+    for (const char* name : {"w2", "b2"}) {
+      CAPTURE(name);
+      Graph graph = build(base);
+      const Value& value = graph.values[static_cast<size_t>(graph.find_value(name))];
+      float* data = graph.weights[static_cast<size_t>(value.weight_index)].as_mutable<float>();
+      data[1] = std::string(name) == "w2" ? std::numeric_limits<float>::infinity() : -0.0f;
+      const auto model = load(std::move(graph), "all");
+      for (const Node& node : model->graph().nodes) CHECK_FALSE(is_fused(node));
+    }
+  }
   SUBCASE("depthwise rows of 48 or fewer (the channels-in-vector kernel's)") {
     ChainCase narrow = base;
     narrow.width = 48;

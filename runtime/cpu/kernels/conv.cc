@@ -207,8 +207,8 @@ class ConvKernel final : public Kernel {
       threads.parallel_for(parts, 1, [&](int64_t begin, int64_t end) {
         for (int64_t part = begin; part < end; ++part) {
           auto* col = reinterpret_cast<float*>(columns + part * plan_.tile_bytes);
-          const int64_t last = (part + 1) * tiles / parts;  // a contiguous run of tiles
-          for (int64_t tile = part * tiles / parts; tile < last; ++tile) {
+          const Share run = contiguous_share(tiles, part, parts);  // a contiguous run of tiles
+          for (int64_t tile = run.begin; tile < run.end; ++tile) {
             run_tile(image, tile, col, 0, plan_.out_channels / plan_.group);
           }
         }

@@ -179,7 +179,7 @@ void multiply_band(const WindowGeometry& g, const ImplicitGemmPlan& plan, SgemmI
 }  // namespace
 
 // Output rows per band: at most `max_rows`, with the bands shared out evenly over `threads`
-// parts (each part a contiguous run of bands: bands [p * used / parts, (p + 1) * used / parts)).
+// parts (each part a contiguous run of bands: contiguous_share(used, p, parts)).
 // 28 rows at up to 25 a band on 2 threads would be bands of 25 and 3, one thread idle most of the
 // node; 14 and 14 keep both busy. Tries band counts in multiples of the thread count and keeps
 // the one whose busiest part has the fewest rows (the fewest bands on a tie: longer bands run
@@ -198,8 +198,9 @@ int64_t balanced_band_rows(int64_t height, int64_t max_rows, int threads) {
     const int64_t used = (height + rows - 1) / rows;  // bands of `rows` that cover the height
     int64_t load = 0;                                 // the busiest part's rows
     for (int64_t part = 0; part < parts; ++part) {
-      const int64_t first_row = std::min(height, part * used / parts * rows);
-      const int64_t end_row = std::min(height, (part + 1) * used / parts * rows);
+      const Share bands = contiguous_share(used, part, parts);
+      const int64_t first_row = std::min(height, bands.begin * rows);
+      const int64_t end_row = std::min(height, bands.end * rows);
       load = std::max(load, end_row - first_row);
     }
     if (load < best_load) {
@@ -314,8 +315,8 @@ void run_implicit_gemm(const WindowGeometry& g, const ImplicitGemmPlan& plan, Sg
       std::byte* scratch = workspace + part * plan.part_bytes;
       // A contiguous run of bands per part: the rows this core wrote in the previous node (most
       // nodes split their rows the same way) are the ones it reads.
-      const int64_t last = (part + 1) * bands / parts;
-      for (int64_t band = part * bands / parts; band < last; ++band) {
+      const Share run = contiguous_share(bands, part, parts);
+      for (int64_t band = run.begin; band < run.end; ++band) {
         const Band rows = band_at(band);
         const float* planes = band_planes(g, plan, x, in_channels, rows, scratch);
         multiply_band(g, plan, isa, weights, planes, rows, 0, out_channels, scratch, y);

@@ -50,9 +50,10 @@ class PointwiseDepthwiseKernel final : public Kernel {
       t.y = context.outputs[0].as<float>() + out_offset;
       context.threads->parallel_for(parts, 1, [&](int64_t begin, int64_t end) {
         for (int64_t part = begin; part < end; ++part) {
+          const Share share = contiguous_share(rows, part, parts);
           run_pointwise_depthwise_rows(plan_, bands_, t,
-                                       context.workspace + part * bands_.part_bytes,
-                                       part * rows / parts, (part + 1) * rows / parts);
+                                       context.workspace + part * bands_.part_bytes, share.begin,
+                                       share.end);
         }
       });
     }
@@ -193,6 +194,14 @@ Expected<PreparedKernel> make_pointwise_depthwise_kernel(const NodeContext& node
   plan.depthwise_activation = parse_activation(node.node().attributes);
   if (plan.project) plan.projection = make_step(node, kW3, plan.isa, "onepool_project_");
   for (int64_t c = 0; c < plan.in_channels; ++c) plan.x_offsets.push_back(c * g.input_size());
+  // Each thread's buffers hold at most the expanded map and the depthwise output.
+  ONEPOOL_ASSIGN_OR_RETURN(const int64_t map_bytes,
+                           checked_mul(plan.row_bytes, g.input[1], "expanded map bytes"));
+  ONEPOOL_ASSIGN_OR_RETURN(
+      const int64_t output_bytes,
+      checked_mul(plan.channels, g.output_size() * 4, "depthwise output bytes"));
+  ONEPOOL_RETURN_IF_ERROR(
+      checked_mul(plan.parts, map_bytes + output_bytes + 256, "fused buffers").status());
   const PointwiseDepthwiseWorkspace workspace = pointwise_depthwise_workspace(plan);
   PreparedKernel prepared;
   prepared.workspace_bytes = static_cast<size_t>(workspace.least);

@@ -173,17 +173,19 @@ class BandWalker {
 int64_t least_band_rows(const PointwiseDepthwisePlan& plan) {
   const WindowGeometry& g = plan.depthwise;
   // Expanded columns a band row adds, or (projection only) projected ones.
-  const int64_t new_columns = plan.has_expand ? g.stride[1] * g.input[2] : g.output[2];
+  const int64_t new_columns =
+      std::max<int64_t>(1, plan.has_expand ? g.stride[1] * g.input[2] : g.output[2]);
   return std::clamp<int64_t>((kMinBandColumns + new_columns - 1) / new_columns, 1, g.output[1]);
 }
 
 }  // namespace
 
 PointwiseDepthwiseWorkspace pointwise_depthwise_workspace(const PointwiseDepthwisePlan& plan) {
-  const int64_t least_rows = least_band_rows(plan);
-  const int64_t least = part_bytes(plan, least_rows);
-  const int64_t preferred_rows = std::max(
-      least_rows, tallest_fitting(plan, plan.depthwise.output[1], std::max(kBufferBytes, least)));
+  const int64_t part_rows = (plan.depthwise.output[1] + plan.parts - 1) / plan.parts;
+  const int64_t least_rows = std::min(least_band_rows(plan), part_rows);
+  const int64_t least = part_bytes(plan, least_rows);  // one thread's
+  const int64_t preferred_rows =
+      std::max(least_rows, tallest_fitting(plan, part_rows, std::max(kBufferBytes, least)));
   return PointwiseDepthwiseWorkspace{plan.parts * least,
                                      plan.parts * part_bytes(plan, preferred_rows)};
 }

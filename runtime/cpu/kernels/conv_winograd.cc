@@ -205,8 +205,8 @@ bool run_parts(const WinogradImage& image, int64_t parts, std::byte* workspace,
   std::atomic<bool> finite{true};
   threads.parallel_for(parts, 1, [&](int64_t begin, int64_t end) {
     for (int64_t part = begin; part < end; ++part) {
-      if (!run_tiles(image, part * tiles / parts, (part + 1) * tiles / parts,
-                     workspace + part * plan.part_bytes)) {
+      const Share run = contiguous_share(tiles, part, parts);
+      if (!run_tiles(image, run.begin, run.end, workspace + part * plan.part_bytes)) {
         finite.store(false);
       }
     }

@@ -305,9 +305,19 @@ Status enqueue_pointwise_depthwise(const PointwiseDepthwisePlan& p, const CudaRu
                                                     p.residual ? optional_data(c, 7) : nullptr));
 }
 
-// X [N, C, H, W], W1 [M, C, 1, 1], B1 [M] or none, W2 [M, 1, kH, kW], B2 [M] or none, and with a
-// projection W3 [P, M, 1, 1], B3 [P] or none and a residual of Y's shape or none; all float32.
-// Without W1 (nor B1) X has the M channels, and W3 is required.
+// A 1x1 weight (input i) [out, in_channels, 1, 1] and its bias (input i + 1) [out] or none;
+// returns out, or -1 when they do not fit.
+int64_t pointwise_out_channels(const CudaNodeContext& node, size_t i, int64_t in_channels) {
+  const Shape& w = node.input(i).shape;
+  if (w.rank() != 4 || w[1] != in_channels || w[2] != 1 || w[3] != 1) return -1;
+  if (node.has_input(i + 1) && node.input(i + 1).shape != Shape{w[0]}) return -1;
+  return w[0];
+}
+
+// X [N, C, H, W], W1 [M, C, 1, 1], B1 [M] or none, W2 [M, 1, kH, kW] (group M, kernel_shape
+// as W2's), B2 [M] or none, and with a projection W3 [P, M, 1, 1], B3 [P] or none and a residual
+// of Y's shape or none; Y [N, P or M, OH, OW]; all float32. Without W1 (nor B1) X has the M
+// channels, and W3 is required.
 Status check_pointwise_depthwise(const CudaNodeContext& node) {
   for (size_t i = 0; i < 8; ++i) {
     const bool required = i == 0 || i == 3;
@@ -318,22 +328,27 @@ Status check_pointwise_depthwise(const CudaNodeContext& node) {
   }
   const Shape& x = node.input(0).shape;
   const Shape& w2 = node.input(3).shape;
+  const Shape& y = node.output(0).shape;
   const bool expand = node.has_input(1);
   const bool projection = node.has_input(5);
-  const Shape* w1 = expand ? &node.input(1).shape : nullptr;
-  const int64_t m = expand && w1->rank() == 4 ? (*w1)[0] : (x.rank() == 4 ? x[1] : 0);
-  const bool bad_expand = expand ? (x.rank() != 4 || w1->rank() != 4 || (*w1)[1] != x[1] ||
-                                    (*w1)[2] != 1 || (*w1)[3] != 1)
-                                 : (node.has_input(2) || !projection);
-  const bool bad_projection =
-      projection && (node.input(5).shape.rank() != 4 || node.input(5).shape[1] != m ||
-                     node.input(5).shape[2] != 1 || node.input(5).shape[3] != 1);
-  if (x.rank() != 4 || w2.rank() != 4 || w2[0] != m || w2[1] != 1 || bad_expand || bad_projection ||
-      (!projection && node.has_input(7)) ||
-      (node.has_input(7) && node.input(7).shape != node.output(0).shape)) {
+  const int64_t m = x.rank() != 4                      ? -1
+                    : expand                           ? pointwise_out_channels(node, 1, x[1])
+                    : node.has_input(2) || !projection ? -1
+                                                       : x[1];
+  const int64_t out = projection ? pointwise_out_channels(node, 5, m) : m;
+  const AttributeMap& attributes = node.node().attributes;
+  const bool window_fits =
+      w2.rank() == 4 && w2[0] == m && w2[1] == 1 && attributes.get_int("group", 1) == m &&
+      attributes.get_ints("kernel_shape", {w2[2], w2[3]}) == std::vector<int64_t>{w2[2], w2[3]} &&
+      (!node.has_input(4) || node.input(4).shape == Shape{m});
+  const bool residual_fits = !node.has_input(7) || (projection && node.input(7).shape == y);
+  if (m < 1 || out < 1 || !window_fits || !residual_fits || y.rank() != 4 || y[0] != x[0] ||
+      y[1] != out) {
     return node.error(StatusCode::kInvalidModel, "X ", x.to_string(), ", W2 ", w2.to_string(),
-                      ": expected [N, C, H, W], W1 [M, C, 1, 1] (or none, then a projection), ",
-                      "W2 [M, 1, kH, kW], a projection [P, M, 1, 1] and a residual of Y's shape");
+                      ", Y ", y.to_string(), ": expected X [N, C, H, W], W1 [M, C, 1, 1] (or ",
+                      "none, then a projection) and B1 [M], W2 [M, 1, kH, kW] with group M and ",
+                      "its kernel_shape, B2 [M], a projection [P, M, 1, 1] and B3 [P], a ",
+                      "residual of Y's shape, Y [N, P or M, OH, OW]");
   }
   return Status::ok();
 }
