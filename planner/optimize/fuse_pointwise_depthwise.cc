@@ -128,6 +128,15 @@ Node* fusable_pointwise(Graph& graph, NodeId node_id) {
   return pointwise;
 }
 
+// Copies `from`'s fused activation (onepool_activation / _alpha / _beta, where set) into `to`
+// as `prefix` + activation / alpha / beta.
+void copy_activation(const Node& from, const std::string& prefix, AttributeMap& to) {
+  for (const char* name : {"activation", "alpha", "beta"}) {
+    const Attribute* value = from.attributes.find(std::string("onepool_") + name);
+    if (value != nullptr) to.set(prefix + name, *value);
+  }
+}
+
 // The fused node's attributes: the depthwise Conv's, with the 1x1 Conv's activation (if any)
 // renamed.
 AttributeMap fused_attributes(const Node* pointwise, const Node& depthwise) {
@@ -135,11 +144,7 @@ AttributeMap fused_attributes(const Node* pointwise, const Node& depthwise) {
   for (const auto& [name, value] : depthwise.attributes.entries()) {
     if (name != "auto_pad") attributes.set(name, value);
   }
-  for (const char* name : {"activation", "alpha", "beta"}) {
-    const Attribute* value =
-        pointwise == nullptr ? nullptr : pointwise->attributes.find(std::string("onepool_") + name);
-    if (value != nullptr) attributes.set(std::string("onepool_pointwise_") + name, *value);
-  }
+  if (pointwise != nullptr) copy_activation(*pointwise, "onepool_pointwise_", attributes);
   return attributes;
 }
 
@@ -224,10 +229,7 @@ bool absorb_projection(Graph& graph, NodeId fused_id) {
   fused.inputs.push_back(projection->input(3));
   while (fused.inputs.back() == kNoValue) fused.inputs.pop_back();
   fused.outputs = projection->outputs;
-  for (const char* name : {"activation", "alpha", "beta"}) {
-    const Attribute* value = projection->attributes.find(std::string("onepool_") + name);
-    if (value != nullptr) fused.attributes.set(std::string("onepool_project_") + name, *value);
-  }
+  copy_activation(*projection, "onepool_project_", fused.attributes);
   const NodeId projection_id = value_at(graph, projection->inputs[0]).consumers[0];
   remove_node(graph, projection_id);
   graph.rebuild_edges();

@@ -49,6 +49,9 @@ struct ConvPlan {
   // A fused residual Add (planner/optimize/fuse_residual.cc): input 3, the output's shape, added
   // after the bias and before the activation.
   bool residual = false;
+  // The im2col or implicit GEMM finishes its tiles in registers (bias, residual, activation:
+  // sgemm_epilogue.h), so no pass over Y follows.
+  bool epilogue_in_tiles = false;
 };
 
 // The GEMM reads the column matrix in place, a tile of whole output rows at a time: about
@@ -76,14 +79,22 @@ class ConvKernel final : public Kernel {
     const float* bias = context.inputs.size() > 2 ? context.inputs[2].as<const float>() : nullptr;
     const float* residual = plan_.residual ? context.inputs[3].as<const float>() : nullptr;
     float* y = context.outputs[0].as<float>();
+    if (plan_.path == ConvPath::kIm2col && plan_.epilogue_in_tiles) {
+      run_gemm_paths(x, w, y, context, bias, residual);
+      return Status::ok();
+    }
     if (plan_.path == ConvPath::kIm2col || plan_.path == ConvPath::kPointwise) {
       if (plan_.path == ConvPath::kPointwise) {
         run_pointwise(x, w, y, *context.threads);
       } else {
-        run_gemm_paths(x, w, y, context);
+        run_gemm_paths(x, w, y, context, nullptr, nullptr);
       }
       add_bias_activation(y, bias, plan_.batch, plan_.out_channels, g.output_size(),
                           plan_.activation, *context.threads, residual);
+      return Status::ok();
+    }
+    if (plan_.path == ConvPath::kImplicit && plan_.epilogue_in_tiles) {
+      run_implicit_images(x, w, bias, residual, plan_.activation, y, context);
       return Status::ok();
     }
     // The other paths finish their output tile by tile. With a residual, their activation waits
@@ -102,7 +113,7 @@ class ConvKernel final : public Kernel {
     } else if (plan_.path == ConvPath::kWinograd) {
       run_winograd_images(x, w, bias, tile_activation, y, context);
     } else {
-      run_implicit_images(x, w, bias, tile_activation, y, context);
+      run_implicit_images(x, w, bias, nullptr, tile_activation, y, context);
     }
     if (residual != nullptr) {
       add_bias_activation(y, nullptr, plan_.batch, plan_.out_channels, g.output_size(),
@@ -140,8 +151,9 @@ class ConvKernel final : public Kernel {
     }
   }
 
-  // The implicit GEMM per group and image, bias and activation applied band by band.
-  void run_implicit_images(const float* x, const float* w, const float* bias,
+  // The implicit GEMM per group and image, its epilogue (bias, residual when given, activation)
+  // applied in the tiles or band by band.
+  void run_implicit_images(const float* x, const float* w, const float* bias, const float* residual,
                            const Activation& activation, float* y,
                            const RunContext& context) const {
     const WindowGeometry& g = plan_.geometry;
@@ -149,27 +161,34 @@ class ConvKernel final : public Kernel {
     const int64_t out_group = plan_.out_channels / plan_.group;
     for (int64_t group = 0; group < plan_.group; ++group) {
       const float* packed = group_weights(w, group, context.workspace);
-      const BandEpilogue epilogue{bias == nullptr ? nullptr : bias + group * out_group, activation};
       for (int64_t n = 0; n < plan_.batch; ++n) {
+        const int64_t y_offset = (n * plan_.out_channels + group * out_group) * g.output_size();
+        const BandEpilogue epilogue{bias == nullptr ? nullptr : bias + group * out_group,
+                                    residual == nullptr ? nullptr : residual + y_offset,
+                                    activation};
         run_implicit_gemm(g, plan_.implicit, plan_.isa, packed, out_group, in_group,
                           x + (n * plan_.in_channels + group * in_group) * g.input_size(),
-                          y + (n * plan_.out_channels + group * out_group) * g.output_size(),
-                          epilogue, context.workspace + plan_.packed_bytes, *context.threads);
+                          y + y_offset, epilogue, context.workspace + plan_.packed_bytes,
+                          *context.threads);
       }
     }
   }
 
-  // The im2col path on OnePool's GEMM.
-  void run_gemm_paths(const float* x, const float* w, float* y, const RunContext& context) const {
+  // The im2col path on OnePool's GEMM; with epilogue_in_tiles, its tiles finished in registers
+  // (bias and residual may be nullptr), else left for add_bias_activation.
+  void run_gemm_paths(const float* x, const float* w, float* y, const RunContext& context,
+                      const float* bias, const float* residual) const {
     const WindowGeometry& g = plan_.geometry;
     const int64_t in_group = plan_.in_channels / plan_.group;
     const int64_t out_group = plan_.out_channels / plan_.group;
     for (int64_t group = 0; group < plan_.group; ++group) {
       const float* packed = group_weights(w, group, context.workspace);
       for (int64_t n = 0; n < plan_.batch; ++n) {
+        const int64_t y_offset = (n * plan_.out_channels + group * out_group) * g.output_size();
         const GroupImage image{x + (n * plan_.in_channels + group * in_group) * g.input_size(),
-                               packed,
-                               y + (n * plan_.out_channels + group * out_group) * g.output_size()};
+                               packed, y + y_offset,
+                               bias == nullptr ? nullptr : bias + group * out_group,
+                               residual == nullptr ? nullptr : residual + y_offset};
         run_group(image, context, *context.threads);
       }
     }
@@ -185,11 +204,14 @@ class ConvKernel final : public Kernel {
     return packed;
   }
 
-  // One group of one image: its input planes, the group's packed weights, its output planes.
+  // One group of one image: its input planes, the group's packed weights, its output planes and,
+  // when the tiles finish it, the group's biases and the output's residual (or nullptr).
   struct GroupImage {
     const float* x;
     const float* packed;
     float* y;
+    const float* bias;
+    const float* residual;
   };
 
   // The column tiles of one group of one image: tile t is output rows [t * tile_rows, ...).
@@ -229,9 +251,13 @@ class ConvKernel final : public Kernel {
     const int64_t width = rows * g.output[2];
     if (fill) im2col_matrix_rows(g, image.x, first_row, rows, 0, depth, col);
     const PackedA weights{image.packed, plan_.out_channels / plan_.group, depth};
+    const int64_t y_offset = first_channel * g.output_size() + first_row * g.output[2];
+    const GemmEpilogue epilogue{image.bias == nullptr ? nullptr : image.bias + first_channel,
+                                image.residual == nullptr ? nullptr : image.residual + y_offset,
+                                plan_.activation};
     sgemm_packed_a(plan_.isa, weights, first_channel, end_channel - first_channel, width, col,
-                   width, image.y + first_channel * g.output_size() + first_row * g.output[2],
-                   g.output_size());
+                   width, image.y + y_offset, g.output_size(),
+                   plan_.epilogue_in_tiles ? &epilogue : nullptr);
   }
 
   void run_tile_on_all_threads(const GroupImage& image, int64_t tile, float* col,
@@ -451,6 +477,10 @@ Expected<PreparedKernel> make_conv_kernel(const NodeContext& node) {
   plan.activation = parse_activation(node.node().attributes);
   PreparedKernel prepared;
   ONEPOOL_ASSIGN_OR_RETURN(const WorkspaceBytes workspace, choose_path(node, plan));
+  plan.epilogue_in_tiles =
+      (plan.path == ConvPath::kIm2col && gemm_epilogue_supports(plan.activation)) ||
+      (plan.path == ConvPath::kImplicit &&
+       implicit_epilogue_in_tiles(plan.implicit, plan.activation, plan.residual));
   // oneDNN, when built in, takes the convolutions im2col would run (measured faster there; the
   // depthwise and pointwise paths stay ours, see conv_dnnl.h).
   if (plan.path == ConvPath::kIm2col && !plan.residual) {

@@ -237,11 +237,16 @@ bool fits_small_plane(const WindowGeometry& g) {
   return padded_h * padded_w <= kSmallPlaneFloats && g.output[1] * padded_w <= kSmallPlaneFloats;
 }
 
+// A 2-D square window without dilation: the shapes the specialized plane and row functions take.
+bool is_square_2d(const WindowGeometry& g) {
+  return g.input[0] == 1 && g.kernel[0] == 1 && g.kernel[1] == g.kernel[2] && g.dilation[1] == 1 &&
+         g.dilation[2] == 1;
+}
+
 using FlatFn = bool (*)(const WindowGeometry&, const float*, const float*, float, float*);
 
 FlatFn choose_flat_fn(const WindowGeometry& g) {
-  const bool square_2d = g.input[0] == 1 && g.kernel[0] == 1 && g.kernel[1] == g.kernel[2] &&
-                         g.dilation[1] == 1 && g.dilation[2] == 1;
+  const bool square_2d = is_square_2d(g);
   if (square_2d && fits_small_plane(g)) {
     const int64_t k = g.kernel[1];
     const int64_t s = g.stride[1];
@@ -259,18 +264,14 @@ FlatFn choose_flat_fn(const WindowGeometry& g) {
 // As choose_flat_fn, without the paths that copy the plane: a 3x3 stride-1 band sweeps flat
 // where it lies, anything else goes row by row.
 FlatFn choose_in_place_fn(const WindowGeometry& g) {
-  const bool square_2d = g.input[0] == 1 && g.kernel[0] == 1 && g.kernel[1] == g.kernel[2] &&
-                         g.dilation[1] == 1 && g.dilation[2] == 1;
-  return square_2d && g.kernel[1] == 3 ? &flat_plane_kxk<3> : nullptr;
+  return is_square_2d(g) && g.kernel[1] == 3 ? &flat_plane_kxk<3> : nullptr;
 }
 
 using RowFn = bool (*)(const WindowGeometry&, const float*, const float*, float, int64_t, float*);
 
 // The specialized row function for this geometry, or nullptr (generic path only).
 RowFn choose_row_fn(const WindowGeometry& g) {
-  const bool square_2d = g.input[0] == 1 && g.kernel[0] == 1 && g.kernel[1] == g.kernel[2] &&
-                         g.dilation[1] == 1 && g.dilation[2] == 1;
-  if (!square_2d) return nullptr;
+  if (!is_square_2d(g)) return nullptr;
   const int64_t k = g.kernel[1];
   const int64_t s = g.stride[2];
   if (k == 3 && s == 1) return &row_kxk<3, 1>;

@@ -136,9 +136,11 @@ const float* band_planes_in_parallel(const WindowGeometry& g, const ImplicitGemm
 }
 
 // The epilogue on output channels [first, end) of band `band` (its rows of each channel are one
-// contiguous run of Y).
-void finish_band(const WindowGeometry& g, const BandEpilogue& epilogue, const Band& band,
-                 int64_t first, int64_t end, float* y) {
+// contiguous run of Y), when the micro-kernels did not apply it.
+void finish_band(const WindowGeometry& g, const ImplicitGemmPlan& plan,
+                 const BandEpilogue& epilogue, const Band& band, int64_t first, int64_t end,
+                 float* y) {
+  if (implicit_epilogue_in_tiles(plan, epilogue.activation, epilogue.residual != nullptr)) return;
   if (epilogue.bias == nullptr && epilogue.activation.kind == ActivationKind::kNone) return;
   const int64_t width = g.output[2];
   const int64_t count = band.rows * width;
@@ -155,19 +157,27 @@ void finish_band(const WindowGeometry& g, const BandEpilogue& epilogue, const Ba
 // Output channels [first, end) of band `band`, from its planes.
 void multiply_band(const WindowGeometry& g, const ImplicitGemmPlan& plan, SgemmIsa isa,
                    const PackedA& weights, const float* planes, const Band& band, int64_t first,
-                   int64_t end, std::byte* part, float* y) {
+                   int64_t end, const BandEpilogue& epilogue, std::byte* part, float* y) {
   const int64_t width = g.output[2];
   const int64_t columns = (band.rows - 1) * plan.plane_w + width;
-  float* y_first = y + first * g.output_size();
+  const int64_t y_offset = first * g.output_size() + band.first_row * width;
+  GemmEpilogue in_tiles{epilogue.bias != nullptr ? epilogue.bias + first : nullptr,
+                        epilogue.residual != nullptr ? epilogue.residual + y_offset : nullptr,
+                        epilogue.activation};
+  const GemmEpilogue* finish =
+      implicit_epilogue_in_tiles(plan, epilogue.activation, epilogue.residual != nullptr)
+          ? &in_tiles
+          : nullptr;
   if (plan.wide_bytes == 0) {  // plane_w == OW: the wide output is Y's rows
     sgemm_packed_a_rows(isa, weights, first, end - first, columns, planes, plan.row_offsets.data(),
-                        y_first + band.first_row * width, g.output_size());
+                        y + y_offset, g.output_size(), finish);
     return;
   }
+  float* y_first = y + first * g.output_size();
   const int64_t ldw = plan.band_rows * plan.plane_w;
   float* wide = reinterpret_cast<float*>(part + aligned(plan.padded_bytes)) + first * ldw;
   sgemm_packed_a_rows(isa, weights, first, end - first, columns, planes, plan.row_offsets.data(),
-                      wide, ldw);
+                      wide, ldw, finish);
   for (int64_t m = 0; m < end - first; ++m) {
     for (int64_t r = 0; r < band.rows; ++r) {
       const float* src = wide + m * ldw + r * plan.plane_w;
@@ -209,6 +219,11 @@ int64_t balanced_band_rows(int64_t height, int64_t max_rows, int threads) {
     }
   }
   return best_rows;
+}
+
+bool implicit_epilogue_in_tiles(const ImplicitGemmPlan& plan, const Activation& activation,
+                                bool residual) {
+  return gemm_epilogue_supports(activation) && (!residual || plan.wide_bytes == 0);
 }
 
 bool implicit_gemm_fits(const WindowGeometry& g) {
@@ -301,8 +316,9 @@ void run_implicit_gemm(const WindowGeometry& g, const ImplicitGemmPlan& plan, Sg
           band_planes_in_parallel(g, plan, x, in_channels, rows, workspace, threads);
       threads.parallel_for(panels, 1, [&](int64_t begin, int64_t end) {
         const int64_t last = std::min(out_channels, end * panel);
-        multiply_band(g, plan, isa, weights, planes, rows, begin * panel, last, workspace, y);
-        finish_band(g, epilogue, rows, begin * panel, last, y);
+        multiply_band(g, plan, isa, weights, planes, rows, begin * panel, last, epilogue, workspace,
+                      y);
+        finish_band(g, plan, epilogue, rows, begin * panel, last, y);
       });
     }
     return;
@@ -319,8 +335,8 @@ void run_implicit_gemm(const WindowGeometry& g, const ImplicitGemmPlan& plan, Sg
       for (int64_t band = run.begin; band < run.end; ++band) {
         const Band rows = band_at(band);
         const float* planes = band_planes(g, plan, x, in_channels, rows, scratch);
-        multiply_band(g, plan, isa, weights, planes, rows, 0, out_channels, scratch, y);
-        finish_band(g, epilogue, rows, 0, out_channels, y);
+        multiply_band(g, plan, isa, weights, planes, rows, 0, out_channels, epilogue, scratch, y);
+        finish_band(g, plan, epilogue, rows, 0, out_channels, y);
       }
     }
   });

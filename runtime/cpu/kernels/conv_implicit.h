@@ -59,12 +59,20 @@ int64_t balanced_band_rows(int64_t height, int64_t max_rows, int threads);
 ImplicitGemmPlan plan_implicit_gemm(const WindowGeometry& g, int64_t in_channels,
                                     int64_t out_channels, int threads);
 
-/// y[m] = activation(y[m] + bias[m]) on each band (bias may be nullptr; the same operations as
-/// add_bias_activation, so the same bits).
+/// y[m] = activation((y[m] + bias[m]) + residual[m]) (bias and residual may be nullptr; the same
+/// operations as add_bias_activation, so the same bits). Applied by the GEMM's micro-kernels in
+/// registers where implicit_epilogue_in_tiles allows it, else to each band right after its GEMM.
 struct BandEpilogue {
-  const float* bias = nullptr;  // one per output channel of the group
+  const float* bias = nullptr;      // one per output channel of the group
+  const float* residual = nullptr;  // the group's output planes' residual (Y's layout), or nullptr
   Activation activation;
 };
+
+/// True when the micro-kernels can finish the output in registers: an activation they apply
+/// (gemm_epilogue_supports) and, with a residual, a GEMM that writes Y's rows directly (a padded
+/// band's wide output is copied out afterwards, its rows laid out unlike the residual's).
+bool implicit_epilogue_in_tiles(const ImplicitGemmPlan& plan, const Activation& activation,
+                                bool residual);
 
 /// One group of one image: y (out_channels planes) = epilogue(packed weights * the implicit
 /// column matrix of x (in_channels planes)). `workspace`: plan.parts * plan.part_bytes bytes.

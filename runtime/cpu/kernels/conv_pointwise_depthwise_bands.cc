@@ -20,6 +20,37 @@ constexpr auto kFloat = static_cast<int64_t>(sizeof(float));
 
 int64_t aligned(int64_t bytes) { return (bytes + kAlignment - 1) / kAlignment * kAlignment; }
 
+// Where a 1x1 product reads and writes: B's rows at b + offsets[k], C's (and the residual's)
+// rows `stride` apart.
+struct ProductPlace {
+  const float* b;
+  const int64_t* offsets;
+  float* c;
+  int64_t stride;
+};
+
+// The 1x1 product of `step` over `columns`, finished with its bias, the residual (nullptr: none)
+// and its activation: in the micro-kernels' registers when they apply that activation, else by
+// passes afterwards (the Conv kernel's operations in its order either way, so the same bits).
+void pointwise_product(SgemmIsa isa, const PointwiseStep& step, int64_t columns,
+                       const ProductPlace& at, const float* bias, const float* residual) {
+  const PackedA weights{step.packed->data(), step.out_channels, step.in_channels};
+  const GemmEpilogue epilogue{bias, residual, step.activation};
+  const bool in_tiles = gemm_epilogue_supports(step.activation);
+  sgemm_packed_a_rows(isa, weights, 0, step.out_channels, columns, at.b, at.offsets, at.c,
+                      at.stride, in_tiles ? &epilogue : nullptr);
+  if (in_tiles) return;
+  for (int64_t m = 0; m < step.out_channels; ++m) {
+    float* data = at.c + m * at.stride;
+    if (bias != nullptr) {
+      const float b = bias[m];
+      map_in_place(data, columns, [b](float v) { return v + b; });
+    }
+    if (residual != nullptr) add_residual(data, residual + m * at.stride, columns);
+    apply_activation(step.activation, data, columns);
+  }
+}
+
 // Expanded rows a band of `band_rows` output rows reads at most.
 int64_t expanded_rows(const PointwiseDepthwisePlan& plan, int64_t band_rows) {
   return std::min((band_rows - 1) * plan.depthwise.stride[1] + plan.span, plan.depthwise.input[1]);
@@ -109,21 +140,10 @@ class BandWalker {
 
   // Expanded rows `rows` into the buffer from row `at`: the 1x1 product, then its epilogue.
   void compute_rows(const Rows& rows, int64_t at) {
-    const PointwiseStep& step = plan_.expand;
-    const int64_t columns = (rows.end - rows.first) * width();
-    const PackedA weights{step.packed->data(), step.out_channels, step.in_channels};
-    float* out = expanded_ + at * width();
-    sgemm_packed_a_rows(plan_.isa, weights, 0, step.out_channels, columns,
-                        t_.x + rows.first * width(), plan_.x_offsets.data(), out, channel_stride());
-    if (t_.b1 == nullptr && step.activation.kind == ActivationKind::kNone) return;
-    for (int64_t m = 0; m < step.out_channels; ++m) {
-      float* data = out + m * channel_stride();
-      if (t_.b1 != nullptr) {
-        const float b = t_.b1[m];
-        map_in_place(data, columns, [b](float v) { return v + b; });
-      }
-      apply_activation(step.activation, data, columns);
-    }
+    const ProductPlace place{t_.x + rows.first * width(), plan_.x_offsets.data(),
+                             expanded_ + at * width(), channel_stride()};
+    pointwise_product(plan_.isa, plan_.expand, (rows.end - rows.first) * width(), place, t_.b1,
+                      nullptr);
   }
 
   // The depthwise window `band` over channel m at source + m * source_stride, into
@@ -143,22 +163,11 @@ class BandWalker {
   // Output rows [first, end) of Y: the projection of the depthwise buffer, then its bias,
   // residual and activation (the Conv kernel's order).
   void project(int64_t first, int64_t end) {
-    const PointwiseStep& step = plan_.projection;
-    const int64_t plane = plan_.depthwise.output_size();
     const int64_t offset = first * plan_.depthwise.output[2];
-    const int64_t columns = (end - first) * plan_.depthwise.output[2];
-    const PackedA weights{step.packed->data(), step.out_channels, step.in_channels};
-    sgemm_packed_a_rows(plan_.isa, weights, 0, step.out_channels, columns, depthwise_,
-                        bands_.dw_offsets.data(), t_.y + offset, plane);
-    for (int64_t p = 0; p < step.out_channels; ++p) {
-      float* data = t_.y + p * plane + offset;
-      if (t_.b3 != nullptr) {
-        const float b = t_.b3[p];
-        map_in_place(data, columns, [b](float v) { return v + b; });
-      }
-      if (t_.residual != nullptr) add_residual(data, t_.residual + p * plane + offset, columns);
-      apply_activation(step.activation, data, columns);
-    }
+    const ProductPlace place{depthwise_, bands_.dw_offsets.data(), t_.y + offset,
+                             plan_.depthwise.output_size()};
+    pointwise_product(plan_.isa, plan_.projection, (end - first) * plan_.depthwise.output[2], place,
+                      t_.b3, t_.residual != nullptr ? t_.residual + offset : nullptr);
   }
 
   const PointwiseDepthwisePlan& plan_;

@@ -15,6 +15,8 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "runtime/cpu/kernels/sgemm_epilogue.h"
+
 namespace onepool::cpu::nn {
 
 enum class SgemmIsa : uint8_t { kPortable, kAvx2, kAvx512 };
@@ -49,9 +51,12 @@ void pack_a_panels(SgemmIsa isa, const float* a, int64_t m, int64_t k, int64_t l
 
 /// Rows [first_row, first_row + m) of C = A * B on the calling thread (first_row a multiple of
 /// the panel height); B is k x n with row stride ldb, C's first row is row first_row of the
-/// product, m x n with row stride ldc (overwritten).
+/// product, m x n with row stride ldc (overwritten). With an epilogue (sgemm_epilogue.h), each
+/// element is finished in registers before it is stored: its bias is epilogue->bias[i] for row i
+/// of this call's C and its residual sits at the element's place in a matrix of C's layout.
 void sgemm_packed_a(SgemmIsa isa, const PackedA& a, int64_t first_row, int64_t m, int64_t n,
-                    const float* b, int64_t ldb, float* c, int64_t ldc);
+                    const float* b, int64_t ldb, float* c, int64_t ldc,
+                    const GemmEpilogue* epilogue = nullptr);
 
 /// B (k x n, constant weights) packed once for sgemm_packed_ab: blocks of k as in PackedA, each
 /// block holding every column tile's slice of it (kc rows of sgemm_tile_cols floats, the last
@@ -78,6 +83,7 @@ void sgemm_packed_ab(SgemmIsa isa, const PackedA& a, int64_t m, const PackedB& b
 /// As sgemm_packed_a, with row p of B starting at b + row_offsets[p] (an implicit GEMM: the
 /// rows of a convolution's column matrix read straight from the input planes).
 void sgemm_packed_a_rows(SgemmIsa isa, const PackedA& a, int64_t first_row, int64_t m, int64_t n,
-                         const float* b, const int64_t* row_offsets, float* c, int64_t ldc);
+                         const float* b, const int64_t* row_offsets, float* c, int64_t ldc,
+                         const GemmEpilogue* epilogue = nullptr);
 
 }  // namespace onepool::cpu::nn
