@@ -50,7 +50,8 @@ struct ConvPlan {
   // after the bias and before the activation.
   bool residual = false;
   // The im2col or implicit GEMM finishes its tiles in registers (bias, residual, activation:
-  // sgemm_epilogue.h), so no pass over Y follows.
+  // sgemm_epilogue.h), or Winograd's output transform adds the residual before the activation:
+  // no pass over Y follows.
   bool epilogue_in_tiles = false;
 };
 
@@ -97,10 +98,14 @@ class ConvKernel final : public Kernel {
       run_implicit_images(x, w, bias, residual, plan_.activation, y, context);
       return Status::ok();
     }
-    // The other paths finish their output tile by tile. With a residual, their activation waits
-    // for one last pass that adds it: streamed over the whole output, as the Add node read it
-    // (adding it tile by tile read the skip tensor in short runs across the channels, which cost
-    // ResNet-50's 1x1 convolutions more than the Add and the Relu it saved).
+    if (plan_.path == ConvPath::kWinograd && plan_.epilogue_in_tiles) {
+      run_winograd_images(x, w, WinogradEpilogue{bias, nullptr, plan_.activation}, residual, y,
+                          context);
+      return Status::ok();
+    }
+    // The other paths (depthwise, dilated Winograd, a GEMM whose activation the micro-kernels do
+    // not compute) finish their output tile by tile. With a residual, their activation waits for
+    // one last pass that adds it, streamed over the whole output as the Add node read it.
     const Activation tile_activation = plan_.residual ? Activation{} : plan_.activation;
     if (plan_.path == ConvPath::kDepthwise) {
       const DepthwiseConv conv{
@@ -111,7 +116,8 @@ class ConvKernel final : public Kernel {
         depthwise_conv(g, conv, tile_activation, *context.threads);
       }
     } else if (plan_.path == ConvPath::kWinograd) {
-      run_winograd_images(x, w, bias, tile_activation, y, context);
+      run_winograd_images(x, w, WinogradEpilogue{bias, nullptr, tile_activation}, nullptr, y,
+                          context);
     } else {
       run_implicit_images(x, w, bias, nullptr, tile_activation, y, context);
     }
@@ -123,14 +129,15 @@ class ConvKernel final : public Kernel {
   }
 
  private:
-  void run_winograd_images(const float* x, const float* w, const float* bias,
-                           const Activation& activation, float* y,
-                           const RunContext& context) const {
+  // Each image; `residual` (the whole output's, or nullptr) is offset per image.
+  void run_winograd_images(const float* x, const float* w, WinogradEpilogue epilogue,
+                           const float* residual, float* y, const RunContext& context) const {
     const WindowGeometry& g = plan_.geometry;
     for (int64_t n = 0; n < plan_.batch; ++n) {
-      run_winograd(g, *plan_.winograd, x + n * plan_.in_channels * g.input_size(), w, bias,
-                   activation, y + n * plan_.out_channels * g.output_size(), context.workspace,
-                   *context.threads);
+      const int64_t y_offset = n * plan_.out_channels * g.output_size();
+      epilogue.residual = residual == nullptr ? nullptr : residual + y_offset;
+      run_winograd(g, *plan_.winograd, x + n * plan_.in_channels * g.input_size(), w, epilogue,
+                   y + y_offset, context.workspace, *context.threads);
     }
   }
 
@@ -480,7 +487,8 @@ Expected<PreparedKernel> make_conv_kernel(const NodeContext& node) {
   plan.epilogue_in_tiles =
       (plan.path == ConvPath::kIm2col && gemm_epilogue_supports(plan.activation)) ||
       (plan.path == ConvPath::kImplicit &&
-       implicit_epilogue_in_tiles(plan.implicit, plan.activation, plan.residual));
+       implicit_epilogue_in_tiles(plan.implicit, plan.activation, plan.residual)) ||
+      (plan.path == ConvPath::kWinograd && winograd_takes_residual(plan.geometry));
   // oneDNN, when built in, takes the convolutions im2col would run (measured faster there; the
   // depthwise and pointwise paths stay ours, see conv_dnnl.h).
   if (plan.path == ConvPath::kIm2col && !plan.residual) {

@@ -14,10 +14,11 @@
 // one contiguous run per k again (only the phases some tap reads are filled).
 //
 // Each output element is one fused multiply-add chain over k = (c, kh, kw) in order, whatever
-// the thread count or the bands (sgemm_packed.h). The bias and the fused activation are applied
-// to each band's output right after its GEMM, while it is still in cache: a pass over the whole
-// output afterwards reads and writes it again from memory once it outgrows the caches (MobileNet's
-// first expansion writes 4.8 MB).
+// the thread count or the bands (sgemm_packed.h). The bias, a fused residual and the fused
+// activation are applied by the micro-kernels to each tile in registers before it is stored
+// (sgemm_epilogue.h), or, for activations they do not compute, to each band's output right after
+// its GEMM while it is still in cache: a pass over the whole output afterwards reads and writes
+// it again from memory once it outgrows the caches (MobileNet's first expansion writes 4.8 MB).
 #pragma once
 
 #include <cstddef>

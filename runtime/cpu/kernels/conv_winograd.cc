@@ -122,8 +122,10 @@ void transform_output_run(const WinogradImage& image, const TileRun& run, int64_
   for (int i = 0; i < 2; ++i) {
     const int64_t oy = 2 * run.ty + i;
     if (oy >= g.output[1]) break;
-    // Two columns per tile, written straight to Y, then the activation over them in place.
-    float* dst = image.y + channel * g.output_size() + oy * out_w + x0;
+    // Two columns per tile, written straight to Y, then the residual and the activation over
+    // them in place.
+    const int64_t at = channel * g.output_size() + oy * out_w + x0;
+    float* dst = image.y + at;
     if (columns == 2 * kWinogradLanes) {
       for (int64_t l = 0; l < kWinogradLanes; ++l) {
         dst[2 * l] = t[i][0][l] + t[i][1][l] + t[i][2][l] + bias;
@@ -135,6 +137,7 @@ void transform_output_run(const WinogradImage& image, const TileRun& run, int64_
         if (2 * l + 1 < columns) dst[2 * l + 1] = t[i][1][l] - t[i][2][l] - t[i][3][l] + bias;
       }
     }
+    if (image.residual != nullptr) add_residual(dst, image.residual + at, columns);
     apply_activation(image.activation, dst, columns);
   }
 }

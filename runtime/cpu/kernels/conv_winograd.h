@@ -57,12 +57,27 @@ std::optional<WinogradPlan> plan_winograd(const WindowGeometry& g, SgemmIsa isa,
                                           int64_t out_channels, int threads,
                                           const WinogradWeightSharing& share = {});
 
-/// One image: y [C_out, OH, OW] = activation(conv(x [C_in, H, W]) + bias) (bias may be null).
+/// What follows the convolution, in this order, each step rounded: the bias (or nullptr), a fused
+/// residual Add (y's layout, or nullptr; undilated convolutions only: a dilated one writes y
+/// through its phases' scatters) and the activation.
+struct WinogradEpilogue {
+  const float* bias = nullptr;
+  const float* residual = nullptr;
+  Activation activation;
+};
+
+/// True when run_winograd adds a residual itself (else the caller adds it after, and passes
+/// no activation).
+inline bool winograd_takes_residual(const WindowGeometry& g) {
+  return g.dilation[1] == 1 && g.dilation[2] == 1;
+}
+
+/// One image: y [C_out, OH, OW] = activation((conv(x [C_in, H, W]) + bias) + residual).
 /// `workspace`: plan.workspace_bytes(). When x holds a value the transforms must not see (NaN,
 /// Inf, magnitude above 2^40), y is computed again directly from the original weights W
 /// [C_out, C_in, 3, 3], as the ONNX definition of Conv reads.
 void run_winograd(const WindowGeometry& g, const WinogradPlan& plan, const float* x,
-                  const float* weights, const float* bias, const Activation& activation, float* y,
+                  const float* weights, const WinogradEpilogue& epilogue, float* y,
                   std::byte* workspace, ThreadPool& threads);
 
 }  // namespace onepool::cpu::nn

@@ -104,9 +104,15 @@ ONEPOOL_AVX512 bool transform_input_run(const WinogradImage& image, const TileRu
   return ok;
 }
 
-// Relu in registers (a NaN stays NaN); other activations through apply_activation.
-ONEPOOL_AVX512 void store_output_row(const Activation& activation, __m512 lo, __m512 hi,
-                                     int64_t columns, float* dst) {
+// The residual (or nullptr) added, then Relu in registers (a NaN stays NaN); other activations
+// through apply_activation.
+ONEPOOL_AVX512 void store_output_row(const Activation& activation, const float* residual, __m512 lo,
+                                     __m512 hi, int64_t columns, float* dst) {
+  if (residual != nullptr) {
+    lo = _mm512_add_ps(lo, _mm512_maskz_loadu_ps(first_lanes(columns), residual));
+    hi = _mm512_add_ps(hi, _mm512_maskz_loadu_ps(first_lanes(columns - kWinogradLanes),
+                                                 residual + kWinogradLanes));
+  }
   if (activation.kind == ActivationKind::kRelu) {
     const __m512 zero = _mm512_setzero_ps();
     lo = _mm512_mask_mov_ps(lo, _mm512_cmp_ps_mask(lo, zero, _CMP_LT_OQ), zero);
@@ -152,9 +158,10 @@ ONEPOOL_AVX512 void transform_output_run(const WinogradImage& image, const TileR
         _mm512_add_ps(_mm512_add_ps(_mm512_add_ps(t[i][0], t[i][1]), t[i][2]), bias);
     const __m512 col1 =
         _mm512_add_ps(_mm512_sub_ps(_mm512_sub_ps(t[i][1], t[i][2]), t[i][3]), bias);
-    store_output_row(image.activation, _mm512_permutex2var_ps(col0, low, col1),
-                     _mm512_permutex2var_ps(col0, high, col1), columns,
-                     image.y + channel * g.output_size() + oy * out_w + x0);
+    const int64_t at = channel * g.output_size() + oy * out_w + x0;
+    store_output_row(image.activation, image.residual != nullptr ? image.residual + at : nullptr,
+                     _mm512_permutex2var_ps(col0, low, col1),
+                     _mm512_permutex2var_ps(col0, high, col1), columns, image.y + at);
   }
 }
 

@@ -110,7 +110,7 @@ bool run_phase(const WinogradImage& image, int64_t a, int64_t b, std::byte* part
   gather(image.x, g, phase,
          Strided{rows.input_first, g.dilation[1], columns.input_first, g.dilation[2]},
          plan.in_channels, sub_x);
-  const WinogradImage sub{phase, plan, sub_x, image.bias, image.activation, sub_y};
+  const WinogradImage sub{phase, plan, sub_x, image.bias, image.activation, sub_y, nullptr};
   if (!run_winograd_on_one_thread(sub, part)) return false;
   scatter(sub_y, g, phase,
           Strided{rows.output_first, g.dilation[1], columns.output_first, g.dilation[2]},
@@ -142,7 +142,7 @@ bool run_phases(const WinogradImage& image, std::byte* workspace, ThreadPool& th
 }
 
 // The convolution as ONNX defines it, for inputs the transforms must not see: each output the
-// sum over its window in (channel, kh, kw) order, then bias and activation.
+// sum over its window in (channel, kh, kw) order, then bias, residual and activation.
 void run_direct(const WinogradImage& image, const float* weights, ThreadPool& threads) {
   const WindowGeometry& g = image.g;
   const int64_t in_channels = image.plan.in_channels;
@@ -166,7 +166,10 @@ void run_direct(const WinogradImage& image, const float* weights, ThreadPool& th
             }
           }
           const float bias = image.bias != nullptr ? image.bias[channel] : 0.0f;
-          out[oy * g.output[2] + ox] = image.activation.apply(sum + bias);
+          const int64_t at = channel * g.output_size() + oy * g.output[2] + ox;
+          float value = sum + bias;
+          if (image.residual != nullptr) value = value + image.residual[at];
+          out[oy * g.output[2] + ox] = image.activation.apply(value);
         }
       }
     }
@@ -185,9 +188,9 @@ int64_t winograd_phase_bytes(const WindowGeometry& g, int64_t in_channels, int64
 }
 
 void run_winograd(const WindowGeometry& g, const WinogradPlan& plan, const float* x,
-                  const float* weights, const float* bias, const Activation& activation, float* y,
+                  const float* weights, const WinogradEpilogue& epilogue, float* y,
                   std::byte* workspace, ThreadPool& threads) {
-  const WinogradImage image{g, plan, x, bias, activation, y};
+  const WinogradImage image{g, plan, x, epilogue.bias, epilogue.activation, y, epilogue.residual};
   const bool dilated = g.dilation[1] != 1 || g.dilation[2] != 1;
   const bool finite = dilated ? run_phases(image, workspace, threads)
                               : run_winograd_undilated(image, workspace, threads);

@@ -34,6 +34,7 @@ struct WinogradImage {
   const float* bias;
   const Activation& activation;
   float* y;
+  const float* residual;  // added before the activation (Y's layout), or nullptr
 
   int64_t tiles_h() const { return (g.output[1] + 1) / 2; }
   int64_t tiles_w() const { return (g.output[2] + 1) / 2; }
