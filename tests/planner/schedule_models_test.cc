@@ -68,13 +68,15 @@ TEST_CASE("every generated and fetched model: a valid order, never a higher peak
 }
 
 std::vector<float> run_with_schedule(const ManifestModel& entry, const std::string& schedule,
-                                     std::string& summary) {
+                                     std::string& summary, const PlanOptions& plan = {}) {
   LoadOptions load = entry.load;
   load.schedule = schedule;
   auto model = Model::load(entry.path, load);
   REQUIRE_MESSAGE(model.has_value(), model.status().to_string());
   summary = (*model)->optimization_summary();
-  auto session = Session::create(*model, SessionOptions{});
+  SessionOptions options;
+  options.plan = plan;
+  auto session = Session::create(*model, options);
   REQUIRE_MESSAGE(session.has_value(), session.status().to_string());
   std::vector<std::vector<float>> inputs, outputs;
   std::vector<TensorView> input_views, output_views;
@@ -115,6 +117,30 @@ TEST_CASE("a Session with schedule 'memory' gives the outputs of the model order
   auto model = Model::load(models[0].path, load);
   REQUIRE_FALSE(model.has_value());
   CHECK(model.status().message().find("'smallest' is not one of") != std::string::npos);
+}
+
+// Numerics never depend on the plan: other placements, and every kernel granted the workspace it
+// prefers instead of what fits, give the same bits (U-Net's ConvTranspose once tiled its GEMM by
+// the granted workspace; MobileNetV2's fused blocks cut their bands from it).
+TEST_CASE("outputs do not depend on the placement algorithm or the workspaces granted") {
+  int checked = 0;
+  for (const ManifestModel& entry : onepool_test::all_manifest_models()) {
+    if (entry.name != "unet" && entry.name != "mobilenetv2" && entry.name != "inception") continue;
+    CAPTURE(entry.name);
+    std::string summary;
+    const std::vector<float> expected = run_with_schedule(entry, "model", summary);
+    PlanOptions by_size;
+    by_size.algorithm = "greedy-by-size";
+    PlanOptions fast;
+    fast.fast_workspaces = true;
+    for (const PlanOptions& plan : {by_size, fast}) {
+      CAPTURE(plan.algorithm);
+      CAPTURE(plan.fast_workspaces);
+      CHECK(run_with_schedule(entry, "model", summary, plan) == expected);
+    }
+    ++checked;
+  }
+  CHECK(checked == 3);
 }
 
 }  // namespace

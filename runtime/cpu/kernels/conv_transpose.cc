@@ -1,7 +1,9 @@
 // The ConvTranspose kernel: per image and group, col = W_g^T * X_g (sgemm into the workspace),
 // then col2im adds each column entry into Y; bias and the fused activation come last. X_g is
-// taken a tile of whole rows at a time, as many as the granted workspace holds (at least 64 KiB
-// worth, preferably 2 MiB: see Conv's im2col tiles), so the workspace stays bounded.
+// taken a tile of whole rows at a time: as many as 2 MiB of col holds (see Conv's im2col tiles),
+// so the workspace stays bounded. The tile is fixed by the shapes, never by the workspace a plan
+// grants: the GEMM's rounding depends on its width, and col2im's order of additions on the
+// tiles' rows, so a plan that granted fewer bytes changed U-Net's outputs in the last bit.
 
 #include <algorithm>
 #include <climits>
@@ -24,10 +26,10 @@ struct TransposePlan {
   int64_t group = 1;
   Activation activation;
   int64_t row_bytes = 0;  // col bytes of one X row (one od, oh pair of the geometry's output)
+  int64_t tile_rows = 1;  // X rows per tile
 };
 
-constexpr int64_t kMinColBytes = int64_t{64} << 10;
-constexpr int64_t kPreferredColBytes = int64_t{2} << 20;
+constexpr int64_t kColTileBytes = int64_t{2} << 20;
 
 // Whole X rows whose col fits `bytes`.
 int64_t col_rows_within(const TransposePlan& plan, int64_t bytes) {
@@ -51,7 +53,7 @@ class ConvTransposeKernel final : public Kernel {
     const int64_t x_size = g.output_size();
     float* col = reinterpret_cast<float*>(context.workspace);
     const int64_t x_rows = g.output[0] * g.output[1];
-    const int64_t tile_rows = col_rows_within(plan_, static_cast<int64_t>(context.workspace_bytes));
+    const int64_t tile_rows = plan_.tile_rows;
     std::memset(y, 0, context.outputs[0].bytes());
     for (int64_t n = 0; n < plan_.batch; ++n) {
       for (int64_t group = 0; group < plan_.group; ++group) {
@@ -107,7 +109,7 @@ struct WorkspaceBytes {
   size_t preferred = 0;
 };
 
-// Fills plan.row_bytes; returns the col tiles the kernel needs and prefers.
+// Fills plan.row_bytes and plan.tile_rows; returns the col tile's bytes.
 Expected<WorkspaceBytes> workspace_bytes(const NodeContext& node, TransposePlan& plan) {
   const WindowGeometry& g = plan.geometry;
   ONEPOOL_ASSIGN_OR_RETURN(
@@ -120,10 +122,9 @@ Expected<WorkspaceBytes> workspace_bytes(const NodeContext& node, TransposePlan&
   ONEPOOL_ASSIGN_OR_RETURN(int64_t bytes, checked_mul(col, sizeof(float), "workspace bytes"));
   (void)bytes;  // computed for its overflow check: every tile is a part of it
   plan.row_bytes = rows * static_cast<int64_t>(sizeof(float)) * g.output[2];
-  const auto tile_bytes = [&](int64_t limit) {
-    return static_cast<size_t>(col_rows_within(plan, limit) * plan.row_bytes);
-  };
-  return WorkspaceBytes{tile_bytes(kMinColBytes), tile_bytes(kPreferredColBytes)};
+  plan.tile_rows = col_rows_within(plan, kColTileBytes);
+  const auto tile_bytes = static_cast<size_t>(plan.tile_rows * plan.row_bytes);
+  return WorkspaceBytes{tile_bytes, tile_bytes};
 }
 
 }  // namespace
