@@ -14,6 +14,7 @@
 #include "runtime/cpu/kernels/sgemm_packed.h"
 #include "runtime/cpu/thread_pool.h"
 #include "runtime/kernel_test_util.h"
+#include "runtime/sgemm_test_util.h"
 
 namespace onepool::testing {
 namespace {
@@ -21,15 +22,6 @@ namespace {
 using cpu::Activation;
 using cpu::ActivationKind;
 using cpu::nn::SgemmIsa;
-
-std::vector<SgemmIsa> isas_here() {
-  std::vector<SgemmIsa> isas = {SgemmIsa::kPortable};
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-    isas.push_back(SgemmIsa::kAvx2);
-  }
-  if (__builtin_cpu_supports("avx512f")) isas.push_back(SgemmIsa::kAvx512);
-  return isas;
-}
 
 // Values that exercise each comparison: NaN, infinities, signed zeros and ordinary ones.
 void plant_specials(std::vector<float>& values, uint32_t seed) {
@@ -107,7 +99,7 @@ TEST_CASE("the GEMM's in-register epilogue gives the bits of the passes it repla
       Activation{ActivationKind::kClip, 1.0f, -1.0f},  // min > max: every element is max
   };
   int cases = 0;
-  for (const SgemmIsa isa : isas_here()) {
+  for (const SgemmIsa isa : runnable_sgemm_isas()) {
     CAPTURE(cpu::nn::sgemm_isa_name(isa));
     for (const int64_t m : {1, 7, 12, 25}) {
       for (const int64_t n : {1, 9, 16, 33, 70}) {

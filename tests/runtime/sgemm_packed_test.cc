@@ -14,20 +14,12 @@
 #include <vector>
 
 #include "runtime/kernel_test_util.h"
+#include "runtime/sgemm_test_util.h"
 
 namespace onepool::testing {
 namespace {
 
 using cpu::nn::SgemmIsa;
-
-std::vector<SgemmIsa> runnable_isas() {
-  std::vector<SgemmIsa> isas = {SgemmIsa::kPortable};
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-    isas.push_back(SgemmIsa::kAvx2);
-  }
-  if (__builtin_cpu_supports("avx512f")) isas.push_back(SgemmIsa::kAvx512);
-  return isas;
-}
 
 // C = A * B through pack_a and sgemm_packed_a; B's rows are `ldb` apart (ldb >= n), and C's
 // padding columns must stay untouched.
@@ -46,7 +38,7 @@ std::vector<float> product(SgemmIsa isa, const std::vector<float>& a, const std:
 }
 
 TEST_CASE("every GEMM micro-kernel gives the portable kernel's bits, and A * B") {
-  const std::vector<SgemmIsa> isas = runnable_isas();
+  const std::vector<SgemmIsa> isas = runnable_sgemm_isas();
   MESSAGE("micro-kernels on this CPU: ", isas.size(),
           " (best: ", cpu::nn::sgemm_isa_name(cpu::nn::best_sgemm_isa()), ")");
   for (const int64_t m : {1, 5, 12, 13, 20, 40, 64}) {
@@ -83,7 +75,7 @@ TEST_CASE("every GEMM micro-kernel gives the portable kernel's bits, and A * B")
 // a run over rows [first_row, ...) (first_row a panel boundary, as a thread's share of the
 // output channels) gives exactly those rows of the whole product; k spans several blocks.
 TEST_CASE("packing in parts and products over a range of panels match the whole") {
-  for (const SgemmIsa isa : runnable_isas()) {
+  for (const SgemmIsa isa : runnable_sgemm_isas()) {
     CAPTURE(cpu::nn::sgemm_isa_name(isa));
     const int64_t panel = cpu::nn::sgemm_panel_rows(isa);
     const int64_t m = 3 * panel + 5, n = 45, k = 300;
@@ -110,7 +102,7 @@ TEST_CASE("packing in parts and products over a range of panels match the whole"
 // place, for the whole width and for column ranges starting at a tile boundary (how threads
 // split the columns), with C's padding columns untouched.
 TEST_CASE("a packed B gives the bits of B read in place, over any tile-aligned column range") {
-  for (const SgemmIsa isa : runnable_isas()) {
+  for (const SgemmIsa isa : runnable_sgemm_isas()) {
     CAPTURE(cpu::nn::sgemm_isa_name(isa));
     const int64_t width = cpu::nn::sgemm_tile_cols(isa);
     for (const int64_t m : {1, 12, 13, 40}) {
