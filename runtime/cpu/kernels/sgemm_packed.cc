@@ -287,16 +287,16 @@ void run_tile(SgemmIsa isa, const Tile& tile) {
   }
 }
 
-// A strip of B: `depth` rows of `width` columns, row p at b + offsets[p] (or b + p * ldb),
-// copied into `strip`. A full-width row moves as two vectors of the micro-kernel's ISA (through
-// std::copy's run-time length every row was a library call, which cost a 72-row product a fifth
-// of its speed; a baseline build's fixed-size copy is eight 16-byte moves).
 // The strip copies ask for the same rows' columns this many strips ahead: each row of a strip is
 // a separate short run (a plane apart in an implicit GEMM), which the hardware prefetcher does not
 // follow (the 56x56 product above with 256 input channels: 115 -> 140-160 GFLOP/s with its data
 // in L3). Past B's last column the hint asks for lines nobody reads, which is harmless.
 constexpr int64_t kStripsAhead = 2;
 
+// A strip of B: `depth` rows of `width` columns, row p at b + offsets[p] (or b + p * ldb),
+// copied into `strip`. A full-width row moves as two vectors of the micro-kernel's ISA (through
+// std::copy's run-time length every row was a library call, which cost a 72-row product a fifth
+// of its speed; a baseline build's fixed-size copy is eight 16-byte moves).
 struct StripSource {
   const float* b;
   const int64_t* offsets;  // or nullptr: rows ldb apart
