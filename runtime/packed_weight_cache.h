@@ -24,9 +24,10 @@ namespace onepool {
 
 /// The layouts the CPU kernels repack weights into (PackedWeightKey::layout).
 enum class PackedLayout : uint8_t {
-  kConvPanels = 1,      // a convolution's filters as packed-A panels, per group
-  kMatMulStrips = 2,    // a MatMul's constant B as strips of column tiles
-  kWinogradPanels = 3,  // Winograd's U = G g G^T as packed-A panels, per transform position
+  kConvPanels = 1,         // a convolution's filters as packed-A panels, per group
+  kMatMulStrips = 2,       // a MatMul's constant B as strips of column tiles
+  kWinogradPanels = 3,     // Winograd's U = G g G^T as packed-A panels, per transform position
+  kConvChannelPanels = 4,  // a convolution's filters as 64-channel panels (sgemm_channels.h)
 };
 
 /// How a weight was repacked: the kernel's layout, its instruction set's tile shape and one

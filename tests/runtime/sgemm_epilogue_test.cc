@@ -23,20 +23,6 @@ using cpu::Activation;
 using cpu::ActivationKind;
 using cpu::nn::SgemmIsa;
 
-// Values that exercise each comparison: NaN, infinities, signed zeros and ordinary ones.
-void plant_specials(std::vector<float>& values, uint32_t seed) {
-  const float specials[] = {std::numeric_limits<float>::quiet_NaN(),
-                            std::numeric_limits<float>::infinity(),
-                            -std::numeric_limits<float>::infinity(),
-                            -0.0f,
-                            0.0f,
-                            5.5f,
-                            -7.25f};
-  for (size_t i = seed % 11; i < values.size(); i += 13) values[i] = specials[(i / 13) % 7];
-}
-
-bool same_bits(float a, float b) { return std::memcmp(&a, &b, sizeof(float)) == 0; }
-
 struct Case {
   int64_t m, n, k;
   bool bias, residual;
@@ -46,14 +32,11 @@ struct Case {
 // Runs the product with the epilogue, and the product then the passes; compares bits.
 void check_case(SgemmIsa isa, const Case& c, cpu::ThreadPool& threads) {
   const int64_t ldc = c.n + 3;
-  std::vector<float> a = random_values(c.m * c.k, static_cast<uint32_t>(c.m * 5 + c.k));
-  std::vector<float> b = random_values(c.k * c.n, static_cast<uint32_t>(c.n * 9 + c.k));
-  std::vector<float> bias = random_values(c.m, 17);
-  std::vector<float> residual = random_values(c.m * ldc, 23);
-  plant_specials(a, 1);
-  plant_specials(b, 2);
-  plant_specials(bias, 3);
-  plant_specials(residual, 4);
+  const ProductOperands operands = special_operands(c.m, c.k, c.n, ldc);
+  const std::vector<float>& a = operands.a;
+  const std::vector<float>& b = operands.b;
+  const std::vector<float>& bias = operands.bias;
+  const std::vector<float>& residual = operands.residual;
   std::vector<float> packed(static_cast<size_t>(cpu::nn::packed_a_floats(isa, c.m, c.k)));
   cpu::nn::pack_a(isa, a.data(), c.m, c.k, c.k, packed.data());
   const cpu::nn::PackedA pa{packed.data(), c.m, c.k};

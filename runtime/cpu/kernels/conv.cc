@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstdint>
 #include <memory>
 #include <optional>
 #include <string>
@@ -21,6 +22,18 @@
 
 namespace onepool::cpu::nn {
 namespace {
+
+// Packed weights start on a cache line (the vector's own storage is 16-byte aligned): the
+// channel-vector GEMM loads whole vectors of them, and one that straddles two lines costs two
+// (a 3x3 512 -> 512 convolution on 7x7 ran 1.25x longer misaligned).
+constexpr int64_t kLineFloats = 16;
+
+template <typename T>
+T* line_aligned(T* data) {
+  const auto address = reinterpret_cast<uintptr_t>(data);
+  const uintptr_t line = kLineFloats * sizeof(float);
+  return reinterpret_cast<T*>((address + line - 1) / line * line);
+}
 
 enum class ConvPath : uint8_t { kDepthwise, kPointwise, kIm2col, kImplicit, kWinograd };
 
@@ -203,7 +216,9 @@ class ConvKernel final : public Kernel {
 
   // The packed weights of `group`: prepacked, or packed now at the workspace's start.
   const float* group_weights(const float* w, int64_t group, std::byte* workspace) const {
-    if (plan_.prepacked) return plan_.prepacked->data() + group * plan_.packed_floats;
+    if (plan_.prepacked) {
+      return line_aligned(plan_.prepacked->data()) + group * plan_.packed_floats;
+    }
     const int64_t out_group = plan_.out_channels / plan_.group;
     const int64_t depth = plan_.in_channels / plan_.group * plan_.geometry.kernel_size();
     auto* packed = reinterpret_cast<float*>(workspace);
@@ -337,20 +352,27 @@ Status check_residual(const NodeContext& node, ConvPlan& plan) {
 }
 
 // Packs every group's weights (W is [C_out, C_in / group, k...], so group g's rows follow
-// group g - 1's) into plan.prepacked, or takes the copy another Session of the Model packed.
+// group g - 1's) into plan.prepacked, or takes the copy another Session of the Model packed:
+// for the channel-vector GEMM (sgemm_channels.h; one group) or for sgemm_packed's panels.
 void prepack_weights(const NodeContext& node, const HostTensor& weights, int64_t depth,
-                     ConvPlan& plan) {
+                     bool channels, ConvPlan& plan) {
   const int64_t out_group = plan.out_channels / plan.group;
-  plan.prepacked = node.packed_weight(
-      1, PackedLayout::kConvPanels, static_cast<uint8_t>(plan.isa), plan.group, [&] {
-        auto packed = std::make_shared<std::vector<float>>(
-            static_cast<size_t>(plan.group * plan.packed_floats));
-        for (int64_t group = 0; group < plan.group; ++group) {
-          pack_a(plan.isa, weights.as<float>() + group * out_group * depth, out_group, depth, depth,
-                 packed->data() + group * plan.packed_floats);
-        }
-        return std::shared_ptr<const std::vector<float>>(std::move(packed));
-      });
+  const PackedLayout layout =
+      channels ? PackedLayout::kConvChannelPanels : PackedLayout::kConvPanels;
+  plan.prepacked = node.packed_weight(1, layout, static_cast<uint8_t>(plan.isa), plan.group, [&] {
+    auto packed = std::make_shared<std::vector<float>>(
+        static_cast<size_t>(plan.group * plan.packed_floats + kLineFloats));
+    for (int64_t group = 0; group < plan.group; ++group) {
+      const float* filters = weights.as<float>() + group * out_group * depth;
+      float* out = line_aligned(packed->data()) + group * plan.packed_floats;
+      if (channels) {
+        pack_a_channels(filters, out_group, depth, depth, out);
+      } else {
+        pack_a(plan.isa, filters, out_group, depth, depth, out);
+      }
+    }
+    return std::shared_ptr<const std::vector<float>>(std::move(packed));
+  });
 }
 
 const char* path_name(ConvPath path) {
@@ -419,14 +441,20 @@ Expected<WorkspaceBytes> choose_path(const NodeContext& node, ConvPlan& plan) {
       return WorkspaceBytes{bytes, bytes};
     }
   }
+  // The channel-vector GEMM where implicit_channels_fit (AVX-512, constant weights, one group).
+  const bool channels = isa == SgemmIsa::kAvx512 && constant_weights != nullptr &&
+                        plan.group == 1 && implicit_gemm_fits(g) &&
+                        implicit_channels_fit(g, plan.in_channels, plan.out_channels);
   // One group's packed weights, then one column tile per thread.
+  const int64_t panel_floats = channels
+                                   ? channel_packed_floats(plan.out_channels, 1)
+                                   : packed_a_floats(plan.isa, plan.out_channels / plan.group, 1);
   ONEPOOL_ASSIGN_OR_RETURN(const int64_t packed_floats,
-                           checked_mul(packed_a_floats(plan.isa, plan.out_channels / plan.group, 1),
-                                       depth, "conv packed weights"));
+                           checked_mul(panel_floats, depth, "conv packed weights"));
   plan.packed_floats = packed_floats;
   plan.packed_bytes = aligned_bytes(packed_floats * static_cast<int64_t>(sizeof(float)));
   if (constant_weights != nullptr) {
-    prepack_weights(node, *constant_weights, depth, plan);
+    prepack_weights(node, *constant_weights, depth, channels, plan);
     plan.packed_bytes = 0;
   }
   (void)col;  // computed for its overflow check: every tile is a part of it
@@ -434,7 +462,7 @@ Expected<WorkspaceBytes> choose_path(const NodeContext& node, ConvPlan& plan) {
   if (implicit_gemm_fits(g)) {
     plan.path = ConvPath::kImplicit;
     plan.implicit = plan_implicit_gemm(g, plan.in_channels / plan.group,
-                                       plan.out_channels / plan.group, node.threads());
+                                       plan.out_channels / plan.group, node.threads(), channels);
     const auto bytes =
         static_cast<size_t>(plan.packed_bytes + plan.implicit.parts * plan.implicit.part_bytes);
     return WorkspaceBytes{bytes, bytes};
@@ -503,8 +531,9 @@ Expected<PreparedKernel> make_conv_kernel(const NodeContext& node) {
       plan.path == ConvPath::kDepthwise
           ? (plan.depthwise_blocked ? std::string("depthwise blocked ") + sgemm_isa_name(plan.isa)
                                     : path_name(plan.path))
-      : plan.path == ConvPath::kPointwise
-          ? std::string(path_name(plan.path)) + " openblas"
+      : plan.path == ConvPath::kPointwise ? std::string(path_name(plan.path)) + " openblas"
+      : plan.path == ConvPath::kImplicit && plan.implicit.channels
+          ? std::string(path_name(plan.path)) + " channels " + sgemm_isa_name(plan.isa)
           : std::string(path_name(plan.path)) + " " + sgemm_isa_name(plan.isa);
   prepared.kernel = std::make_unique<ConvKernel>(plan);
   return prepared;

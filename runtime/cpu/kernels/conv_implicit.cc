@@ -15,6 +15,14 @@ namespace {
 constexpr int64_t kBandColumns = 768;
 // Strides up to this run on phase planes (stride * stride per channel); larger ones take im2col.
 constexpr int64_t kMaxImplicitStride = 4;
+// The channel-vector GEMM takes a convolution with k at least this deep: each run's sums leave
+// through a transpose, which a short k does not amortize (ResNet-50's 64 -> 256 1x1 on 56x56,
+// k = 64, ran 1.15-1.27x longer at two threads; 256 -> 64, k = 256, 0.87-0.96x).
+constexpr int64_t kMinChannelDepth = 256;
+// And runs this long on average: each step of k loads a run's four weight vectors and its
+// offsets whatever its length, so runs of 4 and 3 (a padded 7x7 map's rows) wait on loads (3x3
+// convolutions onto 7x7 maps ran 1.02-1.17x longer; rows of 14 as 5 + 5 + 4 ran 0.83-0.91x).
+constexpr double kMinChannelRunColumns = 4.5;
 constexpr int64_t kAlignment = 64;
 constexpr auto kFloat = static_cast<int64_t>(sizeof(float));
 
@@ -168,6 +176,26 @@ void multiply_band(const WindowGeometry& g, const ImplicitGemmPlan& plan, SgemmI
       implicit_epilogue_in_tiles(plan, epilogue.activation, epilogue.residual != nullptr)
           ? &in_tiles
           : nullptr;
+  if (plan.channels) {  // valid positions only, into Y's rows
+    const std::vector<ColumnRun>& runs = band.rows == plan.band_rows ? plan.runs : plan.last_runs;
+    const int64_t band_offset = band.first_row * width;
+    const GemmEpilogue whole{
+        epilogue.bias, epilogue.residual != nullptr ? epilogue.residual + band_offset : nullptr,
+        epilogue.activation};
+    const ChannelProduct product{weights.data,
+                                 weights.rows,
+                                 weights.k,
+                                 planes,
+                                 plan.row_offsets.data(),
+                                 runs.data(),
+                                 static_cast<int64_t>(runs.size()),
+                                 y + band_offset,
+                                 g.output_size(),
+                                 finish != nullptr ? &whole : nullptr};
+    sgemm_channels(product, first / kChannelPanelRows,
+                   (end + kChannelPanelRows - 1) / kChannelPanelRows);
+    return;
+  }
   if (plan.wide_bytes == 0) {  // plane_w == OW: the wide output is Y's rows
     sgemm_packed_a_rows(isa, weights, first, end - first, columns, planes, plan.row_offsets.data(),
                         y + y_offset, g.output_size(), finish);
@@ -184,6 +212,34 @@ void multiply_band(const WindowGeometry& g, const ImplicitGemmPlan& plan, SgemmI
       std::copy(src, src + width, y_first + m * g.output_size() + (band.first_row + r) * width);
     }
   }
+}
+
+// The fraction of the column tiles' lanes that hold an output position, the map taken as one band
+// of wide rows (each OW + the window's reach past it wide): 32-wide tiles, a last one of up to 16
+// columns one vector wide. A 7x7 map's 49 positions take 64 lanes.
+double column_lane_use(const WindowGeometry& g) {
+  const int64_t plane_w = g.output[2] + (g.kernel[2] - 1) * g.dilation[2] / g.stride[2];
+  const int64_t columns = (g.output[1] - 1) * plane_w + g.output[2];
+  const int64_t tail = columns % 32;
+  const int64_t lanes = columns / 32 * 32 + (tail == 0 ? 0 : tail <= 16 ? 16 : 32);
+  return static_cast<double>(g.output[1] * g.output[2]) / static_cast<double>(lanes);
+}
+
+// The mean length of the runs append_column_runs cuts a map's rows into: rows as wide as the
+// planes run on into each other (one run of the whole map), padded ones each end their runs.
+double mean_run_columns(const WindowGeometry& g) {
+  const bool flat = g.kernel[1] == 1 && g.kernel[2] == 1 && g.stride[1] == 1 &&
+                    g.pad_begin[1] == 0 && g.pad_begin[2] == 0;
+  const int64_t length = flat ? g.output_size() : g.output[2];
+  const int64_t runs = (length + kChannelRunColumns - 1) / kChannelRunColumns;
+  return static_cast<double>(length) / static_cast<double>(std::max<int64_t>(runs, 1));
+}
+
+// The fraction of the 64-channel panels' lanes that hold an output channel.
+double channel_lane_use(int64_t out_channels) {
+  const int64_t padded =
+      (out_channels + kChannelPanelRows - 1) / kChannelPanelRows * kChannelPanelRows;
+  return static_cast<double>(out_channels) / static_cast<double>(padded);
 }
 
 }  // namespace
@@ -223,7 +279,15 @@ int64_t balanced_band_rows(int64_t height, int64_t max_rows, int threads) {
 
 bool implicit_epilogue_in_tiles(const ImplicitGemmPlan& plan, const Activation& activation,
                                 bool residual) {
-  return gemm_epilogue_supports(activation) && (!residual || plan.wide_bytes == 0);
+  return gemm_epilogue_supports(activation) && (!residual || plan.wide_bytes == 0 || plan.channels);
+}
+
+bool implicit_channels_fit(const WindowGeometry& g, int64_t in_channels, int64_t out_channels) {
+  if (!implicit_gemm_fits(g) || g.output_size() == 0) return false;
+  const int64_t depth = in_channels * g.kernel_size();
+  if (depth < kMinChannelDepth) return false;
+  if (mean_run_columns(g) < kMinChannelRunColumns) return false;
+  return channel_lane_use(out_channels) >= column_lane_use(g);
 }
 
 bool implicit_gemm_fits(const WindowGeometry& g) {
@@ -236,7 +300,7 @@ bool implicit_gemm_fits(const WindowGeometry& g) {
 }
 
 ImplicitGemmPlan plan_implicit_gemm(const WindowGeometry& g, int64_t in_channels,
-                                    int64_t out_channels, int threads) {
+                                    int64_t out_channels, int threads, bool channels) {
   ImplicitGemmPlan plan;
   plan.stride = g.stride[1];
   const int64_t s = plan.stride;
@@ -258,6 +322,15 @@ ImplicitGemmPlan plan_implicit_gemm(const WindowGeometry& g, int64_t in_channels
   plan.padded_bytes =
       plan.padded ? in_channels * s * s * (band_columns + halo_h * plan.plane_w) * kFloat : 0;
   plan.wide_bytes = plan.plane_w == g.output[2] ? 0 : out_channels * band_columns * kFloat;
+  if (channels) {  // each band's runs write Y directly
+    plan.channels = true;
+    plan.wide_bytes = 0;
+    append_column_runs(plan.band_rows, g.output[2], plan.plane_w, plan.runs);
+    const int64_t last_rows = g.output[1] - (g.output[1] - 1) / plan.band_rows * plan.band_rows;
+    if (last_rows != plan.band_rows) {
+      append_column_runs(last_rows, g.output[2], plan.plane_w, plan.last_runs);
+    }
+  }
   plan.part_bytes = aligned(plan.padded_bytes) + aligned(plan.wide_bytes);
   const int64_t bands = (g.output[1] + plan.band_rows - 1) / plan.band_rows;
   plan.parts = plan.part_bytes == 0 ? 1 : std::clamp<int64_t>(threads, 1, bands);
@@ -308,7 +381,7 @@ void run_implicit_gemm(const WindowGeometry& g, const ImplicitGemmPlan& plan, Sg
   if (bands < threads.thread_count()) {
     // Fewer bands than threads (small maps): each band in turn, its output channels split over
     // the threads in whole panels of A.
-    const int64_t panel = sgemm_panel_rows(isa);
+    const int64_t panel = plan.channels ? kChannelPanelRows : sgemm_panel_rows(isa);
     const int64_t panels = (out_channels + panel - 1) / panel;
     for (int64_t band = 0; band < bands; ++band) {
       const Band rows = band_at(band);

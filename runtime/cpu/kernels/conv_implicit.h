@@ -27,6 +27,7 @@
 
 #include "runtime/cpu/kernels/activation.h"
 #include "runtime/cpu/kernels/conv_geometry.h"
+#include "runtime/cpu/kernels/sgemm_channels.h"
 #include "runtime/cpu/kernels/sgemm_packed.h"
 #include "runtime/cpu/thread_pool.h"
 
@@ -44,7 +45,16 @@ struct ImplicitGemmPlan {
   int64_t part_bytes = 0;    // workspace per thread: padded, then wide (64-aligned)
   int64_t parts = 1;         // threads, each with its own part
   std::vector<int64_t> row_offsets;  // per row k = (c, kh, kw) of the column matrix
+  // On the channel-vector GEMM (implicit_channels_fit, AVX-512, weights packed by
+  // pack_a_channels): each band's valid positions as runs, written straight into Y (no wide
+  // output); `last_runs` for a last band shorter than band_rows.
+  bool channels = false;
+  std::vector<ColumnRun> runs, last_runs;
 };
+
+/// True when a map is better served by the channel-vector GEMM (sgemm_channels.h) than by the
+/// column tiles of sgemm_packed.
+bool implicit_channels_fit(const WindowGeometry& g, int64_t in_channels, int64_t out_channels);
 
 /// True for the convolutions the implicit GEMM runs: no depth axis, equal strides up to 4 (a
 /// stride above 1 reads each band from stride x stride phase planes, so each tap is again one
@@ -57,8 +67,9 @@ bool implicit_gemm_fits(const WindowGeometry& g);
 /// keep `max_rows`.
 int64_t balanced_band_rows(int64_t height, int64_t max_rows, int threads);
 
+/// `channels`: run on the channel-vector GEMM (where implicit_channels_fit, on AVX-512).
 ImplicitGemmPlan plan_implicit_gemm(const WindowGeometry& g, int64_t in_channels,
-                                    int64_t out_channels, int threads);
+                                    int64_t out_channels, int threads, bool channels = false);
 
 /// y[m] = activation((y[m] + bias[m]) + residual[m]) (bias and residual may be nullptr; the same
 /// operations as add_bias_activation, so the same bits). Applied by the GEMM's micro-kernels in
@@ -71,7 +82,8 @@ struct BandEpilogue {
 
 /// True when the micro-kernels can finish the output in registers: an activation they apply
 /// (gemm_epilogue_supports) and, with a residual, a GEMM that writes Y's rows directly (a padded
-/// band's wide output is copied out afterwards, its rows laid out unlike the residual's).
+/// band's wide output is copied out afterwards, its rows laid out unlike the residual's; the
+/// channel-vector GEMM writes Y's rows).
 bool implicit_epilogue_in_tiles(const ImplicitGemmPlan& plan, const Activation& activation,
                                 bool residual);
 
