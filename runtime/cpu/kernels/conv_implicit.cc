@@ -323,8 +323,9 @@ ImplicitGemmPlan plan_implicit_gemm(const WindowGeometry& g, int64_t in_channels
       plan.padded ? in_channels * s * s * (band_columns + halo_h * plan.plane_w) * kFloat : 0;
   plan.wide_bytes = plan.plane_w == g.output[2] ? 0 : out_channels * band_columns * kFloat;
   if (channels) {  // each band's runs write Y directly
+    // The wide output stays declared though unused: a DynamicSession places every shape of a
+    // range in the top shape's workspaces, and a smaller shape may take the column tiles.
     plan.channels = true;
-    plan.wide_bytes = 0;
     append_column_runs(plan.band_rows, g.output[2], plan.plane_w, plan.runs);
     const int64_t last_rows = g.output[1] - (g.output[1] - 1) / plan.band_rows * plan.band_rows;
     if (last_rows != plan.band_rows) {

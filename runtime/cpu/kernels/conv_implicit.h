@@ -46,8 +46,8 @@ struct ImplicitGemmPlan {
   int64_t parts = 1;         // threads, each with its own part
   std::vector<int64_t> row_offsets;  // per row k = (c, kh, kw) of the column matrix
   // On the channel-vector GEMM (implicit_channels_fit, AVX-512, weights packed by
-  // pack_a_channels): each band's valid positions as runs, written straight into Y (no wide
-  // output); `last_runs` for a last band shorter than band_rows.
+  // pack_a_channels): each band's valid positions as runs, written straight into Y (the wide
+  // output goes unused); `last_runs` for a last band shorter than band_rows.
   bool channels = false;
   std::vector<ColumnRun> runs, last_runs;
 };
