@@ -162,6 +162,41 @@ void finish_band(const WindowGeometry& g, const ImplicitGemmPlan& plan,
   }
 }
 
+// The runs of band `band` (plan.channels).
+const std::vector<ColumnRun>& band_runs(const ImplicitGemmPlan& plan, const Band& band) {
+  return band.rows == plan.band_rows ? plan.runs : plan.last_runs;
+}
+
+// Panels [first_panel, end_panel) by runs [first_run, end_run) of band `band` on the
+// channel-vector GEMM, straight into Y's rows; `in_tiles`: with the epilogue.
+struct ChannelShare {
+  int64_t first_panel, end_panel;
+  int64_t first_run, end_run;
+};
+
+void multiply_band_channels(const WindowGeometry& g, const ImplicitGemmPlan& plan,
+                            const PackedA& weights, const float* planes, const Band& band,
+                            const ChannelShare& share, const BandEpilogue& epilogue, bool in_tiles,
+                            float* y) {
+  const std::vector<ColumnRun>& runs = band_runs(plan, band);
+  int64_t column = band.first_row * g.output[2];  // the first run's position in each plane of Y
+  for (int64_t r = 0; r < share.first_run; ++r) column += runs[static_cast<size_t>(r)].count;
+  const GemmEpilogue finish{epilogue.bias,
+                            epilogue.residual != nullptr ? epilogue.residual + column : nullptr,
+                            epilogue.activation};
+  const ChannelProduct product{weights.data,
+                               weights.rows,
+                               weights.k,
+                               planes,
+                               plan.row_offsets.data(),
+                               runs.data() + share.first_run,
+                               share.end_run - share.first_run,
+                               y + column,
+                               g.output_size(),
+                               in_tiles ? &finish : nullptr};
+  sgemm_channels(product, share.first_panel, share.end_panel);
+}
+
 // Output channels [first, end) of band `band`, from its planes.
 void multiply_band(const WindowGeometry& g, const ImplicitGemmPlan& plan, SgemmIsa isa,
                    const PackedA& weights, const float* planes, const Band& band, int64_t first,
@@ -176,25 +211,12 @@ void multiply_band(const WindowGeometry& g, const ImplicitGemmPlan& plan, SgemmI
       implicit_epilogue_in_tiles(plan, epilogue.activation, epilogue.residual != nullptr)
           ? &in_tiles
           : nullptr;
-  if (plan.channels) {  // valid positions only, into Y's rows
-    const std::vector<ColumnRun>& runs = band.rows == plan.band_rows ? plan.runs : plan.last_runs;
-    const int64_t band_offset = band.first_row * width;
-    const GemmEpilogue whole{
-        epilogue.bias, epilogue.residual != nullptr ? epilogue.residual + band_offset : nullptr,
-        epilogue.activation};
-    const ChannelProduct product{weights.data,
-                                 weights.rows,
-                                 weights.k,
-                                 planes,
-                                 plan.row_offsets.data(),
-                                 runs.data(),
-                                 static_cast<int64_t>(runs.size()),
-                                 y + band_offset,
-                                 g.output_size(),
-                                 finish != nullptr ? &whole : nullptr};
-    sgemm_channels(product, first / kChannelPanelRows,
-                   (end + kChannelPanelRows - 1) / kChannelPanelRows);
-    return;
+  if (plan.channels) {
+    const ChannelShare all{first / kChannelPanelRows,
+                           (end + kChannelPanelRows - 1) / kChannelPanelRows, 0,
+                           static_cast<int64_t>(band_runs(plan, band).size())};
+    return multiply_band_channels(g, plan, weights, planes, band, all, epilogue, finish != nullptr,
+                                  y);
   }
   if (plan.wide_bytes == 0) {  // plane_w == OW: the wide output is Y's rows
     sgemm_packed_a_rows(isa, weights, first, end - first, columns, planes, plan.row_offsets.data(),
@@ -240,6 +262,25 @@ double channel_lane_use(int64_t out_channels) {
   const int64_t padded =
       (out_channels + kChannelPanelRows - 1) / kChannelPanelRows * kChannelPanelRows;
   return static_cast<double>(out_channels) / static_cast<double>(padded);
+}
+
+// A band with fewer 64-channel panels than threads (MobileNet's and M-LSD's 64-channel
+// projections on 20x20 maps at two threads: one panel, one thread busy): the threads share its
+// runs, then (for activations the tiles do not apply) its channels' epilogue.
+void share_band_runs(const WindowGeometry& g, const ImplicitGemmPlan& plan, const PackedA& weights,
+                     const float* planes, const Band& band, int64_t panels,
+                     const BandEpilogue& epilogue, float* y, ThreadPool& threads) {
+  const bool in_tiles =
+      implicit_epilogue_in_tiles(plan, epilogue.activation, epilogue.residual != nullptr);
+  const auto runs = static_cast<int64_t>(band_runs(plan, band).size());
+  threads.parallel_for(runs, 1, [&](int64_t begin, int64_t end) {
+    multiply_band_channels(g, plan, weights, planes, band, ChannelShare{0, panels, begin, end},
+                           epilogue, in_tiles, y);
+  });
+  if (in_tiles) return;
+  threads.parallel_for(weights.rows, 1, [&](int64_t begin, int64_t end) {
+    finish_band(g, plan, epilogue, band, begin, end, y);
+  });
 }
 
 }  // namespace
@@ -388,6 +429,10 @@ void run_implicit_gemm(const WindowGeometry& g, const ImplicitGemmPlan& plan, Sg
       const Band rows = band_at(band);
       const float* planes =
           band_planes_in_parallel(g, plan, x, in_channels, rows, workspace, threads);
+      if (plan.channels && panels < threads.thread_count()) {
+        share_band_runs(g, plan, weights, planes, rows, panels, epilogue, y, threads);
+        continue;
+      }
       threads.parallel_for(panels, 1, [&](int64_t begin, int64_t end) {
         const int64_t last = std::min(out_channels, end * panel);
         multiply_band(g, plan, isa, weights, planes, rows, begin * panel, last, epilogue, workspace,
