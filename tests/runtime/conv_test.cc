@@ -476,6 +476,49 @@ TEST_CASE("Conv with constant weights gives the bits of the same weights as an i
   }
 }
 
+// With constant weights, k >= 256 and AVX-512, an implicit GEMM runs on channel vectors
+// (sgemm_channels.h); with the same weights as an input it stays on the column tiles. The bits
+// agree, with a bias and a fused activation the tiles apply (LeakyRelu) or the passes do
+// (HardSigmoid), at two threads: a strided 3x3 onto 14x14 and a 5x5 on 12x12 (one band of
+// 64 channels, its runs shared by the threads) and a 1x1 on 7x7 (k = 256, two panels).
+TEST_CASE("Conv on channel vectors gives the bits of the column tiles") {
+  struct ChannelCase {
+    int64_t in_channels, out_channels, size, kernel, stride, pad;
+  };
+  const ChannelCase cases[] = {
+      {32, 64, 28, 3, 2, 1}, {16, 64, 12, 5, 1, 2}, {256, 128, 7, 1, 1, 0}};
+  for (const ChannelCase& c : cases) {
+    for (const char* activation : {"LeakyRelu", "HardSigmoid"}) {
+      CAPTURE(c.in_channels);
+      CAPTURE(c.kernel);
+      CAPTURE(activation);
+      AttributeMap attributes;
+      attributes.set("pads", ints_attr({c.pad, c.pad, c.pad, c.pad}));
+      attributes.set("strides", ints_attr({c.stride, c.stride}));
+      attributes.set("onepool_activation", string_attr(activation));
+      attributes.set("onepool_alpha", float_attr(0.2f));
+      attributes.set("onepool_beta", float_attr(0.5f));
+      const int64_t out = (c.size + 2 * c.pad - c.kernel) / c.stride + 1;
+      const Shape x_shape{1, c.in_channels, c.size, c.size};
+      const Shape w_shape{c.out_channels, c.in_channels, c.kernel, c.kernel};
+      const Shape y_shape{1, c.out_channels, out, out};
+      const std::vector<float> x = random_values(x_shape.element_count(), 7);
+      const std::vector<float> w = random_values(w_shape.element_count(), 8);
+      const std::vector<float> b = random_values(c.out_channels, 9);
+      std::vector<std::vector<float>> results;
+      for (const bool constant : {false, true}) {
+        auto y = run_single_node(
+            "Conv",
+            {f32(x_shape, x), f32(w_shape, w, constant), f32(Shape{c.out_channels}, b, true)},
+            {OutputSpec{DType::kFloat32, y_shape}}, attributes, 2);
+        REQUIRE_MESSAGE(y.has_value(), y.status().to_string());
+        results.push_back(values_of<float>((*y)[0]));
+      }
+      CHECK(results[1] == results[0]);
+    }
+  }
+}
+
 // A graph output shape that disagrees with the attributes is reported with both shapes and the
 // axis: pads 1, stride 2 on 7x5 gives [1,1,4,3]; a graph claiming [1,1,4,4] differs on axis 3.
 // A bias of the wrong length and a channel/group mismatch are reported too.

@@ -13,12 +13,18 @@
 // stride-s window then reads phase (kh mod s, kw mod s) from row kh div s, column kw div s on,
 // one contiguous run per k again (only the phases some tap reads are filled).
 //
+// On AVX-512, a convolution with k >= 256 whose runs of positions are long enough runs on the
+// channel-vector GEMM instead (sgemm_channels.h, implicit_channels_fit): 64 output channels in
+// vectors, positions broadcast from the same planes, each band's valid positions written straight
+// into Y. It reads B without copying strips and leaves no lanes idle on small maps (7x7, 14x14).
+//
 // Each output element is one fused multiply-add chain over k = (c, kh, kw) in order, whatever
-// the thread count or the bands (sgemm_packed.h). The bias, a fused residual and the fused
-// activation are applied by the micro-kernels to each tile in registers before it is stored
-// (sgemm_epilogue.h), or, for activations they do not compute, to each band's output right after
-// its GEMM while it is still in cache: a pass over the whole output afterwards reads and writes
-// it again from memory once it outgrows the caches (MobileNet's first expansion writes 4.8 MB).
+// the thread count, the bands or the GEMM (sgemm_packed.h, sgemm_channels.h). The bias, a fused
+// residual and the fused activation are applied by the micro-kernels to each tile in registers
+// before it is stored (sgemm_epilogue.h), or, for activations they do not compute, to each band's
+// output right after its GEMM while it is still in cache: a pass over the whole output afterwards
+// reads and writes it again from memory once it outgrows the caches (MobileNet's first expansion
+// writes 4.8 MB).
 #pragma once
 
 #include <cstddef>
