@@ -443,7 +443,7 @@ Expected<WorkspaceBytes> choose_path(const NodeContext& node, ConvPlan& plan) {
   }
   // The channel-vector GEMM where implicit_channels_fit (AVX-512, constant weights, one group).
   const bool channels = isa == SgemmIsa::kAvx512 && constant_weights != nullptr &&
-                        plan.group == 1 && implicit_gemm_fits(g) &&
+                        plan.group == 1 &&
                         implicit_channels_fit(g, plan.in_channels, plan.out_channels);
   // One group's packed weights, then one column tile per thread.
   const int64_t panel_floats = channels

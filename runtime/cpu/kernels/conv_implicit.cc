@@ -264,9 +264,9 @@ double channel_lane_use(int64_t out_channels) {
   return static_cast<double>(out_channels) / static_cast<double>(padded);
 }
 
-// A band with fewer 64-channel panels than threads (MobileNet's and M-LSD's 64-channel
-// projections on 20x20 maps at two threads: one panel, one thread busy): the threads share its
-// runs, then (for activations the tiles do not apply) its channels' epilogue.
+// A band with fewer 64-channel panels than threads (a 64-channel projection on one band, as
+// M-LSD's 384 -> 64 on 20x20 maps, at two threads: one panel, one thread busy): the threads share
+// its runs, then (for activations the tiles do not apply) its channels' epilogue.
 void share_band_runs(const WindowGeometry& g, const ImplicitGemmPlan& plan, const PackedA& weights,
                      const float* planes, const Band& band, int64_t panels,
                      const BandEpilogue& epilogue, float* y, ThreadPool& threads) {
