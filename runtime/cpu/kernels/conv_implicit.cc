@@ -201,23 +201,21 @@ void multiply_band_channels(const WindowGeometry& g, const ImplicitGemmPlan& pla
 void multiply_band(const WindowGeometry& g, const ImplicitGemmPlan& plan, SgemmIsa isa,
                    const PackedA& weights, const float* planes, const Band& band, int64_t first,
                    int64_t end, const BandEpilogue& epilogue, std::byte* part, float* y) {
-  const int64_t width = g.output[2];
-  const int64_t columns = (band.rows - 1) * plan.plane_w + width;
-  const int64_t y_offset = first * g.output_size() + band.first_row * width;
-  GemmEpilogue in_tiles{epilogue.bias != nullptr ? epilogue.bias + first : nullptr,
-                        epilogue.residual != nullptr ? epilogue.residual + y_offset : nullptr,
-                        epilogue.activation};
-  const GemmEpilogue* finish =
-      implicit_epilogue_in_tiles(plan, epilogue.activation, epilogue.residual != nullptr)
-          ? &in_tiles
-          : nullptr;
+  const bool in_tiles =
+      implicit_epilogue_in_tiles(plan, epilogue.activation, epilogue.residual != nullptr);
   if (plan.channels) {
     const ChannelShare all{first / kChannelPanelRows,
                            (end + kChannelPanelRows - 1) / kChannelPanelRows, 0,
                            static_cast<int64_t>(band_runs(plan, band).size())};
-    return multiply_band_channels(g, plan, weights, planes, band, all, epilogue, finish != nullptr,
-                                  y);
+    return multiply_band_channels(g, plan, weights, planes, band, all, epilogue, in_tiles, y);
   }
+  const int64_t width = g.output[2];
+  const int64_t columns = (band.rows - 1) * plan.plane_w + width;
+  const int64_t y_offset = first * g.output_size() + band.first_row * width;
+  GemmEpilogue tile_epilogue{epilogue.bias != nullptr ? epilogue.bias + first : nullptr,
+                             epilogue.residual != nullptr ? epilogue.residual + y_offset : nullptr,
+                             epilogue.activation};
+  const GemmEpilogue* finish = in_tiles ? &tile_epilogue : nullptr;
   if (plan.wide_bytes == 0) {  // plane_w == OW: the wide output is Y's rows
     sgemm_packed_a_rows(isa, weights, first, end - first, columns, planes, plan.row_offsets.data(),
                         y + y_offset, g.output_size(), finish);

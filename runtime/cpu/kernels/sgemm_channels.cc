@@ -163,6 +163,21 @@ __attribute__((target("avx512f"))) void store_pass(const ChannelProduct& p, cons
   }
 }
 
+// What run r of the pass [first, end) prefetches: the run kRunsAhead later in this block (from
+// k0), or, past the pass's end, among the first runs of the next block (from next_k0; none past
+// k).
+RunAhead run_ahead(const ChannelProduct& p, int64_t first, int64_t end, int64_t r, int64_t k0,
+                   int64_t next_k0) {
+  int64_t later = r + kRunsAhead;
+  if (later >= end) {
+    later -= end - first;
+    k0 = next_k0;
+  }
+  if (later >= end || k0 >= p.k) return RunAhead{};
+  return RunAhead{p.b + p.runs[later].b_column, p.offsets + k0,
+                  std::min(block_depth(p.k), p.k - k0)};
+}
+
 // Runs [first, end) of one panel (their columns at most kPassColumns), all of k, into `partials`.
 // While a block runs, its runs share out the asking for the next block's lines (the panel's next
 // block, or the next panel's first), one line a step: a network's weights stream from memory
@@ -180,15 +195,7 @@ void multiply_pass(const ChannelProduct& p, int64_t panel, int64_t first, int64_
     float* partial = partials;
     for (int64_t r = first; r < end; ++r) {
       const int64_t lines = std::clamp<int64_t>(block_lines - (r - first) * share, 0, share);
-      // The run kRunsAhead later: in this block, else among the next block's first runs.
-      RunAhead ahead;
-      const int64_t later = r + kRunsAhead;
-      const int64_t next_k0 = later < end ? k0 : k0 + kc;
-      if (next_k0 < p.k && later - (later < end ? 0 : end - first) < end) {
-        const int64_t run = later < end ? later : later - (end - first);
-        ahead = RunAhead{p.b + p.runs[run].b_column, p.offsets + next_k0,
-                         std::min(depth, p.k - next_k0)};
-      }
+      const RunAhead ahead = run_ahead(p, first, end, r, k0, k0 + kc);
       const RunTile tile{a,
                          kc,
                          p.b + p.runs[r].b_column,
