@@ -1,12 +1,13 @@
-// The Winograd F(2x2, 3x3) Conv path (runtime/cpu/kernels/conv_winograd.h): which convolutions
-// take it, that it is the convolution (against a float64 direct loop), that its bits depend on
-// nothing but the inputs (threads, blocks, instruction set), and that NaN, Inf and huge values
-// reach exactly the outputs the ONNX definition says.
+// The Winograd F(2x2, 3x3) and F(4x4, 3x3) Conv paths (runtime/cpu/kernels/conv_winograd.h):
+// which convolutions take them, that they are the convolution (against a float64 direct loop),
+// that their bits depend on nothing but the inputs (threads, blocks, instruction set), and that
+// NaN, Inf and huge values reach exactly the outputs the ONNX definition says.
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <limits>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "runtime/cpu/cpu_isa.h"
@@ -144,12 +145,21 @@ ConvData data_for(const Conv3x3& c, uint32_t seed) {
 }
 
 bool is_winograd(const ConvRun& run) { return run.implementation.rfind("winograd", 0) == 0; }
+bool is_winograd4(const ConvRun& run) {
+  return run.implementation.rfind("winograd f(4x4,3x3)", 0) == 0;
+}
+
+// F(4x4, 3x3)'s transforms multiply by up to 5 and 8 before the products (F(2x2, 3x3)'s only add),
+// so it rounds more: on these 8- and 13-channel sums within 3.4e-5 relative, against 2e-5.
+float tolerance_for(const ConvRun& run) { return is_winograd4(run) ? 6e-5f : 2e-5f; }
 
 // Odd and even maps (partial tiles on the right and bottom edge), rows of more than 16 tiles
 // (several runs a tile row, the last one partial), pads 0, 1 and asymmetric, channel counts that
-// fill no whole GEMM panel, batch 2, no bias, Relu and Clip epilogues: all against float64.
+// fill no whole GEMM panel, batch 2, no bias, Relu and Clip epilogues: all against float64. The
+// maps 36 and 70 wide run F(4x4, 3x3), 13 and 16 wide F(2x2, 3x3).
 TEST_CASE("Winograd Conv matches a float64 direct convolution") {
   uint32_t seed = 40;
+  int tile4_runs = 0;
   for (const auto& size : {std::pair<int64_t, int64_t>{20, 36}, {15, 13}, {9, 70}, {16, 16}}) {
     for (const std::vector<int64_t>& pads :
          {std::vector<int64_t>{1, 1, 1, 1}, {0, 0, 0, 0}, {2, 0, 1, 2}}) {
@@ -168,19 +178,38 @@ TEST_CASE("Winograd Conv matches a float64 direct convolution") {
       CAPTURE(pads[3]);
       const ConvData data = data_for(c, seed++);
       const ConvRun run = run_conv(c, data.x, data.w, data.b, 2);
+      CAPTURE(run.implementation);
       CHECK(is_winograd(run));
-      check_matches(run.y, direct_conv(c, data.x, data.w, data.b));
+      CHECK(is_winograd4(run) == (c.width > 20));
+      tile4_runs += is_winograd4(run) ? 1 : 0;
+      check_matches(run.y, direct_conv(c, data.x, data.w, data.b), tolerance_for(run));
     }
   }
+  CHECK(tile4_runs == 6);
 }
 
 // Which convolutions take Winograd: 3x3 stride 1 with constant weights on a map of at least 32
-// tiles; weights as an input, stride 2, a 7x7 map (16 tiles) or a weight that is NaN keep the
-// implicit GEMM or im2col.
+// 2x2 tiles; weights as an input, stride 2, a 7x7 map (16 tiles) or a weight that is NaN keep the
+// implicit GEMM or im2col. F(4x4, 3x3) where a row holds at least 6 of its tiles (20x36: 9) and
+// its products come to at most 4/5 of F(2x2, 3x3)'s: 40x22 takes it (6 a row; 36 x 60 product
+// columns against 16 x 220, 0.61), 14x14 (4 a row) and 5x22 (36 x 12 against 16 x 33, 0.82) keep
+// F(2x2, 3x3).
 TEST_CASE("Winograd Conv is chosen only where it pays and where it is exact enough") {
   Conv3x3 c;
   const ConvData data = data_for(c, 3);
-  CHECK(run_conv(c, data.x, data.w, data.b, 1).implementation.find("winograd f(2x2,3x3)") == 0);
+  CHECK(run_conv(c, data.x, data.w, data.b, 1).implementation.find("winograd f(4x4,3x3)") == 0);
+  for (const auto& [height, width, tile4] :
+       {std::tuple<int64_t, int64_t, bool>{14, 14, false}, {40, 22, true}, {5, 22, false}}) {
+    CAPTURE(height);
+    CAPTURE(width);
+    Conv3x3 map = c;
+    map.height = height;
+    map.width = width;
+    const ConvData map_data = data_for(map, 5);
+    const ConvRun run = run_conv(map, map_data.x, map_data.w, map_data.b, 1);
+    CHECK(is_winograd(run));
+    CHECK(is_winograd4(run) == tile4);
+  }
   Conv3x3 input_weights = c;
   input_weights.constant_weights = false;
   CHECK_FALSE(is_winograd(run_conv(input_weights, data.x, data.w, data.b, 1)));
@@ -199,14 +228,20 @@ TEST_CASE("Winograd Conv is chosen only where it pays and where it is exact enou
 // split over the threads) and of several (each thread its own range of tiles), and the AVX2 or
 // portable transforms against the AVX-512 ones.
 TEST_CASE("Winograd Conv gives the same bits on any number of threads and instruction set") {
-  for (const int64_t size : {12, 90}) {
-    CAPTURE(size);
+  // F(2x2, 3x3) in one block and in several (12 wide: 3 tiles of 4x4 a row), F(4x4, 3x3) in one
+  // and in several.
+  for (const auto& [height, width] :
+       {std::pair<int64_t, int64_t>{12, 12}, {600, 12}, {30, 30}, {90, 90}}) {
+    CAPTURE(height);
+    CAPTURE(width);
     Conv3x3 c;
-    c.height = c.width = size;
+    c.height = height;
+    c.width = width;
     c.activation = "Relu";
     const ConvData data = data_for(c, 7);
     const ConvRun one = run_conv(c, data.x, data.w, data.b, 1);
     REQUIRE(is_winograd(one));
+    CHECK(is_winograd4(one) == (width > 12));
     CHECK(run_conv(c, data.x, data.w, data.b, 2).y == one.y);
     CHECK(run_conv(c, data.x, data.w, data.b, 3).y == one.y);
     const CpuIsa detected = cpu::detected_cpu_isa();
@@ -229,9 +264,9 @@ TEST_CASE("Winograd Conv runs dilated convolutions phase by phase") {
   for (const int64_t dilation : {2, 3}) {
     for (const std::vector<int64_t>& pads :
          {std::vector<int64_t>{dilation, dilation, dilation, dilation}, {0, 3, 1, 0}}) {
-      Conv3x3 c;
+      Conv3x3 c;  // dilation 2: phases 20 and 30 wide, F(4x4, 3x3); 3: 14 and 20, F(2x2, 3x3)
       c.height = 33;
-      c.width = 40;
+      c.width = dilation == 2 ? 60 : 40;
       c.dilation = dilation;
       c.pads = pads;
       c.activation = "Relu";
@@ -240,7 +275,8 @@ TEST_CASE("Winograd Conv runs dilated convolutions phase by phase") {
       ConvData data = data_for(c, seed++);
       const ConvRun one = run_conv(c, data.x, data.w, data.b, 1);
       CHECK(is_winograd(one));
-      check_matches(one.y, direct_conv(c, data.x, data.w, data.b));
+      CHECK(is_winograd4(one) == (dilation == 2));
+      check_matches(one.y, direct_conv(c, data.x, data.w, data.b), tolerance_for(one));
       CHECK(run_conv(c, data.x, data.w, data.b, 2).y == one.y);
       data.x[static_cast<size_t>((2 * c.height + 7) * c.width + 9)] =
           std::numeric_limits<float>::quiet_NaN();
@@ -251,22 +287,30 @@ TEST_CASE("Winograd Conv runs dilated convolutions phase by phase") {
 }
 
 // A NaN, an Inf and a value above 2^40 in the input: the transforms would spread each over its
-// whole 4x4 tile, so the output is computed directly and only the windows holding them change.
+// whole tile, so the output is computed directly and only the windows holding them change; on
+// F(4x4, 3x3) (22 wide) and F(2x2, 3x3) (14 wide), at a plane's edge too (the last columns that
+// the AVX-512 loads reach past the 64 they permute).
 TEST_CASE("Winograd Conv keeps NaN, Inf and huge inputs to their windows") {
-  Conv3x3 c;
-  c.height = 18;
-  c.width = 22;
-  for (const float special :
-       {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(), 3e12f}) {
-    CAPTURE(special);
-    ConvData data = data_for(c, 9);
-    data.x[static_cast<size_t>((3 * c.height + 5) * c.width + 6)] = special;
-    for (const int threads : {1, 2}) {
-      const ConvRun run = run_conv(c, data.x, data.w, data.b, threads);
-      CHECK(is_winograd(run));
-      check_matches(run.y, direct_conv(c, data.x, data.w, data.b), 1e-4f);
+  for (const int64_t width : {22, 14, 70})
+    for (const int64_t column : {int64_t{6}, width - 1}) {
+      CAPTURE(width);
+      CAPTURE(column);
+      Conv3x3 c;
+      c.height = 18;
+      c.width = width;
+      for (const float special : {std::numeric_limits<float>::quiet_NaN(),
+                                  std::numeric_limits<float>::infinity(), 3e12f}) {
+        CAPTURE(special);
+        ConvData data = data_for(c, 9);
+        data.x[static_cast<size_t>((3 * c.height + 5) * c.width + column)] = special;
+        for (const int threads : {1, 2}) {
+          const ConvRun run = run_conv(c, data.x, data.w, data.b, threads);
+          CHECK(is_winograd(run));
+          CHECK(is_winograd4(run) == (width != 14));
+          check_matches(run.y, direct_conv(c, data.x, data.w, data.b), 1e-4f);
+        }
+      }
     }
-  }
 }
 
 }  // namespace

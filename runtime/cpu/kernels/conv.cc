@@ -425,13 +425,14 @@ Expected<WorkspaceBytes> choose_path(const NodeContext& node, ConvPlan& plan) {
   }
   if (plan.path == ConvPath::kPointwise) plan.path = ConvPath::kIm2col;
   plan.isa = isa;
-  // 3x3 stride 1 with constant weights: Winograd F(2x2, 3x3), 2.25x fewer multiply-adds.
+  // 3x3 stride 1 with constant weights: Winograd F(2x2, 3x3) or F(4x4, 3x3), 2.25x or 4x fewer
+  // multiply-adds.
   const HostTensor* constant_weights = node.constant_input(1);
   if (constant_weights != nullptr &&
       winograd_fits(g, plan.group, plan.in_channels, plan.out_channels)) {
     const WinogradWeightSharing share = [&](const PackedWeightCache::Factory& pack) {
-      return node.packed_weight(1, PackedLayout::kWinogradPanels, static_cast<uint8_t>(isa), 0,
-                                pack);
+      return node.packed_weight(1, PackedLayout::kWinogradPanels, static_cast<uint8_t>(isa),
+                                winograd_tile(g), pack);
     };
     plan.winograd = plan_winograd(g, isa, constant_weights->as<float>(), plan.in_channels,
                                   plan.out_channels, node.threads(), share);
@@ -528,7 +529,9 @@ Expected<PreparedKernel> make_conv_kernel(const NodeContext& node) {
   prepared.workspace_bytes = workspace.needed;
   prepared.workspace_preferred_bytes = workspace.preferred;
   prepared.implementation =
-      plan.path == ConvPath::kDepthwise
+      plan.path == ConvPath::kWinograd && plan.winograd->tile == 4
+          ? std::string("winograd f(4x4,3x3) gemm ") + sgemm_isa_name(plan.isa)
+      : plan.path == ConvPath::kDepthwise
           ? (plan.depthwise_blocked ? std::string("depthwise blocked ") + sgemm_isa_name(plan.isa)
                                     : path_name(plan.path))
       : plan.path == ConvPath::kPointwise ? std::string(path_name(plan.path)) + " openblas"

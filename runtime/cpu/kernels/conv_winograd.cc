@@ -1,4 +1,4 @@
-// Winograd F(2x2, 3x3) convolution (see conv_winograd.h).
+// Winograd F(2x2, 3x3) and F(4x4, 3x3) convolution (see conv_winograd.h).
 #include "runtime/cpu/kernels/conv_winograd.h"
 
 #include <algorithm>
@@ -22,11 +22,30 @@ constexpr int64_t kMinChannels = 8;
 // matrices (16/9 of the weights) for little work (ResNet's 7x7 maps of 512 channels: 16 tiles,
 // no faster than the implicit GEMM).
 constexpr int64_t kMinTiles = 32;
+// F(4x4, 3x3) where a tile row holds at least this many tiles and its products' columns (36 a
+// tile of 16 outputs) come to at most 4/5 of F(2x2, 3x3)'s (16 a tile of 4). Its transforms cost
+// more per output and run a tile row's tiles side by side in 16 lanes: on 14x14 maps (4 tiles a
+// row, 7 for F(2x2, 3x3)) ResNet-50's and Inception's convolutions ran 0.87-1.18x as long as on
+// F(2x2, 3x3), on 28x28 and 56x56 maps 0.72-0.85x.
+constexpr int64_t kMinRowTiles4 = 6;
+constexpr int64_t kTile4CostNumerator = 4;
+constexpr int64_t kTile4CostDenominator = 5;
 constexpr int64_t kMaxChannels = int64_t{1} << 16;
 constexpr int64_t kAlignment = 64;
 constexpr auto kFloat = static_cast<int64_t>(sizeof(float));
 
 int64_t aligned(int64_t bytes) { return (bytes + kAlignment - 1) / kAlignment * kAlignment; }
+
+// A dilated convolution runs phase by phase (conv_winograd_run.cc): the largest phase's output
+// counts.
+struct PhaseSize {
+  int64_t h = 0;
+  int64_t w = 0;
+};
+PhaseSize largest_phase(const WindowGeometry& g) {
+  return PhaseSize{(g.output[1] + g.dilation[1] - 1) / g.dilation[1],
+                   (g.output[2] + g.dilation[2] - 1) / g.dilation[2]};
+}
 
 // V = B^T d B for the tiles of `run` in input channel `channel`, stored at their slots of the
 // 16 matrices. False when an input read is NaN, Inf or above 2^40.
@@ -81,10 +100,13 @@ ONEPOOL_ISA_CLONES bool transform_input_portable(const WinogradImage& image, con
 
 bool transform_input(const WinogradImage& image, const TileBlock& block, int64_t first,
                      int64_t end) {
-  if (image.plan.isa == SgemmIsa::kAvx512) {
-    return transform_input_avx512(image, block, first, end);
+  const bool avx512 = image.plan.isa == SgemmIsa::kAvx512;
+  if (image.plan.tile == 4) {
+    return avx512 ? transform4_input_avx512(image, block, first, end)
+                  : transform4_input_portable(image, block, first, end);
   }
-  return transform_input_portable(image, block, first, end);
+  return avx512 ? transform_input_avx512(image, block, first, end)
+                : transform_input_portable(image, block, first, end);
 }
 
 // M_e = U_e V_e for positions [first, end) of `block`.
@@ -154,15 +176,18 @@ ONEPOOL_ISA_CLONES void transform_output_portable(const WinogradImage& image,
 
 void transform_output(const WinogradImage& image, const TileBlock& block, int64_t first,
                       int64_t end) {
-  if (image.plan.isa == SgemmIsa::kAvx512) {
-    return transform_output_avx512(image, block, first, end);
+  const bool avx512 = image.plan.isa == SgemmIsa::kAvx512;
+  if (image.plan.tile == 4) {
+    return avx512 ? transform4_output_avx512(image, block, first, end)
+                  : transform4_output_portable(image, block, first, end);
   }
-  transform_output_portable(image, block, first, end);
+  return avx512 ? transform_output_avx512(image, block, first, end)
+                : transform_output_portable(image, block, first, end);
 }
 
 TileBlock block_at(const WinogradPlan& plan, int64_t first, int64_t count, std::byte* part) {
   auto* v = reinterpret_cast<float*>(part);
-  const int64_t v_bytes = aligned(kWinogradPositions * plan.v_stride * kFloat);
+  const int64_t v_bytes = aligned(plan.positions() * plan.v_stride * kFloat);
   auto* m = reinterpret_cast<float*>(part + v_bytes);
   return TileBlock{first, count, v, m};
 }
@@ -174,7 +199,7 @@ bool run_tiles(const WinogradImage& image, int64_t first, int64_t end, std::byte
   for (int64_t tile = first; tile < end; tile += plan.block_tiles) {
     const TileBlock block = block_at(plan, tile, std::min(plan.block_tiles, end - tile), part);
     if (!transform_input(image, block, 0, plan.in_channels)) return false;
-    multiply(plan, block, 0, kWinogradPositions);
+    multiply(plan, block, 0, plan.positions());
     transform_output(image, block, 0, plan.out_channels);
   }
   return true;
@@ -191,7 +216,7 @@ bool run_blocks_shared(const WinogradImage& image, std::byte* workspace, ThreadP
       if (!transform_input(image, block, begin, end)) finite.store(false);
     });
     if (!finite.load()) return false;
-    threads.parallel_for(kWinogradPositions, 1,
+    threads.parallel_for(plan.positions(), 1,
                          [&](int64_t begin, int64_t end) { multiply(plan, block, begin, end); });
     threads.parallel_for(plan.out_channels, 1, [&](int64_t begin, int64_t end) {
       transform_output(image, block, begin, end);
@@ -239,12 +264,20 @@ void transform_filter(const float* filter, float* u, int64_t stride) {
 
 }  // namespace
 
+int64_t winograd_tile(const WindowGeometry& g) {
+  const PhaseSize phase = largest_phase(g);
+  const int64_t tiles2 = ((phase.h + 1) / 2) * ((phase.w + 1) / 2);
+  const int64_t tiles4 = ((phase.h + 3) / 4) * ((phase.w + 3) / 4);
+  const bool f4_pays = kWinograd4Positions * tiles4 * kTile4CostDenominator <=
+                       kWinogradPositions * tiles2 * kTile4CostNumerator;
+  return (phase.w + 3) / 4 >= kMinRowTiles4 && f4_pays ? 4 : 2;
+}
+
 bool winograd_fits(const WindowGeometry& g, int64_t group, int64_t in_channels,
                    int64_t out_channels) {
-  // A dilated convolution runs phase by phase (conv_winograd_run.cc): each the size of the
-  // largest phase counts.
-  const int64_t phase_h = (g.output[1] + g.dilation[1] - 1) / g.dilation[1];
-  const int64_t phase_w = (g.output[2] + g.dilation[2] - 1) / g.dilation[2];
+  const PhaseSize phase = largest_phase(g);
+  const int64_t phase_h = phase.h;
+  const int64_t phase_w = phase.w;
   return g.spatial_rank == 2 && group == 1 && g.kernel[1] == 3 && g.kernel[2] == 3 &&
          g.stride[1] == 1 && g.stride[2] == 1 && in_channels >= kMinChannels &&
          out_channels >= kMinChannels && in_channels <= kMaxChannels &&
@@ -259,28 +292,35 @@ std::optional<WinogradPlan> plan_winograd(const WindowGeometry& g, SgemmIsa isa,
   if (!std::all_of(weights, weights + filters * 9, within_winograd_limit)) return std::nullopt;
   WinogradPlan plan;
   plan.isa = isa;
+  plan.tile = winograd_tile(g);
   plan.in_channels = in_channels;
   plan.out_channels = out_channels;
-  const int64_t tile_bytes = kWinogradPositions * (in_channels + out_channels) * kFloat;
+  const int64_t positions = plan.positions();
+  const int64_t tile_bytes = positions * (in_channels + out_channels) * kFloat;
   plan.block_tiles =
       std::clamp(kBlockBudgetBytes / tile_bytes / kBlockTileMultiple * kBlockTileMultiple,
                  kBlockTileMultiple, kMaxBlockTiles);
   // M's last run reads up to kWinogradLanes floats past its last tile (lanes it then discards).
   plan.v_stride = in_channels * plan.block_tiles + kPositionPadFloats;
   plan.m_stride = out_channels * plan.block_tiles + kPositionPadFloats;
-  plan.part_bytes = aligned(kWinogradPositions * plan.v_stride * kFloat) +
-                    aligned((kWinogradPositions * plan.m_stride + kWinogradLanes) * kFloat);
+  plan.part_bytes = aligned(positions * plan.v_stride * kFloat) +
+                    aligned((positions * plan.m_stride + kWinogradLanes) * kFloat);
   plan.parts = std::max(threads, 1);
   plan.phase_bytes = winograd_phase_bytes(g, in_channels, out_channels);
   plan.packed_floats = packed_a_floats(isa, out_channels, in_channels);
   const auto pack = [&]() -> std::shared_ptr<const std::vector<float>> {
-    std::vector<float> transformed(static_cast<size_t>(kWinogradPositions * filters));
+    std::vector<float> transformed(static_cast<size_t>(positions * filters));
     for (int64_t filter = 0; filter < filters; ++filter) {
-      transform_filter(weights + filter * 9, transformed.data() + filter, filters);
+      float* u = transformed.data() + filter;
+      if (plan.tile == 4) {
+        transform4_filter(weights + filter * 9, u, filters);
+      } else {
+        transform_filter(weights + filter * 9, u, filters);
+      }
     }
-    auto packed = std::make_shared<std::vector<float>>(
-        static_cast<size_t>(kWinogradPositions * plan.packed_floats));
-    for (int64_t e = 0; e < kWinogradPositions; ++e) {
+    auto packed =
+        std::make_shared<std::vector<float>>(static_cast<size_t>(positions * plan.packed_floats));
+    for (int64_t e = 0; e < positions; ++e) {
       pack_a(isa, transformed.data() + e * filters, out_channels, in_channels, in_channels,
              packed->data() + e * plan.packed_floats);
     }

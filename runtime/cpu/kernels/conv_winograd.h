@@ -1,24 +1,31 @@
-// 3x3 stride-1 convolutions by Winograd's minimal filtering F(2x2, 3x3): each 2x2 block of
-// output ("tile") comes from a 4x4 block of input in 16 multiplications per (input, output)
-// channel pair instead of 36, so the GEMM does 2.25x fewer multiply-adds than the implicit GEMM.
+// 3x3 stride-1 convolutions by Winograd's minimal filtering, F(2x2, 3x3) or F(4x4, 3x3): each
+// 2x2 (4x4) block of output ("tile") comes from a 4x4 (6x6) block of input in 16 (36)
+// multiplications per (input, output) channel pair instead of 36 (144), so the GEMM does 2.25x
+// (4x) fewer multiply-adds than the implicit GEMM. winograd_tile picks F(4x4, 3x3) on maps whose
+// rows hold at least 6 of its tiles (its transforms run a tile row's tiles side by side) and
+// where its products' columns come to at most 4/5 of F(2x2, 3x3)'s.
 //
-//   weights, once at prepare: U = G g G^T (16 values per 3x3 filter), one C_out x C_in matrix
-//                             per position e of the 4x4 tile, packed for the GEMM;
-//   input, per block of tiles: V = B^T d B for every input channel and tile (adds only);
-//   product:                   M_e = U_e V_e, 16 GEMMs (sgemm_packed.h) of C_out x C_in x tiles;
-//   output:                    Y = A^T m A + bias, then the fused activation (adds only).
+//   weights, once at prepare: U = G g G^T ((tile + 2)^2 values per 3x3 filter), one C_out x C_in
+//                             matrix per position e of the transformed tile, packed for the GEMM;
+//   input, per block of tiles: V = B^T d B for every input channel and tile;
+//   product:                   M_e = U_e V_e, one GEMM (sgemm_packed.h) of C_out x C_in x tiles
+//                             per position;
+//   output:                    Y = A^T m A + bias, then the fused residual and activation.
 //
 // Tiles run in blocks of `block_tiles` whose V and M stay in a core's cache; each thread owns a
 // contiguous range of tiles and its own part of the workspace (V then M of one block). A map of
-// a single block instead splits each phase over the threads (channels, the 16 products, output
+// a single block instead splits each phase over the threads (channels, the products, output
 // channels).
 //
 // Numerics: every output element is the same sequence of float operations whatever the thread
 // count, the block size, the instruction set or the workspace: the transforms are the same adds
-// in the same order in every variant, and the products are the GEMM's fixed-order chains over
-// input channels. The result differs from a direct convolution by rounding only (the transforms
-// add and subtract inputs before multiplying; measured within 1e-6 relative on the bench
-// models). Where that would not hold, the direct path runs instead:
+// (and multiplications by powers of two, which are exact) in the same order in every variant, and
+// the products are the GEMM's fixed-order chains over input channels. The result differs from a
+// direct convolution by rounding only (the transforms combine inputs before multiplying; measured
+// within 1e-6 relative on the bench models for F(2x2, 3x3); F(4x4, 3x3) rounds a few times more,
+// within 3.4e-5 relative on the tests' 8-channel sums, ResNet-18's outputs within 6e-7 of ONNX
+// Runtime's). Which of the two a convolution runs depends on its shapes alone, never on the plan.
+// Where the transforms would not be exact enough, the direct path runs instead:
 //   - at prepare: weights with a NaN, an Inf or a magnitude above 2^40 keep the implicit GEMM;
 //   - at run time: when the input holds a NaN, an Inf or a magnitude above 2^40, run_winograd
 //     says so and the caller computes the whole output directly: a NaN must reach exactly the
@@ -40,10 +47,14 @@
 
 namespace onepool::cpu::nn {
 
-/// True when the geometry and channels suit Winograd F(2x2, 3x3): 2-D, kernel 3x3, stride 1,
-/// dilation 1, one group, and enough channels for the transforms to pay off.
+/// True when the geometry and channels suit Winograd: 2-D, kernel 3x3, stride 1, one group, and
+/// enough channels and tiles for the transforms to pay off.
 bool winograd_fits(const WindowGeometry& g, int64_t group, int64_t in_channels,
                    int64_t out_channels);
+
+/// The output tile edge plan_winograd picks for this geometry: 4 (F(4x4, 3x3)) on maps with
+/// enough 4x4 tiles that fill them well, else 2 (F(2x2, 3x3)).
+int64_t winograd_tile(const WindowGeometry& g);
 
 /// Where the transformed, packed weights come from: `share(pack)` returns pack()'s result or an
 /// equal copy made before (the Model's PackedWeightCache); the default calls pack().
