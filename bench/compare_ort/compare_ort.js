@@ -2,7 +2,7 @@
 // Compares OnePool's CLI with ONNX Runtime (CPU) on the same inputs: outputs, latency, memory.
 //
 //   node bench/compare_ort/compare_ort.js [MODEL ...] [--manifest FILE] [--cli PATH]
-//        [--iterations N] [--warmup N] [--threads N] [--json FILE] [--work DIR]
+//        [--iterations N] [--warmup N] [--threads N] [--rounds R] [--json FILE] [--work DIR]
 //        [--atol A] [--rtol R] [--self-test]
 //
 // MODEL is a model name or an .onnx path (shapes then come from a manifest entry with the same
@@ -15,6 +15,8 @@
 //           timed runs; its outputs go to ort/ in the same layout as our --save-outputs.
 //   Step 3. `onepool run ... --save-outputs` and `onepool bench ... --report`.
 //   Step 4. Elementwise comparison: mismatch where |a-b| > atol + rtol*|b| (b = ORT).
+//   Step 5. With --rounds R > 1: R - 1 more rounds of ORT's timing then ours, alternated; the
+//           row's p50s and ratio are the medians over the R rounds (JSON: round_ratios).
 // --self-test replaces step 3 by ORT with graph optimizations disabled, to test this script
 // without our CLI. Exit status: 0 when every model matches, 1 on any mismatch or error.
 // Needs only node and onnxruntime-node in .cache/ort (scripts/fetch_ort.sh).
@@ -195,6 +197,11 @@ function runOurs(model, inputs, dir, opts, bounds = {}) {
   const outDir = path.join(dir, 'outputs');
   runCli(opts.cli, ['run', model, ...shapes, ...files, '--save-outputs', outDir, '--save-format', 'bin'],
     'onepool run');
+  return { outDir, report: benchOurs(model, shapes, files, dir, opts) };
+}
+
+// `onepool bench` on the given --shapes / --bound and --inputs flags: its JSON report.
+function benchOurs(model, shapes, files, dir, opts) {
   const reportFile = path.join(dir, 'report.json');
   // Timed on the inputs ONNX Runtime ran on (an If's branch may depend on their values).
   runCli(opts.cli, ['bench', model, ...shapes, ...files, '--warmup', String(opts.warmup), '--iterations', String(opts.iterations),
@@ -208,7 +215,38 @@ function runOurs(model, inputs, dir, opts, bounds = {}) {
   if (!report.latency_ms || typeof report.latency_ms.p50 !== 'number') {
     throw new Error(`onepool bench: ${reportFile} has no latency_ms.p50`);
   }
-  return { outDir, report };
+  return report;
+}
+
+function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+// Rounds 2..N of a model's timing (--rounds): ONNX Runtime, then OnePool's bench, again and again,
+// so that both see the same stretches of a shared machine's load. Each round's p50s and their
+// ratio are kept; the row reports the medians.
+function timeMoreRounds(entry, inputs, dir, opts, row) {
+  const times = { ort: [row.ort_p50_ms], ours: [row.ours_p50_ms] };
+  const shapes = inputs.filter((i) => i.shape.length > 0)
+    .flatMap((i) => ['--shapes', `${i.name}:${i.shape.join('x')}`])
+    .concat(Object.entries(entry.bounds || {}).flatMap(([name, n]) => ['--bound', `${name}=${n}`]));
+  const files = inputs.flatMap((i) => ['--inputs', `${i.name}:${i.file}`]);
+  for (let round = 1; round < opts.rounds; round++) {
+    times.ort.push(runOrt(entry.path, inputs, path.join(dir, 'ort_rounds'), opts, 'all').latency_ms.p50);
+    if (opts.selfTest) {
+      times.ours.push(runOrt(entry.path, inputs, path.join(dir, 'ours_rounds'), opts, 'disabled').latency_ms.p50);
+    } else {
+      const roundDir = path.join(dir, 'ours_rounds');
+      fs.mkdirSync(roundDir, { recursive: true });
+      times.ours.push(benchOurs(entry.path, shapes, files, roundDir, opts).latency_ms.p50);
+    }
+  }
+  row.round_ratios = times.ours.map((ours, i) => ours / times.ort[i]);
+  row.ort_p50_ms = median(times.ort);
+  row.ours_p50_ms = median(times.ours);
+  row.ratio = median(row.round_ratios);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -331,7 +369,7 @@ async function inputSpecs(entry, dir) {
 function parseArgs(argv) {
   const opts = {
     models: [], manifests: [], cli: path.join(ROOT, 'build', 'onepool'),
-    iterations: 20, warmup: 3, threads: 2, json: null, work: path.join(ROOT, '.cache', 'compare_ort'),
+    iterations: 20, warmup: 3, threads: 2, rounds: 1, json: null, work: path.join(ROOT, '.cache', 'compare_ort'),
     atol: 1e-4, rtol: 1e-3, selfTest: false,
   };
   const value = (i, flag) => {
@@ -354,6 +392,7 @@ function parseArgs(argv) {
       case '--iterations': opts.iterations = Math.max(1, Math.floor(number(take(), a))); break;
       case '--warmup': opts.warmup = Math.floor(number(take(), a)); break;
       case '--threads': opts.threads = Math.max(1, Math.floor(number(take(), a))); break;
+      case '--rounds': opts.rounds = Math.max(1, Math.floor(number(take(), a))); break;
       case '--json': opts.json = path.resolve(take()); break;
       case '--work': opts.work = path.resolve(take()); break;
       case '--atol': opts.atol = number(take(), a); break;
@@ -421,6 +460,7 @@ async function main() {
       row.max_abs_diff = cmp.maxAbs;
       row.match = cmp.problems.length === 0;
       if (!row.match) row.problems = cmp.problems;
+      if (opts.rounds > 1) timeMoreRounds(entry, inputs, dir, opts, row);
     } catch (e) {
       row.error = e.message;
     }
@@ -439,7 +479,7 @@ async function main() {
     (opts.selfTest ? '  [self-test: "ours" is ORT with graph optimizations disabled]' : ''));
   if (opts.json) {
     const doc = { version: 1, self_test: opts.selfTest, iterations: opts.iterations, warmup: opts.warmup,
-      threads: opts.threads, atol: opts.atol, rtol: opts.rtol, geomean_ratio: geomean, models: rows };
+      threads: opts.threads, rounds: opts.rounds, atol: opts.atol, rtol: opts.rtol, geomean_ratio: geomean, models: rows };
     fs.writeFileSync(opts.json, JSON.stringify(doc, null, 2) + '\n');
   }
   return failed === 0 ? 0 : 1;
