@@ -1,5 +1,7 @@
 // The Winograd F(2x2, 3x3) transforms on AVX-512 (see conv_winograd_transforms.h): one lane per
 // tile, the same adds in the same order as the portable transforms.
+#include "runtime/cpu/kernels/conv_winograd_avx512.h"
+
 #include <immintrin.h>
 
 #include <algorithm>
@@ -11,25 +13,11 @@
 namespace onepool::cpu::nn {
 namespace {
 
+using winograd_avx512::lanes_within_limit;
+using winograd_avx512::prefetch_next_channel_row;
+using winograd_avx512::window_columns;
+
 #define ONEPOOL_AVX512 __attribute__((target("avx512f")))
-
-// All 16 lanes within the magnitude limit (a NaN compares false).
-ONEPOOL_AVX512 bool lanes_within_limit(__m512 values) {
-  const __m512 magnitude = _mm512_abs_ps(values);
-  return _mm512_cmp_ps_mask(magnitude, _mm512_set1_ps(kWinogradMagnitudeLimit), _CMP_LE_OQ) ==
-         static_cast<__mmask16>(0xFFFF);
-}
-
-// The 16 columns from ix + offset on of `row`, those outside the window's [first, last) as 0.
-ONEPOOL_AVX512 __m512 window_columns(const float* row, int64_t ix, int64_t offset, int64_t first,
-                                     int64_t last) {
-  const auto outside_before = static_cast<__mmask16>(first_lanes(first - offset));
-  const auto mask = static_cast<__mmask16>(first_lanes(last - offset) & ~outside_before);
-  const auto* at = reinterpret_cast<const float*>(
-      reinterpret_cast<std::uintptr_t>(row) +
-      static_cast<std::uintptr_t>((ix + offset) * static_cast<int64_t>(sizeof(float))));
-  return _mm512_maskz_loadu_ps(mask, at);
-}
 
 // d[j] lane l = input column ix + 2 l + j of `row` (j = 0..3), for the kWinogradRowFloats
 // columns from ix on; columns outside [0, width) read as 0. Masked loads: a masked-off lane
@@ -56,21 +44,6 @@ ONEPOOL_AVX512 bool load_tile_columns(const float* row, int64_t ix, int64_t widt
   return lanes_within_limit(a) && lanes_within_limit(b) && lanes_within_limit(b2);
 }
 
-// The same columns of the next channel's plane, which the block reads a few runs later: the
-// block walks channel by channel, each a short stretch of a far-apart plane, too short for the
-// hardware prefetcher to follow.
-void prefetch_next_channel_row(const WindowGeometry& g, const float* plane, int64_t iy,
-                               int64_t ix) {
-  if (iy < 0 || iy >= g.input[1]) return;
-  const int64_t first = std::max<int64_t>(ix, 0);
-  const int64_t last = std::min<int64_t>(ix + kWinogradRowFloats, g.input[2]);
-  const char* next = reinterpret_cast<const char*>(plane + g.input_size() + iy * g.input[2]);
-  for (int64_t column = first; column < last; column += 16) {
-    _mm_prefetch(next + column * 4, _MM_HINT_T0);
-  }
-  _mm_prefetch(next + (last - 1) * 4, _MM_HINT_T0);
-}
-
 ONEPOOL_AVX512 bool transform_input_run(const WinogradImage& image, const TileRun& run,
                                         int64_t channel, float* v) {
   const WindowGeometry& g = image.g;
@@ -83,7 +56,7 @@ ONEPOOL_AVX512 bool transform_input_run(const WinogradImage& image, const TileRu
     const float* row = plane + (inside ? iy : 0) * g.input[2];
     ok = load_tile_columns(row, 2 * run.tx - g.pad_begin[2], inside ? g.input[2] : 0, d[r]) && ok;
     if (channel + 1 < image.plan.in_channels) {
-      prefetch_next_channel_row(g, plane, iy, 2 * run.tx - g.pad_begin[2]);
+      prefetch_next_channel_row(g, plane, iy, 2 * run.tx - g.pad_begin[2], kWinogradRowFloats);
     }
   }
   __m512 t[4][4];  // B^T d

@@ -7,31 +7,17 @@
 #include <cstdint>
 
 #include "runtime/cpu/kernels/avx512_lanes.h"
+#include "runtime/cpu/kernels/conv_winograd_avx512.h"
 #include "runtime/cpu/kernels/conv_winograd_transforms.h"
 
 namespace onepool::cpu::nn {
 namespace {
 
+using winograd_avx512::lanes_within_limit;
+using winograd_avx512::prefetch_next_channel_row;
+using winograd_avx512::window_columns;
+
 #define ONEPOOL_AVX512 __attribute__((target("avx512f")))
-
-// All 16 lanes within the magnitude limit (a NaN compares false).
-ONEPOOL_AVX512 bool lanes_within_limit(__m512 values) {
-  const __m512 magnitude = _mm512_abs_ps(values);
-  return _mm512_cmp_ps_mask(magnitude, _mm512_set1_ps(kWinogradMagnitudeLimit), _CMP_LE_OQ) ==
-         static_cast<__mmask16>(0xFFFF);
-}
-
-// The 16 columns from ix + offset on of `row`, those outside the window's [first, last) as 0
-// (a masked-off lane touches no memory).
-ONEPOOL_AVX512 __m512 window_columns(const float* row, int64_t ix, int64_t offset, int64_t first,
-                                     int64_t last) {
-  const auto outside_before = static_cast<__mmask16>(first_lanes(first - offset));
-  const auto mask = static_cast<__mmask16>(first_lanes(last - offset) & ~outside_before);
-  const auto* at = reinterpret_cast<const float*>(
-      reinterpret_cast<std::uintptr_t>(row) +
-      static_cast<std::uintptr_t>((ix + offset) * static_cast<int64_t>(sizeof(float))));
-  return _mm512_maskz_loadu_ps(mask, at);
-}
 
 // d[j] lane l = input column ix + 4 l + j of `row` (j = 0..5), for the kWinograd4RowFloats
 // columns from ix on; columns outside [0, width) read as 0. Columns 4 l + j (j < 4) come from the
@@ -65,21 +51,6 @@ ONEPOOL_AVX512 bool load_tile_columns(const float* row, int64_t ix, int64_t widt
   return lanes_within_limit(columns[0]) && lanes_within_limit(columns[1]) &&
          lanes_within_limit(columns[2]) && lanes_within_limit(columns[3]) &&
          lanes_within_limit(tail);
-}
-
-// The same columns of the next channel's plane, which the block reads a few runs later (short
-// stretches of far-apart planes that the hardware prefetcher does not follow).
-void prefetch_next_channel_row(const WindowGeometry& g, const float* plane, int64_t iy,
-                               int64_t ix) {
-  if (iy < 0 || iy >= g.input[1]) return;
-  const int64_t first = std::max<int64_t>(ix, 0);
-  const int64_t last = std::min<int64_t>(ix + kWinograd4RowFloats, g.input[2]);
-  if (first >= last) return;
-  const char* next = reinterpret_cast<const char*>(plane + g.input_size() + iy * g.input[2]);
-  for (int64_t column = first; column < last; column += 16) {
-    _mm_prefetch(next + column * 4, _MM_HINT_T0);
-  }
-  _mm_prefetch(next + (last - 1) * 4, _MM_HINT_T0);
 }
 
 // out[k] = (B^T in)[k], as input_1d in conv_winograd_f4.cc.
@@ -124,7 +95,8 @@ ONEPOOL_AVX512 bool transform_input_run(const WinogradImage& image, const TileRu
     const int64_t ix = 4 * run.tx - g.pad_begin[2];
     __m512 d[6];
     ok = load_tile_columns(row, ix, inside ? g.input[2] : 0, d) && ok;
-    if (channel + 1 < image.plan.in_channels) prefetch_next_channel_row(g, plane, iy, ix);
+    if (channel + 1 < image.plan.in_channels)
+      prefetch_next_channel_row(g, plane, iy, ix, kWinograd4RowFloats);
     input_1d(d, w[r]);
   }
   const int64_t stride = image.plan.v_stride;  // between positions
