@@ -4,6 +4,7 @@
 // NaN, Inf and huge values reach exactly the outputs the ONNX definition says.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -45,6 +46,8 @@ struct Conv3x3 {
 struct ConvRun {
   std::vector<float> y;
   std::string implementation;
+  size_t workspace_bytes = 0;            // the least the kernel runs in
+  size_t workspace_preferred_bytes = 0;  // what it runs fastest in
 };
 
 AttributeMap attributes_of(const Conv3x3& c) {
@@ -59,9 +62,11 @@ AttributeMap attributes_of(const Conv3x3& c) {
   return attributes;
 }
 
-// Prepares the Conv for `threads` threads limited to `isa` and runs it once.
+// Prepares the Conv for `threads` threads limited to `isa` and runs it once, in the least
+// workspace the kernel asks for or in the one it prefers.
 ConvRun run_conv(const Conv3x3& c, const std::vector<float>& x, const std::vector<float>& w,
-                 const std::vector<float>& b, int threads, CpuIsa isa = CpuIsa::kAuto) {
+                 const std::vector<float>& b, int threads, CpuIsa isa = CpuIsa::kAuto,
+                 bool preferred_workspace = false) {
   std::vector<std::optional<testing::TestInput>> inputs{f32(c.x_shape(), x),
                                                         f32(c.w_shape(), w, c.constant_weights)};
   if (c.bias) inputs.push_back(f32(Shape{c.out_channels}, b, true));
@@ -76,10 +81,13 @@ ConvRun run_conv(const Conv3x3& c, const std::vector<float>& x, const std::vecto
                                input->tensor.shape, Device{}});
   }
   ConvRun run{std::vector<float>(static_cast<size_t>(c.y_shape().element_count()), -7.0f),
-              prepared->implementation};
+              prepared->implementation, prepared->workspace_bytes,
+              std::max(prepared->workspace_bytes, prepared->workspace_preferred_bytes)};
   const std::vector<TensorView> outputs{
       TensorView{run.y.data(), DType::kFloat32, c.y_shape(), Device{}}};
-  const Status status = testing::run_prepared(*prepared, views, outputs, threads);
+  const Status status = testing::run_prepared_in(
+      *prepared, views, outputs, threads,
+      preferred_workspace ? run.workspace_preferred_bytes : run.workspace_bytes);
   REQUIRE_MESSAGE(status.is_ok(), status.to_string());
   return run;
 }
@@ -242,6 +250,10 @@ TEST_CASE("Winograd Conv gives the same bits on any number of threads and instru
     const ConvRun one = run_conv(c, data.x, data.w, data.b, 1);
     REQUIRE(is_winograd(one));
     CHECK(is_winograd4(one) == (width > 12));
+    // F(4x4, 3x3) runs in blocks of 16 tiles in the least workspace and of 32 or more in the one
+    // it prefers (F(2x2, 3x3) asks for one size): the same bits.
+    CHECK((one.workspace_preferred_bytes > one.workspace_bytes) == is_winograd4(one));
+    CHECK(run_conv(c, data.x, data.w, data.b, 2, CpuIsa::kAuto, true).y == one.y);
     CHECK(run_conv(c, data.x, data.w, data.b, 2).y == one.y);
     CHECK(run_conv(c, data.x, data.w, data.b, 3).y == one.y);
     const CpuIsa detected = cpu::detected_cpu_isa();

@@ -50,10 +50,12 @@ inline Graph single_node_graph(const std::string& op_type,
 
 // Runs a prepared kernel once with a workspace of the size it declared. A data-dependent
 // kernel's actual output shapes go to `actual_shapes` (when given; else the views' shapes).
-inline Status run_prepared(cpu::PreparedKernel& prepared, const std::vector<TensorView>& inputs,
-                           const std::vector<TensorView>& outputs, int threads,
-                           std::vector<Shape>* actual_shapes = nullptr) {
-  std::vector<std::byte> workspace(prepared.workspace_bytes + 1);
+/// Runs `prepared` once with a workspace of `workspace_bytes` (at least the kernel's
+/// workspace_bytes; a plan may grant up to workspace_preferred_bytes).
+inline Status run_prepared_in(cpu::PreparedKernel& prepared, const std::vector<TensorView>& inputs,
+                              const std::vector<TensorView>& outputs, int threads,
+                              size_t workspace_bytes, std::vector<Shape>* actual_shapes = nullptr) {
+  std::vector<std::byte> workspace(workspace_bytes + 1);
   cpu::ThreadPool pool(threads);
   std::vector<Shape> shapes;
   for (const TensorView& view : outputs) shapes.push_back(view.shape);
@@ -61,12 +63,19 @@ inline Status run_prepared(cpu::PreparedKernel& prepared, const std::vector<Tens
   context.inputs = inputs;
   context.outputs = outputs;
   context.workspace = workspace.data();
-  context.workspace_bytes = prepared.workspace_bytes;
+  context.workspace_bytes = workspace_bytes;
   context.threads = &pool;
   if (prepared.data_dependent_outputs) context.output_shapes = shapes.data();
   Status status = prepared.kernel->run(context);
   if (actual_shapes != nullptr) *actual_shapes = shapes;
   return status;
+}
+
+inline Status run_prepared(cpu::PreparedKernel& prepared, const std::vector<TensorView>& inputs,
+                           const std::vector<TensorView>& outputs, int threads,
+                           std::vector<Shape>* actual_shapes = nullptr) {
+  return run_prepared_in(prepared, inputs, outputs, threads, prepared.workspace_bytes,
+                         actual_shapes);
 }
 
 inline Expected<std::vector<HostTensor>> run_single_node(

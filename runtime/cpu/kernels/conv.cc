@@ -58,6 +58,9 @@ struct ConvPlan {
   int64_t parts = 1;                     // column tiles in the workspace: one per thread
   ImplicitGemmPlan implicit;             // ConvPath::kImplicit
   std::optional<WinogradPlan> winograd;  // ConvPath::kWinograd
+  // The same in the least workspace it runs in (winograd_least_plan), when that is smaller: run()
+  // takes it where the plan granted less than `winograd` prefers.
+  std::optional<WinogradPlan> winograd_least;
   Activation activation;
   // A fused residual Add (planner/optimize/fuse_residual.cc): input 3, the output's shape, added
   // after the bias and before the activation.
@@ -146,10 +149,15 @@ class ConvKernel final : public Kernel {
   void run_winograd_images(const float* x, const float* w, WinogradEpilogue epilogue,
                            const float* residual, float* y, const RunContext& context) const {
     const WindowGeometry& g = plan_.geometry;
+    // Blocks of the size the granted workspace holds (the bits do not depend on it).
+    const bool least =
+        plan_.winograd_least &&
+        context.workspace_bytes < static_cast<size_t>(plan_.winograd->workspace_bytes());
+    const WinogradPlan& winograd = least ? *plan_.winograd_least : *plan_.winograd;
     for (int64_t n = 0; n < plan_.batch; ++n) {
       const int64_t y_offset = n * plan_.out_channels * g.output_size();
       epilogue.residual = residual == nullptr ? nullptr : residual + y_offset;
-      run_winograd(g, *plan_.winograd, x + n * plan_.in_channels * g.input_size(), w, epilogue,
+      run_winograd(g, winograd, x + n * plan_.in_channels * g.input_size(), w, epilogue,
                    y + y_offset, context.workspace, *context.threads);
     }
   }
@@ -438,8 +446,12 @@ Expected<WorkspaceBytes> choose_path(const NodeContext& node, ConvPlan& plan) {
                                   plan.out_channels, node.threads(), share);
     if (plan.winograd) {
       plan.path = ConvPath::kWinograd;
-      const auto bytes = static_cast<size_t>(plan.winograd->workspace_bytes());
-      return WorkspaceBytes{bytes, bytes};
+      plan.winograd_least = winograd_least_plan(*plan.winograd);
+      const auto preferred = static_cast<size_t>(plan.winograd->workspace_bytes());
+      const auto needed = plan.winograd_least
+                              ? static_cast<size_t>(plan.winograd_least->workspace_bytes())
+                              : preferred;
+      return WorkspaceBytes{needed, preferred};
     }
   }
   // The channel-vector GEMM where implicit_channels_fit (AVX-512, constant weights, one group).

@@ -15,6 +15,11 @@ namespace {
 // One block's V and M: about this many bytes, so that they stay in a core's L2 cache.
 constexpr int64_t kBlockBudgetBytes = int64_t{512} << 10;
 constexpr int64_t kBlockTileMultiple = 32;  // the widest GEMM column tile
+// F(4x4, 3x3)'s least block, in the workspace a plan grants when the pool has no room for more:
+// its 36 positions of 32 tiles take 2.25x F(2x2, 3x3)'s bytes (Inception's pool at two threads:
+// 4.11 MiB on F(2x2, 3x3), 5.58 with 32-tile blocks, 4.40 with 16). Half the column tiles' width:
+// its 28x28 maps ran 1.07-1.11x as long, its 56x56 ones 1.00-1.03x.
+constexpr int64_t kLeastBlockTiles4 = 16;
 constexpr int64_t kMaxBlockTiles = 256;
 constexpr int64_t kPositionPadFloats = 16;  // one cache line (see WinogradPlan::v_stride)
 constexpr int64_t kMinChannels = 8;
@@ -242,6 +247,17 @@ bool run_parts(const WinogradImage& image, int64_t parts, std::byte* workspace,
   return finite.load();
 }
 
+// Blocks of `block_tiles` tiles: the strides between positions and one part's bytes. M's last
+// run reads up to kWinogradLanes floats past its last tile (lanes it then discards).
+void set_block_tiles(WinogradPlan& plan, int64_t block_tiles) {
+  const int64_t positions = plan.positions();
+  plan.block_tiles = block_tiles;
+  plan.v_stride = plan.in_channels * block_tiles + kPositionPadFloats;
+  plan.m_stride = plan.out_channels * block_tiles + kPositionPadFloats;
+  plan.part_bytes = aligned(positions * plan.v_stride * kFloat) +
+                    aligned((positions * plan.m_stride + kWinogradLanes) * kFloat);
+}
+
 // U = G g G^T for one 3x3 filter, in double (rounded once), G = [1 0 0; .5 .5 .5; .5 -.5 .5;
 // 0 0 1].
 void transform_filter(const float* filter, float* u, int64_t stride) {
@@ -297,14 +313,9 @@ std::optional<WinogradPlan> plan_winograd(const WindowGeometry& g, SgemmIsa isa,
   plan.out_channels = out_channels;
   const int64_t positions = plan.positions();
   const int64_t tile_bytes = positions * (in_channels + out_channels) * kFloat;
-  plan.block_tiles =
-      std::clamp(kBlockBudgetBytes / tile_bytes / kBlockTileMultiple * kBlockTileMultiple,
-                 kBlockTileMultiple, kMaxBlockTiles);
-  // M's last run reads up to kWinogradLanes floats past its last tile (lanes it then discards).
-  plan.v_stride = in_channels * plan.block_tiles + kPositionPadFloats;
-  plan.m_stride = out_channels * plan.block_tiles + kPositionPadFloats;
-  plan.part_bytes = aligned(positions * plan.v_stride * kFloat) +
-                    aligned((positions * plan.m_stride + kWinogradLanes) * kFloat);
+  set_block_tiles(
+      plan, std::clamp(kBlockBudgetBytes / tile_bytes / kBlockTileMultiple * kBlockTileMultiple,
+                       kBlockTileMultiple, kMaxBlockTiles));
   plan.parts = std::max(threads, 1);
   plan.phase_bytes = winograd_phase_bytes(g, in_channels, out_channels);
   plan.packed_floats = packed_a_floats(isa, out_channels, in_channels);
@@ -328,6 +339,13 @@ std::optional<WinogradPlan> plan_winograd(const WindowGeometry& g, SgemmIsa isa,
   };
   plan.packed = share ? share(pack) : pack();
   return plan;
+}
+
+std::optional<WinogradPlan> winograd_least_plan(const WinogradPlan& plan) {
+  if (plan.tile != 4 || plan.block_tiles <= kLeastBlockTiles4) return std::nullopt;
+  WinogradPlan least = plan;
+  set_block_tiles(least, kLeastBlockTiles4);
+  return least;
 }
 
 bool run_winograd_on_one_thread(const WinogradImage& image, std::byte* part) {

@@ -68,6 +68,11 @@ std::optional<WinogradPlan> plan_winograd(const WindowGeometry& g, SgemmIsa isa,
                                           int64_t out_channels, int threads,
                                           const WinogradWeightSharing& share = {});
 
+/// `plan` in the least workspace it runs in (smaller blocks of tiles, the same packed weights and
+/// the same bits), or nullopt when that is `plan` itself (F(2x2, 3x3), or blocks already that
+/// small). A kernel asks for this plan's workspace and prefers `plan`'s.
+std::optional<WinogradPlan> winograd_least_plan(const WinogradPlan& plan);
+
 /// What follows the convolution, in this order, each step rounded: the bias (or nullptr), a fused
 /// residual Add (y's layout, or nullptr; undilated convolutions only: a dilated one writes y
 /// through its phases' scatters) and the activation.
