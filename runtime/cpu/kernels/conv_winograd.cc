@@ -15,11 +15,6 @@ namespace {
 // One block's V and M: about this many bytes, so that they stay in a core's L2 cache.
 constexpr int64_t kBlockBudgetBytes = int64_t{512} << 10;
 constexpr int64_t kBlockTileMultiple = 32;  // the widest GEMM column tile
-// F(4x4, 3x3)'s least block, in the workspace a plan grants when the pool has no room for more:
-// its 36 positions of 32 tiles take 2.25x F(2x2, 3x3)'s bytes (Inception's pool at two threads:
-// 4.11 MiB on F(2x2, 3x3), 5.58 with 32-tile blocks, 4.40 with 16). Half the column tiles' width:
-// its 28x28 maps ran 1.07-1.11x as long, its 56x56 ones 1.00-1.03x.
-constexpr int64_t kLeastBlockTiles4 = 16;
 constexpr int64_t kMaxBlockTiles = 256;
 constexpr int64_t kPositionPadFloats = 16;  // one cache line (see WinogradPlan::v_stride)
 constexpr int64_t kMinChannels = 8;
@@ -258,6 +253,42 @@ void set_block_tiles(WinogradPlan& plan, int64_t block_tiles) {
                     aligned((positions * plan.m_stride + kWinogradLanes) * kFloat);
 }
 
+// Tiles per block that the budget gives blocks of `positions` positions.
+int64_t budget_block_tiles(int64_t positions, int64_t in_channels, int64_t out_channels) {
+  const int64_t tile_bytes = positions * (in_channels + out_channels) * kFloat;
+  return std::clamp(kBlockBudgetBytes / tile_bytes / kBlockTileMultiple * kBlockTileMultiple,
+                    kBlockTileMultiple, kMaxBlockTiles);
+}
+
+// One workspace part of F(2x2, 3x3) with these channels. F(4x4, 3x3) asks for exactly the workspace
+// F(2x2, 3x3) asks for with the same channels (its blocks of tiles as many as fit), and prefers its
+// own budget's blocks where those are larger: a convolution's workspace then never depends on which
+// tile its map takes, so a smaller shape of a DynamicSession (F(2x2, 3x3) on a 16x16 map) fits the
+// workspace planned at the top of its range (F(4x4, 3x3) on 32x32). Its 36 positions of 32 tiles
+// take 2.25x F(2x2, 3x3)'s bytes (Inception's pool at two threads: 4.11 MiB on F(2x2, 3x3), 5.58
+// with 32-tile blocks everywhere, 4.11 as planned); where the plan grants no more, Inception's
+// 28x28 convolutions ran 1.06-1.07x as long (blocks of 14-16 tiles instead of 32).
+int64_t tile2_part_bytes(int64_t in_channels, int64_t out_channels) {
+  WinogradPlan plan;
+  plan.tile = 2;
+  plan.in_channels = in_channels;
+  plan.out_channels = out_channels;
+  set_block_tiles(plan, budget_block_tiles(kWinogradPositions, in_channels, out_channels));
+  return plan.part_bytes;
+}
+
+// An F(4x4, 3x3) plan in parts of exactly `part_bytes`: blocks of as many tiles as fit (at most
+// kMaxBlockTiles; a part holds at least one tile, F(2x2, 3x3)'s part at least 14).
+void fit_tile4_blocks(WinogradPlan& plan, int64_t part_bytes) {
+  int64_t block_tiles = kMaxBlockTiles;
+  for (; block_tiles > 1; --block_tiles) {
+    set_block_tiles(plan, block_tiles);
+    if (plan.part_bytes <= part_bytes) break;
+  }
+  set_block_tiles(plan, block_tiles);
+  plan.part_bytes = part_bytes;
+}
+
 // U = G g G^T for one 3x3 filter, in double (rounded once), G = [1 0 0; .5 .5 .5; .5 -.5 .5;
 // 0 0 1].
 void transform_filter(const float* filter, float* u, int64_t stride) {
@@ -312,10 +343,11 @@ std::optional<WinogradPlan> plan_winograd(const WindowGeometry& g, SgemmIsa isa,
   plan.in_channels = in_channels;
   plan.out_channels = out_channels;
   const int64_t positions = plan.positions();
-  const int64_t tile_bytes = positions * (in_channels + out_channels) * kFloat;
-  set_block_tiles(
-      plan, std::clamp(kBlockBudgetBytes / tile_bytes / kBlockTileMultiple * kBlockTileMultiple,
-                       kBlockTileMultiple, kMaxBlockTiles));
+  set_block_tiles(plan, budget_block_tiles(positions, in_channels, out_channels));
+  // F(4x4, 3x3)'s least workspace is F(2x2, 3x3)'s (see tile2_part_bytes): where
+  // its budget's blocks take less, blocks of as many tiles as that holds.
+  const int64_t tile2_bytes = tile2_part_bytes(in_channels, out_channels);
+  if (plan.tile == 4 && plan.part_bytes < tile2_bytes) fit_tile4_blocks(plan, tile2_bytes);
   plan.parts = std::max(threads, 1);
   plan.phase_bytes = winograd_phase_bytes(g, in_channels, out_channels);
   plan.packed_floats = packed_a_floats(isa, out_channels, in_channels);
@@ -342,9 +374,10 @@ std::optional<WinogradPlan> plan_winograd(const WindowGeometry& g, SgemmIsa isa,
 }
 
 std::optional<WinogradPlan> winograd_least_plan(const WinogradPlan& plan) {
-  if (plan.tile != 4 || plan.block_tiles <= kLeastBlockTiles4) return std::nullopt;
+  if (plan.tile != 4) return std::nullopt;
   WinogradPlan least = plan;
-  set_block_tiles(least, kLeastBlockTiles4);
+  fit_tile4_blocks(least, tile2_part_bytes(plan.in_channels, plan.out_channels));
+  if (least.part_bytes >= plan.part_bytes) return std::nullopt;  // `plan` is the least
   return least;
 }
 
