@@ -8,7 +8,6 @@
 #include <cmath>
 #include <limits>
 #include <string>
-#include <tuple>
 #include <vector>
 
 #include "runtime/cpu/cpu_isa.h"
@@ -206,17 +205,20 @@ TEST_CASE("Winograd Conv is chosen only where it pays and where it is exact enou
   Conv3x3 c;
   const ConvData data = data_for(c, 3);
   CHECK(run_conv(c, data.x, data.w, data.b, 1).implementation.find("winograd f(4x4,3x3)") == 0);
-  for (const auto& [height, width, tile4] :
-       {std::tuple<int64_t, int64_t, bool>{14, 14, false}, {40, 22, true}, {5, 22, false}}) {
-    CAPTURE(height);
-    CAPTURE(width);
+  struct MapCase {
+    int64_t height, width;
+    bool tile4;
+  };
+  for (const MapCase& map_case : {MapCase{14, 14, false}, {40, 22, true}, {5, 22, false}}) {
+    CAPTURE(map_case.height);
+    CAPTURE(map_case.width);
     Conv3x3 map = c;
-    map.height = height;
-    map.width = width;
+    map.height = map_case.height;
+    map.width = map_case.width;
     const ConvData map_data = data_for(map, 5);
     const ConvRun run = run_conv(map, map_data.x, map_data.w, map_data.b, 1);
     CHECK(is_winograd(run));
-    CHECK(is_winograd4(run) == tile4);
+    CHECK(is_winograd4(run) == map_case.tile4);
   }
   Conv3x3 input_weights = c;
   input_weights.constant_weights = false;
@@ -238,13 +240,14 @@ TEST_CASE("Winograd Conv is chosen only where it pays and where it is exact enou
 TEST_CASE("Winograd Conv gives the same bits on any number of threads and instruction set") {
   // F(2x2, 3x3) in one block and in several (12 wide: 3 tiles of 4x4 a row), F(4x4, 3x3) in one
   // and in several.
-  for (const auto& [height, width] :
+  for (const std::pair<int64_t, int64_t>& map :
        {std::pair<int64_t, int64_t>{12, 12}, {600, 12}, {30, 30}, {90, 90}}) {
-    CAPTURE(height);
-    CAPTURE(width);
+    CAPTURE(map.first);
+    CAPTURE(map.second);
     Conv3x3 c;
-    c.height = height;
-    c.width = width;
+    c.height = map.first;
+    c.width = map.second;
+    const int64_t width = c.width;
     c.activation = "Relu";
     const ConvData data = data_for(c, 7);
     const ConvRun one = run_conv(c, data.x, data.w, data.b, 1);
