@@ -185,15 +185,21 @@ function runCli(cli, args, what) {
   return r;
 }
 
-function runOurs(model, inputs, dir, opts, bounds = {}) {
-  fs.rmSync(dir, { recursive: true, force: true });
-  fs.mkdirSync(dir, { recursive: true });
-  // A scalar input has one shape only: it needs no --shapes entry (and `name:` is not one).
-  // The manifest's bounds (a Loop's scan output length) travel as --bound flags.
+// The CLI's flags for the model's inputs: --shapes and --bound (shapes), --inputs (files). A
+// scalar input has one shape only: it needs no --shapes entry (and `name:` is not one). The
+// manifest's bounds (a Loop's scan output length) travel as --bound flags.
+function cliInputFlags(inputs, bounds) {
   const shapes = inputs.filter((i) => i.shape.length > 0)
     .flatMap((i) => ['--shapes', `${i.name}:${i.shape.join('x')}`])
     .concat(Object.entries(bounds).flatMap(([name, n]) => ['--bound', `${name}=${n}`]));
   const files = inputs.flatMap((i) => ['--inputs', `${i.name}:${i.file}`]);
+  return { shapes, files };
+}
+
+function runOurs(model, inputs, dir, opts, bounds = {}) {
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  const { shapes, files } = cliInputFlags(inputs, bounds);
   const outDir = path.join(dir, 'outputs');
   runCli(opts.cli, ['run', model, ...shapes, ...files, '--save-outputs', outDir, '--save-format', 'bin'],
     'onepool run');
@@ -229,10 +235,7 @@ function median(values) {
 // ratio are kept; the row reports the medians.
 function timeMoreRounds(entry, inputs, dir, opts, row) {
   const times = { ort: [row.ort_p50_ms], ours: [row.ours_p50_ms] };
-  const shapes = inputs.filter((i) => i.shape.length > 0)
-    .flatMap((i) => ['--shapes', `${i.name}:${i.shape.join('x')}`])
-    .concat(Object.entries(entry.bounds || {}).flatMap(([name, n]) => ['--bound', `${name}=${n}`]));
-  const files = inputs.flatMap((i) => ['--inputs', `${i.name}:${i.file}`]);
+  const { shapes, files } = cliInputFlags(inputs, entry.bounds || {});
   for (let round = 1; round < opts.rounds; round++) {
     times.ort.push(runOrt(entry.path, inputs, path.join(dir, 'ort_rounds'), opts, 'all').latency_ms.p50);
     if (opts.selfTest) {

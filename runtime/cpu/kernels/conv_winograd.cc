@@ -265,7 +265,7 @@ int64_t budget_block_tiles(int64_t positions, int64_t in_channels, int64_t out_c
 // own budget's blocks where those are larger: a convolution's workspace then never depends on which
 // tile its map takes, so a smaller shape of a DynamicSession (F(2x2, 3x3) on a 16x16 map) fits the
 // workspace planned at the top of its range (F(4x4, 3x3) on 32x32). Its 36 positions of 32 tiles
-// take 2.25x F(2x2, 3x3)'s bytes (Inception's pool at two threads: 4.11 MiB on F(2x2, 3x3), 5.58
+// take 2.25x F(2x2, 3x3)'s bytes (Inception's pool at two threads: 4.11 MiB on F(2x2, 3x3), 5.32
 // with 32-tile blocks everywhere, 4.11 as planned); where the plan grants no more, Inception's
 // 28x28 convolutions ran 1.06-1.07x as long (blocks of 14-16 tiles instead of 32).
 int64_t tile2_part_bytes(int64_t in_channels, int64_t out_channels) {

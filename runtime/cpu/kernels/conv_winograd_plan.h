@@ -13,8 +13,6 @@ namespace onepool::cpu::nn {
 /// Positions of F(2x2, 3x3)'s 4x4 transformed tile and of F(4x4, 3x3)'s 6x6 one: one GEMM each.
 constexpr int kWinogradPositions = 16;
 constexpr int kWinograd4Positions = 36;
-/// The most positions a plan has (F(4x4, 3x3)'s).
-constexpr int kWinogradMaxPositions = kWinograd4Positions;
 
 struct WinogradPlan {
   SgemmIsa isa = SgemmIsa::kPortable;
