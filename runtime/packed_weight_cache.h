@@ -24,10 +24,11 @@ namespace onepool {
 
 /// The layouts the CPU kernels repack weights into (PackedWeightKey::layout).
 enum class PackedLayout : uint8_t {
-  kConvPanels = 1,         // a convolution's filters as packed-A panels, per group
-  kMatMulStrips = 2,       // a MatMul's constant B as strips of column tiles
-  kWinogradPanels = 3,     // Winograd's U = G g G^T as packed-A panels, per transform position
-  kConvChannelPanels = 4,  // a convolution's filters as 64-channel panels (sgemm_channels.h)
+  kConvPanels = 1,          // a convolution's filters as packed-A panels, per group
+  kMatMulStrips = 2,        // a MatMul's constant B as strips of column tiles
+  kWinogradPanels = 3,      // Winograd's U = G g G^T as packed-A panels, per transform position
+  kConvChannelPanels = 4,   // a convolution's filters as 64-channel panels (sgemm_channels.h)
+  kTransposeTapPanels = 5,  // a ConvTranspose's filters as one packed-A product per kernel row
 };
 
 /// How a weight was repacked: the kernel's layout, its instruction set's tile shape and one
@@ -71,5 +72,10 @@ class PackedWeightCache {
   mutable std::mutex mutex_;
   std::map<PackedWeightKey, std::weak_ptr<const Floats>> entries_;
 };
+
+/// How a kernel's plan gets its packed weights: `share(pack)` returns pack()'s result or an equal
+/// copy made before (NodeContext::packed_weight with the kernel's key); an empty one calls pack().
+using PackedWeightSharing = std::function<std::shared_ptr<const PackedWeightCache::Floats>(
+    const PackedWeightCache::Factory& pack)>;
 
 }  // namespace onepool

@@ -23,18 +23,6 @@
 namespace onepool::cpu::nn {
 namespace {
 
-// Packed weights start on a cache line (the vector's own storage is 16-byte aligned): the
-// channel-vector GEMM loads whole vectors of them, and one that straddles two lines costs two
-// (a 3x3 512 -> 512 convolution on 7x7 ran 1.25x longer misaligned).
-constexpr int64_t kLineFloats = 16;
-
-template <typename T>
-T* line_aligned(T* data) {
-  const auto address = reinterpret_cast<uintptr_t>(data);
-  const uintptr_t line = kLineFloats * sizeof(float);
-  return reinterpret_cast<T*>((address + line - 1) / line * line);
-}
-
 enum class ConvPath : uint8_t { kDepthwise, kPointwise, kIm2col, kImplicit, kWinograd };
 
 struct ConvPlan {

@@ -1,18 +1,25 @@
-// The ConvTranspose kernel: per image and group, col = W_g^T * X_g (sgemm into the workspace),
-// then col2im adds each column entry into Y; bias and the fused activation come last. X_g is
-// taken a tile of whole rows at a time: as many as 2 MiB of col holds (see Conv's im2col tiles),
-// so the workspace stays bounded. The tile is fixed by the shapes, never by the workspace a plan
-// grants: the GEMM's rounding depends on its width, and col2im's order of additions on the
-// tiles' rows, so a plan that granted fewer bytes changed U-Net's outputs in the last bit.
+// The ConvTranspose kernel. Kernel == stride with constant weights (2x2 stride-2 upsampling) runs
+// as packed GEMMs that write Y directly (conv_transpose_taps.h); the others, per image and group,
+// col = W_g^T * X_g (sgemm into the workspace), then col2im adds each column entry into Y; bias and
+// the fused activation come last. X_g is taken a tile of whole rows at a time: as many as 2 MiB of
+// col holds (see Conv's im2col tiles), so the workspace stays bounded. The tile is fixed by the
+// shapes, never by the workspace a plan grants: the GEMM's rounding depends on its width, and
+// col2im's order of additions on the tiles' rows, so a plan that granted fewer bytes changed
+// U-Net's outputs in the last bit.
 
 #include <algorithm>
 #include <climits>
 #include <cstring>
+#include <optional>
+#include <string>
+#include <utility>
 #include <vector>
 
+#include "runtime/cpu/cpu_isa.h"
 #include "runtime/cpu/kernels/conv_geometry.h"
 #include "runtime/cpu/kernels/conv_im2col.h"
 #include "runtime/cpu/kernels/conv_kernels.h"
+#include "runtime/cpu/kernels/conv_transpose_taps.h"
 #include "runtime/cpu/kernels/gemm_blas.h"
 
 namespace onepool::cpu::nn {
@@ -127,6 +134,45 @@ Expected<WorkspaceBytes> workspace_bytes(const NodeContext& node, TransposePlan&
   return WorkspaceBytes{tile_bytes, tile_bytes};
 }
 
+// Kernel == stride with constant weights: kH packed GEMMs (conv_transpose_taps.h), nullopt for
+// the other transposed convolutions.
+class TransposeTapsKernel final : public Kernel {
+ public:
+  explicit TransposeTapsKernel(TransposeTapsPlan plan) : plan_(std::move(plan)) {}
+
+  Status run(const RunContext& context) override {
+    const float* bias = context.inputs.size() > 2 ? context.inputs[2].as<const float>() : nullptr;
+    run_transpose_taps(plan_, context.inputs[0].as<const float>(), bias,
+                       context.outputs[0].as<float>(), context.workspace, *context.threads);
+    return Status::ok();
+  }
+
+ private:
+  TransposeTapsPlan plan_;
+};
+
+std::optional<PreparedKernel> make_taps_kernel(const NodeContext& node, const TransposePlan& plan) {
+  const SgemmIsa isa = sgemm_isa_for(node.cpu_isa());
+  const HostTensor* weights = node.constant_input(1);
+  if (weights == nullptr || !transpose_taps_fit(plan.geometry, plan.group, isa)) {
+    return std::nullopt;
+  }
+  const PackedWeightSharing share = [&](const PackedWeightCache::Factory& pack) {
+    return node.packed_weight(1, PackedLayout::kTransposeTapPanels, static_cast<uint8_t>(isa), 0,
+                              pack);
+  };
+  TransposeTapsPlan taps =
+      plan_transpose_taps(plan.geometry, isa, plan.batch, plan.in_channels, plan.out_channels,
+                          weights->as<float>(), node.threads(), share);
+  taps.activation = plan.activation;
+  PreparedKernel prepared;
+  prepared.workspace_bytes = static_cast<size_t>(taps.workspace_bytes());
+  prepared.workspace_preferred_bytes = prepared.workspace_bytes;
+  prepared.implementation = std::string("tap gemm ") + sgemm_isa_name(isa);
+  prepared.kernel = std::make_unique<TransposeTapsKernel>(std::move(taps));
+  return prepared;
+}
+
 }  // namespace
 
 Expected<PreparedKernel> make_conv_transpose_kernel(const NodeContext& node) {
@@ -152,6 +198,8 @@ Expected<PreparedKernel> make_conv_transpose_kernel(const NodeContext& node) {
   ONEPOOL_RETURN_IF_ERROR(check_output_shape(node, 0, expected));
   // Step 3. Workspace and epilogue.
   plan.activation = parse_activation(node.node().attributes);
+  std::optional<PreparedKernel> taps = make_taps_kernel(node, plan);
+  if (taps) return std::move(*taps);
   PreparedKernel prepared;
   ONEPOOL_ASSIGN_OR_RETURN(const WorkspaceBytes workspace, workspace_bytes(node, plan));
   prepared.workspace_bytes = workspace.needed;

@@ -44,6 +44,7 @@
 #include "runtime/cpu/kernels/conv_geometry.h"
 #include "runtime/cpu/kernels/conv_winograd_plan.h"
 #include "runtime/cpu/thread_pool.h"
+#include "runtime/packed_weight_cache.h"
 
 namespace onepool::cpu::nn {
 
@@ -56,10 +57,9 @@ bool winograd_fits(const WindowGeometry& g, int64_t group, int64_t in_channels,
 /// enough 4x4 tiles that fill them well, else 2 (F(2x2, 3x3)).
 int64_t winograd_tile(const WindowGeometry& g);
 
-/// Where the transformed, packed weights come from: `share(pack)` returns pack()'s result or an
-/// equal copy made before (the Model's PackedWeightCache); the default calls pack().
-using WinogradWeightSharing = std::function<std::shared_ptr<const std::vector<float>>(
-    const std::function<std::shared_ptr<const std::vector<float>>()>& pack)>;
+/// Where the transformed, packed weights come from (packed_weight_cache.h); the default calls
+/// pack().
+using WinogradWeightSharing = PackedWeightSharing;
 
 /// Transforms and packs the weights W [C_out, C_in, 3, 3]; nullopt when a weight is NaN, Inf
 /// or above 2^40 in magnitude (the caller keeps the direct path).
