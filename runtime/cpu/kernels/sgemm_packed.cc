@@ -24,6 +24,9 @@ struct Tile {
   int64_t rows;     // valid rows of the panel (the rest is padding)
   int64_t cols;     // valid columns, at most the kernel's width
   bool accumulate;  // continue the chains from C (a later block of k), else start from 0
+  // Ask for B's rows ahead: the first panel against a strip of B read in place or packed (the
+  // later ones find it in L1, and a copied strip is there from the start).
+  bool prefetch_b;
   const TileEpilogue* epilogue;  // on the last block of k of a product with one, else nullptr
 };
 
@@ -36,6 +39,9 @@ constexpr int64_t kKBlock = 128;
 // A k up to this deep is one block: a second, short block (ResNet's 7x7 stem has k = 147, 128 and
 // then 19) reads and writes every tile of C again for a few multiply-adds a tile.
 constexpr int64_t kMaxSingleBlock = 192;
+// The packed A a product keeps in L2 across its column tiles: all of it when it fits (a
+// transformer's 128 activation rows up to k = 512), else spans of its blocks of k.
+constexpr int64_t kASpanBytes = int64_t{256} << 10;
 constexpr int64_t kPortableCols = 8;
 constexpr int64_t kMaxTileCols = kAvx512Cols;
 
@@ -77,7 +83,10 @@ inline void prefetch_tile_end(const Tile& t, int lines) {
 // 12, and the full kernel would spend two thirds of its multiplies on padding. kVectors (1 or 2)
 // vectors of 16 columns: a tile of at most 16 columns (the last of 196, a 14x14 map) takes one,
 // not two of which one is all padding. Each element's chain is the same whichever kernel runs it.
-template <bool kOffsets, int kRows, int kVectors>
+// kFull: every column valid (32 or 16), so the loop loads B unmasked: with masked loads it reloaded
+// both masks into k registers at every step, on the port the multiply-adds need (a 120 x 128 x 32
+// product in L1: 156 -> 185 GFLOP/s on one AVX-512 core).
+template <bool kOffsets, int kRows, int kVectors, bool kFull>
 __attribute__((target("avx512f"))) void tile_avx512(const Tile& t) {
   static_assert(kRows > 0 && kRows <= kAvx512Rows && (kVectors == 1 || kVectors == 2));
   const __mmask16 mask0 = first_lanes(t.cols);
@@ -97,9 +106,13 @@ __attribute__((target("avx512f"))) void tile_avx512(const Tile& t) {
   const float* b = t.b;
   for (int64_t p = 0; p < t.k; ++p, a += kAvx512Rows, b += t.ldb) {
     const float* row = kOffsets ? t.b + t.offsets[p] : b;
-    const __m512 b0 = _mm512_maskz_loadu_ps(mask0, row);
-    const __m512 b1 = kVectors == 2 ? _mm512_maskz_loadu_ps(mask1, row + 16) : b0;
-    if constexpr (!kOffsets) prefetch_row(row + kPrefetchRows * t.ldb, kVectors);
+    const __m512 b0 = kFull ? _mm512_loadu_ps(row) : _mm512_maskz_loadu_ps(mask0, row);
+    const __m512 b1 = kVectors == 1 ? b0
+                      : kFull       ? _mm512_loadu_ps(row + 16)
+                                    : _mm512_maskz_loadu_ps(mask1, row + 16);
+    if constexpr (!kOffsets) {
+      if (t.prefetch_b) prefetch_row(row + kPrefetchRows * t.ldb, kVectors);
+    }
     __builtin_prefetch(a + kPrefetchDepth * kAvx512Rows, 0, 3);
 #pragma GCC unroll 12
     for (int i = 0; i < kRows; ++i) {
@@ -155,7 +168,9 @@ __attribute__((target("avx2,fma"))) void tile_avx2(const Tile& t) {
     const float* row = kOffsets ? t.b + t.offsets[p] : b;
     const __m256 b0 = kFull ? _mm256_loadu_ps(row) : _mm256_maskload_ps(row, mask0);
     const __m256 b1 = kFull ? _mm256_loadu_ps(row + 8) : _mm256_maskload_ps(row + 8, mask1);
-    if constexpr (!kOffsets) prefetch_row(row + kPrefetchRows * t.ldb, 1);
+    if constexpr (!kOffsets) {
+      if (t.prefetch_b) prefetch_row(row + kPrefetchRows * t.ldb, 1);
+    }
     __builtin_prefetch(a + kPrefetchDepth * kAvx2Rows, 0, 3);
 #pragma GCC unroll 6
     for (int i = 0; i < kAvx2Rows; ++i) {
@@ -219,23 +234,27 @@ void tile_portable(const Tile& t) {
 }
 
 // The narrowest AVX-512 kernel that covers the tile's valid rows.
-template <bool kOffsets, int kVectors>
+template <bool kOffsets, int kVectors, bool kFull>
 void run_tile_avx512_vectors(const Tile& tile) {
   if (tile.rows <= 4) {
-    tile_avx512<kOffsets, 4, kVectors>(tile);
+    tile_avx512<kOffsets, 4, kVectors, kFull>(tile);
   } else if (tile.rows <= 8) {
-    tile_avx512<kOffsets, 8, kVectors>(tile);
+    tile_avx512<kOffsets, 8, kVectors, kFull>(tile);
   } else {
-    tile_avx512<kOffsets, kAvx512Rows, kVectors>(tile);
+    tile_avx512<kOffsets, kAvx512Rows, kVectors, kFull>(tile);
   }
 }
 
 template <bool kOffsets>
 void run_tile_avx512(const Tile& tile) {
-  if (tile.cols <= 16) {
-    run_tile_avx512_vectors<kOffsets, 1>(tile);
+  if (tile.cols == kAvx512Cols) {
+    run_tile_avx512_vectors<kOffsets, 2, true>(tile);
+  } else if (tile.cols == 16) {
+    run_tile_avx512_vectors<kOffsets, 1, true>(tile);
+  } else if (tile.cols < 16) {
+    run_tile_avx512_vectors<kOffsets, 1, false>(tile);
   } else {
-    run_tile_avx512_vectors<kOffsets, 2>(tile);
+    run_tile_avx512_vectors<kOffsets, 2, false>(tile);
   }
 }
 
@@ -398,44 +417,52 @@ void run_product(SgemmIsa isa, const PackedA& a, int64_t first_row, int64_t m, i
       source.packed != nullptr ? (source.packed->n + cols - 1) / cols * cols : 0;
   alignas(64) float strip[kMaxSingleBlock * kMaxTileCols];
   const int64_t depth = block_depth(k);
-  // Blocks of k outside: a block's strip of B (depth rows of one column tile) stays in L1
-  // while every panel of A runs against it; later blocks continue the chains from C.
-  for (int64_t k0 = 0; k0 < k; k0 += depth) {
-    const int64_t kc = std::min(depth, k - k0);
-    const float* block = a.data + k0 * all_rows;  // every panel's slice of this block
+  // Spans of A's blocks of k that fit kASpanBytes outside, column tiles inside them, then the
+  // blocks of the span: a block's strip of B (depth rows of one column tile) stays in L1 while
+  // every panel of A runs against it, the span's A stays in L2 for every column tile, and later
+  // blocks continue the chains from the tile's C while it is still in L1. (With every block
+  // outside, a 128 x 768 x 3072 product wrote and read back all of C, 1.5 MiB, six times.)
+  const int64_t span = std::max<int64_t>(
+      depth, kASpanBytes / (all_rows * static_cast<int64_t>(sizeof(float))) / depth * depth);
+  for (int64_t span_k = 0; span_k < k; span_k += span) {
     for (int64_t col = 0; col < n; col += cols) {
       const int64_t width = std::min(cols, n - col);
-      const float* strip_b = nullptr;
-      int64_t strip_ldb = ldb;
-      const int64_t* strip_offsets = offsets != nullptr ? offsets + k0 : nullptr;
-      if (source.packed != nullptr) {
-        strip_b = source.packed->data + k0 * packed_cols + (source.first_col + col) * kc;
-        strip_ldb = cols;
-      } else {
-        strip_b = offsets != nullptr ? b + col : b + k0 * ldb + col;
-      }
-      if (copy_strips) {
-        copy_strip(isa, StripSource{strip_b, strip_offsets, ldb}, kc, width, cols, strip);
-        strip_b = strip;
-        strip_ldb = cols;
-        strip_offsets = nullptr;
-      }
-      const bool last_block = k0 + kc >= k;
-      for (int64_t row = 0; row < m; row += rows) {
-        TileEpilogue finish;
-        if (last_block && epilogue != nullptr) finish = tile_epilogue(*epilogue, row, col, ldc);
-        const Tile tile{block + (first_row + row) * kc,
-                        strip_b,
-                        strip_ldb,
-                        strip_offsets,
-                        c + row * ldc + col,
-                        ldc,
-                        kc,
-                        std::min(rows, m - row),
-                        width,
-                        k0 > 0,
-                        last_block && epilogue != nullptr ? &finish : nullptr};
-        run_tile(isa, tile);
+      for (int64_t k0 = span_k; k0 < std::min(k, span_k + span); k0 += depth) {
+        const int64_t kc = std::min(depth, k - k0);
+        const float* block = a.data + k0 * all_rows;  // every panel's slice of this block
+        const float* strip_b = nullptr;
+        int64_t strip_ldb = ldb;
+        const int64_t* strip_offsets = offsets != nullptr ? offsets + k0 : nullptr;
+        if (source.packed != nullptr) {
+          strip_b = source.packed->data + k0 * packed_cols + (source.first_col + col) * kc;
+          strip_ldb = cols;
+        } else {
+          strip_b = offsets != nullptr ? b + col : b + k0 * ldb + col;
+        }
+        if (copy_strips) {
+          copy_strip(isa, StripSource{strip_b, strip_offsets, ldb}, kc, width, cols, strip);
+          strip_b = strip;
+          strip_ldb = cols;
+          strip_offsets = nullptr;
+        }
+        const bool last_block = k0 + kc >= k;
+        for (int64_t row = 0; row < m; row += rows) {
+          TileEpilogue finish;
+          if (last_block && epilogue != nullptr) finish = tile_epilogue(*epilogue, row, col, ldc);
+          const Tile tile{block + (first_row + row) * kc,
+                          strip_b,
+                          strip_ldb,
+                          strip_offsets,
+                          c + row * ldc + col,
+                          ldc,
+                          kc,
+                          std::min(rows, m - row),
+                          width,
+                          k0 > 0,
+                          row == 0 && !copy_strips,
+                          last_block && epilogue != nullptr ? &finish : nullptr};
+          run_tile(isa, tile);
+        }
       }
     }
   }
