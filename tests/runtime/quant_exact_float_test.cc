@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "runtime/kernel_test_util.h"
@@ -94,14 +95,20 @@ std::string qlinear_implementation(const QuantConvCase& c, const std::vector<int
   return prepared->implementation;
 }
 
+// Both exact float paths: the implicit GEMM on float planes (3x3 at strides 1 and 2, 1x1 at
+// stride 1) and the column matrix (a strided 1x1, which the implicit GEMM leaves to im2col).
 TEST_CASE("QLinearConv with constant weights gives the integer rows' bytes on the float GEMM") {
-  for (const int64_t stride : {1, 2}) {
-    CAPTURE(stride);
+  for (const auto& [kernel, stride] : {std::pair<int64_t, int64_t>{3, 1}, {3, 2}, {1, 1}, {1, 2}}) {
     QuantConvCase c;
+    c.kernel = kernel;
     c.stride = stride;
+    CAPTURE(c.kernel);
+    CAPTURE(c.stride);
     const auto weights = as_int8(random_bytes(
         static_cast<size_t>(c.out_channels * c.channels / c.group * c.kernel * c.kernel), 12));
-    CHECK(qlinear_implementation(c, weights).rfind("exact float gemm", 0) == 0);
+    const std::string expected =
+        kernel == 1 && stride == 2 ? "exact float gemm" : "exact float implicit gemm";
+    CHECK(qlinear_implementation(c, weights).rfind(expected, 0) == 0);
     CHECK(run_qlinear(c, true, weights) == run_qlinear(c, false, weights));
   }
 }

@@ -78,6 +78,16 @@ ONEPOOL_ISA_CLONES void fill_columns(const WindowGeometry& g, const X* x, int64_
   }
 }
 
+// planes[c][i] = x[c][i] - x_zero as floats for channels [begin, end) (exact: |x - x_zero| <=
+// 255), the input of the exact float path's implicit GEMM.
+template <class X>
+ONEPOOL_ISA_CLONES void fill_float_planes(const X* x, int64_t plane_size, int64_t begin,
+                                          int64_t end, int32_t x_zero, float* planes) {
+  for (int64_t i = begin * plane_size; i < end * plane_size; ++i) {
+    planes[i] = static_cast<float>(static_cast<int32_t>(x[i]) - x_zero);
+  }
+}
+
 // acc[p] = sum_k (w[k] - w_zero) * col[k * P + p], wrapping in int32. The inner loop runs over
 // contiguous output positions, so it vectorizes.
 template <class W>
@@ -135,7 +145,15 @@ void convolve(const ConvShape& s, const RunContext& context, const X* x, int32_t
   for (int64_t n = 0; n < s.batch; ++n) {
     for (int64_t group = 0; group < s.group; ++group) {
       const X* image = x + (n * s.in_channels + group * in_per_group) * g.input_size();
-      if (exact != nullptr) {
+      if (exact != nullptr && exact->implicit) {
+        auto* planes = reinterpret_cast<float*>(col);
+        context.threads->parallel_for(in_per_group, 1, [&](int64_t begin, int64_t end) {
+          fill_float_planes(image, g.input_size(), begin, end, x_zero, planes);
+        });
+        int32_t* first_plane = plane_of(n, group * out_per_group);
+        multiply_exact_implicit(*exact, group, g, planes, reinterpret_cast<float*>(first_plane),
+                                col + exact->plane_bytes, *context.threads);
+      } else if (exact != nullptr) {
         auto* columns = reinterpret_cast<float*>(col);
         fill_columns(g, image, in_per_group, x_zero, columns);
         int32_t* first_plane = plane_of(n, group * out_per_group);
@@ -316,12 +334,18 @@ Expected<PreparedKernel> make_conv_integer(const NodeContext& node) {
           using X = typename decltype(x_tag)::type;
           using W = typename decltype(w_tag)::type;
           std::optional<ExactFloatWeights> exact = exact_float_weights<W>(node, shape, 1, w_zero);
-          ONEPOOL_ASSIGN_OR_RETURN(const ConvWorkspace workspace,
+          ONEPOOL_ASSIGN_OR_RETURN(ConvWorkspace workspace,
                                    plan_workspace(shape, false, exact ? 4 : 2));
+          if (exact) {
+            workspace.column_bytes =
+                plan_exact_implicit(*exact, shape.geometry, shape.in_channels / shape.group,
+                                    node.threads(), workspace.column_bytes);
+          }
           PreparedKernel result;
-          result.implementation =
-              exact ? std::string("exact float gemm ") + nn::sgemm_isa_name(exact->isa)
-                    : "int16 columns x int32 rows";
+          result.implementation = exact ? std::string(exact->implicit ? "exact float implicit gemm "
+                                                                      : "exact float gemm ") +
+                                              nn::sgemm_isa_name(exact->isa)
+                                        : "int16 columns x int32 rows";
           result.kernel =
               std::make_unique<ConvIntegerKernel<X, W>>(shape, x_zero, w_zero, std::move(exact));
           result.workspace_bytes = static_cast<size_t>(workspace.column_bytes);
@@ -371,12 +395,19 @@ Expected<PreparedKernel> make_qlinear_conv(const NodeContext& node) {
             using Q = typename decltype(y_tag)::type;
             std::optional<ExactFloatWeights> exact =
                 exact_float_weights<W>(node, shape, 3, params.w_zero);
-            ONEPOOL_ASSIGN_OR_RETURN(const ConvWorkspace workspace,
+            ONEPOOL_ASSIGN_OR_RETURN(ConvWorkspace workspace,
                                      plan_workspace(shape, true, exact ? 4 : 2));
+            if (exact) {
+              workspace.column_bytes =
+                  plan_exact_implicit(*exact, shape.geometry, shape.in_channels / shape.group,
+                                      node.threads(), workspace.column_bytes);
+            }
             PreparedKernel result;
-            result.implementation = exact ? std::string("exact float gemm ") +
-                                                nn::sgemm_isa_name(exact->isa) + " + requantize"
-                                          : "int16 columns x int32 rows + requantize";
+            result.implementation = exact
+                                        ? std::string(exact->implicit ? "exact float implicit gemm "
+                                                                      : "exact float gemm ") +
+                                              nn::sgemm_isa_name(exact->isa) + " + requantize"
+                                        : "int16 columns x int32 rows + requantize";
             result.kernel = std::make_unique<QLinearConvKernel<X, W, Q>>(
                 shape, params, workspace.plane_bytes, std::move(exact));
             result.workspace_bytes =

@@ -12,6 +12,7 @@ namespace {
 
 constexpr double kExactLimit = 16777216.0;    // 2^24: below it every integer is a float
 constexpr double kMaxInputMagnitude = 255.0;  // |x - x_zero| for any 8-bit x and zero point
+constexpr int64_t kAlignment = 64;            // the implicit GEMM's parts after the planes
 
 }  // namespace
 
@@ -59,6 +60,25 @@ void multiply_exact_float(const ExactFloatWeights& weights, int64_t group, const
     nn::sgemm_packed_a(weights.isa, a, first, last - first, outputs, col, outputs,
                        c + first * outputs, outputs);
   });
+}
+
+int64_t plan_exact_implicit(ExactFloatWeights& weights, const nn::WindowGeometry& g,
+                            int64_t in_per_group, int threads, int64_t column_bytes) {
+  if (!nn::implicit_gemm_fits(g)) return column_bytes;
+  weights.implicit = nn::plan_implicit_gemm(g, in_per_group, weights.out_per_group, threads, false);
+  weights.plane_bytes =
+      (in_per_group * g.input_size() * static_cast<int64_t>(sizeof(float)) + kAlignment - 1) /
+      kAlignment * kAlignment;
+  return weights.plane_bytes + weights.implicit->parts * weights.implicit->part_bytes;
+}
+
+void multiply_exact_implicit(const ExactFloatWeights& weights, int64_t group,
+                             const nn::WindowGeometry& g, const float* planes, float* c,
+                             std::byte* workspace, ThreadPool& threads) {
+  nn::run_implicit_gemm(g, *weights.implicit, weights.isa,
+                        weights.packed->data() + group * weights.packed_floats,
+                        weights.out_per_group, weights.rows / g.kernel_size(), planes, c,
+                        nn::BandEpilogue{}, workspace, threads);
 }
 
 }  // namespace onepool::cpu::quant
