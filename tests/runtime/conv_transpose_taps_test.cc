@@ -13,11 +13,13 @@
 
 #include "runtime/cpu/cpu_isa.h"
 #include "runtime/cpu/kernels/sgemm_packed.h"
+#include "runtime/float_reference_check.h"
 #include "runtime/kernel_test_util.h"
 
 namespace onepool {
 namespace {
 
+using testing::check_matches;
 using testing::f32;
 using testing::int_attr;
 using testing::ints_attr;
@@ -119,12 +121,6 @@ TapsRun run_transpose(const TapsCase& c, const TapsData& data, int threads,
   return run;
 }
 
-float activate(const std::string& activation, float value) {
-  if (activation == "Relu") return value < 0.0f ? 0.0f : value;
-  if (activation == "Clip") return value < -0.25f ? -0.25f : (value > 0.5f ? 0.5f : value);
-  return value;
-}
-
 // The definition in float64: Y[n, m, ih * kH + kh, iw * kW + kw] = b[m] + sum_c X[n, c, ih, iw] *
 // W[c, m, kh, kw]. A NaN or Inf input reaches the kH x kW outputs of its position in every
 // channel, a NaN weight the outputs of its tap in its channel.
@@ -147,24 +143,9 @@ std::vector<float> direct_transpose(const TapsCase& c, const TapsData& data) {
           }
           if (c.bias) sum += data.b[static_cast<size_t>(m)];
           y[static_cast<size_t>(((n * c.out_channels + m) * oh + oy) * ow + ox)] =
-              activate(c.activation, static_cast<float>(sum));
+              testing::activate_named(c.activation, static_cast<float>(sum));
         }
   return y;
-}
-
-// Element by element: both NaN, both the same infinity, or within `tolerance` relative.
-void check_matches(const std::vector<float>& actual, const std::vector<float>& expected,
-                   float tolerance = 2e-5f) {
-  REQUIRE(actual.size() == expected.size());
-  for (size_t i = 0; i < actual.size(); ++i) {
-    CAPTURE(i);
-    if (std::isnan(expected[i]) || std::isinf(expected[i])) {
-      CHECK(std::isnan(actual[i]) == std::isnan(expected[i]));
-      if (std::isinf(expected[i])) CHECK(actual[i] == expected[i]);
-      continue;
-    }
-    CHECK(std::fabs(actual[i] - expected[i]) <= tolerance * (1.0f + std::fabs(expected[i])));
-  }
 }
 
 bool same_bits(const std::vector<float>& a, const std::vector<float>& b) {

@@ -11,11 +11,13 @@
 #include <vector>
 
 #include "runtime/cpu/cpu_isa.h"
+#include "runtime/float_reference_check.h"
 #include "runtime/kernel_test_util.h"
 
 namespace onepool {
 namespace {
 
+using testing::check_matches;
 using testing::f32;
 using testing::int_attr;
 using testing::ints_attr;
@@ -91,12 +93,6 @@ ConvRun run_conv(const Conv3x3& c, const std::vector<float>& x, const std::vecto
   return run;
 }
 
-float activate(const std::string& activation, float value) {
-  if (activation == "Relu") return value < 0.0f ? 0.0f : value;
-  if (activation == "Clip") return value < -0.25f ? -0.25f : (value > 0.5f ? 0.5f : value);
-  return value;
-}
-
 // The convolution in float64, in the ONNX definition's terms: a NaN or Inf input reaches the
 // outputs whose window holds it, a NaN weight every output of its channel (padding included).
 std::vector<float> direct_conv(const Conv3x3& c, const std::vector<float>& x,
@@ -121,24 +117,9 @@ std::vector<float> direct_conv(const Conv3x3& c, const std::vector<float>& x,
                 sum += input * w[static_cast<size_t>(((m * c.in_channels + ci) * 3 + ky) * 3 + kx)];
               }
           y[static_cast<size_t>(((n * c.out_channels + m) * oh + oy) * ow + ox)] =
-              activate(c.activation, static_cast<float>(sum));
+              testing::activate_named(c.activation, static_cast<float>(sum));
         }
   return y;
-}
-
-// Element by element: both NaN, both the same infinity, or within `tolerance` relative.
-void check_matches(const std::vector<float>& actual, const std::vector<float>& expected,
-                   float tolerance = 2e-5f) {
-  REQUIRE(actual.size() == expected.size());
-  for (size_t i = 0; i < actual.size(); ++i) {
-    CAPTURE(i);
-    if (std::isnan(expected[i]) || std::isinf(expected[i])) {
-      CHECK(std::isnan(actual[i]) == std::isnan(expected[i]));
-      if (std::isinf(expected[i])) CHECK(actual[i] == expected[i]);
-      continue;
-    }
-    CHECK(std::fabs(actual[i] - expected[i]) <= tolerance * (1.0f + std::fabs(expected[i])));
-  }
 }
 
 struct ConvData {
