@@ -17,6 +17,7 @@ constexpr int64_t kTileColumns = 256;
 // Product rows per chunk, at most: a chunk's buffer (chunk x 256 floats, 192 KiB) stays in L2
 // between the GEMM that writes it and the interleaving that reads it.
 constexpr int64_t kChunkRowsTarget = 192;
+constexpr int64_t kMaxTapKernel = 16;
 
 int64_t round_up(int64_t value, int64_t multiple) {
   return (value + multiple - 1) / multiple * multiple;
@@ -171,7 +172,9 @@ class TapsRunner {
 
 bool transpose_taps_fit(const WindowGeometry& g, int64_t group, SgemmIsa isa) {
   if (group != 1 || isa == SgemmIsa::kPortable) return false;
-  if (g.kernel[0] != 1 || g.stride[0] != 1) return false;
+  // Kernels up to kMaxTapKernel a side: a chunk holds lcm(panel, kW) rows at least, so a huge kW
+  // from a model would size each thread's buffer by it (col2im's tiles stay bounded instead).
+  if (g.kernel[0] != 1 || g.kernel[1] > kMaxTapKernel || g.kernel[2] > kMaxTapKernel) return false;
   for (int axis = 0; axis < kMaxSpatialRank; ++axis) {
     if (g.kernel[axis] != g.stride[axis] || g.dilation[axis] != 1 || g.pad_begin[axis] != 0 ||
         g.pad_end[axis] != 0 || g.input[axis] != g.output[axis] * g.stride[axis]) {
