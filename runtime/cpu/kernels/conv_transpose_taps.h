@@ -31,8 +31,8 @@
 namespace onepool::cpu::nn {
 
 /// True for the transposed convolutions this path runs: one group, no depth kernel, kernel ==
-/// stride on H and W (at most 16 a side), dilation 1, no pads, and Y exactly X's size times the stride (no
-/// output_padding or larger output_shape), on a GEMM micro-kernel of AVX2 or more.
+/// stride on H and W (at most 16 a side), dilation 1, no pads, and Y exactly X's size times the
+/// stride (no output_padding or larger output_shape), on a GEMM micro-kernel of AVX2 or more.
 bool transpose_taps_fit(const WindowGeometry& g, int64_t group, SgemmIsa isa);
 
 struct TransposeTapsPlan {
