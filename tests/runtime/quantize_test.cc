@@ -3,7 +3,10 @@
 // ends, per-axis scales and zero points) and integer products checked against plain loops.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
+#include <vector>
 
 #include "runtime/kernel_test_util.h"
 
@@ -136,6 +139,31 @@ TEST_CASE("DynamicQuantizeLinear") {
   CHECK(values_of<uint8_t>((*zeros)[0]) == std::vector<uint8_t>{0, 0, 0});
   CHECK(values_of<float>((*zeros)[1])[0] == 0.0f);
   CHECK(values_of<uint8_t>((*zeros)[2])[0] == 0);
+}
+
+// 37 values (two blocks of the 16-lane range and a tail of 5): the minimum -4 in block 1's lane 5
+// and the maximum 6 in the tail give scale 10 / 255 and zero point round(4 / scale) = 102. A NaN
+// anywhere (here block 0's lane 7) makes the scale NaN and the zero point 0, as np.min / np.max
+// and the spec's formula give.
+TEST_CASE("DynamicQuantizeLinear finds the range in every lane and the tail") {
+  std::vector<float> x(37);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = 0.01f * static_cast<float>(i);
+  x[21] = -4.0f;
+  x[35] = 6.0f;
+  const std::vector<OutputSpec> outputs{
+      {DType::kUInt8, {37}}, {DType::kFloat32, {}}, {DType::kUInt8, {}}};
+  auto result = run_single_node("DynamicQuantizeLinear", {f32({37}, x)}, outputs);
+  REQUIRE_MESSAGE(result.has_value(), result.status().to_string());
+  CHECK(values_of<float>((*result)[1])[0] == 10.0f / 255.0f);
+  CHECK(values_of<uint8_t>((*result)[2])[0] == 102);
+  CHECK(values_of<uint8_t>((*result)[0])[21] == 0);
+  CHECK(values_of<uint8_t>((*result)[0])[35] == 255);
+
+  x[7] = std::numeric_limits<float>::quiet_NaN();
+  auto nan = run_single_node("DynamicQuantizeLinear", {f32({37}, x)}, outputs);
+  REQUIRE_MESSAGE(nan.has_value(), nan.status().to_string());
+  CHECK(std::isnan(values_of<float>((*nan)[1])[0]));
+  CHECK(values_of<uint8_t>((*nan)[2])[0] == 0);
 }
 
 // A = [[1,2],[3,4]] - 1 = [[0,1],[2,3]]; B = [[1,0],[0,1]] (int8, no zero point): Y = A - 1.
