@@ -175,6 +175,58 @@ TEST_CASE("MatMulInteger with a constant B gives the integer rows' values") {
   }
 }
 
+// The implementation the CPU registry prepares for a MatMulInteger of A [rows, k] (uint8) and a
+// constant B [k, n] (uint8) with per-column zero points.
+std::string matmul_integer_implementation(const std::vector<std::optional<TestInput>>& inputs,
+                                          const Shape& y_shape) {
+  const Graph graph = testing::single_node_graph(
+      "MatMulInteger", inputs, {OutputSpec{DType::kInt32, y_shape}}, AttributeMap{});
+  const auto registry = cpu::KernelRegistry::with_all_kernels();
+  auto prepared = registry.find("MatMulInteger")(cpu::NodeContext(graph, graph.nodes[0], 2));
+  REQUIRE_MESSAGE(prepared.has_value(), prepared.status().to_string());
+  return prepared->implementation;
+}
+
+// Fewer rows than a packed panel (a classifier's one row) take B's centered columns as int16:
+// the integer rows' values, at the largest products (|255 - 0| x |0 - 255| at every k, far beyond
+// the float path's exact bound) and for a batched A against one B. A k too deep for int32 sums of
+// such products keeps the float GEMM's chunks.
+TEST_CASE("MatMulInteger with few rows multiplies B's int16 columns exactly") {
+  struct Case {
+    int64_t batch, m, k, n;
+    const char* implementation;
+  };
+  for (const Case c :
+       {Case{1, 1, 2048, 10, "exact int16 columns"}, Case{2, 3, 777, 33, "exact int16 columns"},
+        Case{1, 1, 40000, 2, "exact float gemm"}}) {
+    CAPTURE(c.m);
+    CAPTURE(c.k);
+    auto a = random_bytes(static_cast<size_t>(c.batch * c.m * c.k), 51);
+    auto b = random_bytes(static_cast<size_t>(c.k * c.n), 52);
+    for (int64_t p = 0; p < c.k; p += 3) {  // the extreme product at every third step of k
+      a[static_cast<size_t>(p)] = 255;
+      b[static_cast<size_t>(p * c.n)] = 0;
+    }
+    std::vector<uint8_t> b_zero(static_cast<size_t>(c.n), 200);
+    b_zero[0] = 255;
+    const Shape y_shape{c.batch, c.m, c.n};
+    std::vector<std::vector<std::byte>> results;
+    for (const bool constant : {false, true}) {
+      const std::vector<std::optional<TestInput>> inputs = {
+          tensor(DType::kUInt8, Shape{c.batch, c.m, c.k}, a, false),
+          tensor(DType::kUInt8, Shape{c.k, c.n}, b, constant),
+          tensor<uint8_t>(DType::kUInt8, Shape{}, {0}, false),
+          tensor(DType::kUInt8, Shape{c.n}, b_zero, constant)};
+      if (constant) CHECK(matmul_integer_implementation(inputs, y_shape) == c.implementation);
+      auto y =
+          testing::run_single_node("MatMulInteger", inputs, {OutputSpec{DType::kInt32, y_shape}});
+      REQUIRE_MESSAGE(y.has_value(), y.status().to_string());
+      results.push_back((*y)[0].data);
+    }
+    CHECK(results[1] == results[0]);
+  }
+}
+
 // QLinearMatMul inputs: A [2, m, k] uint8 (per-tensor scale and zero point), B [k, n] int8 with
 // per-column scales and zero points, constant or graph inputs; y uint8.
 std::vector<std::optional<TestInput>> qlinear_matmul_inputs(int64_t m, int64_t k, int64_t n,
@@ -209,24 +261,28 @@ std::string qlinear_matmul_implementation(int64_t m, int64_t k, int64_t n,
 }
 
 // k = 300 is exact in one float GEMM; k = 1200 with a weight 124 from its zero point is not
-// (1200 x 255 x 124 > 2^24) and runs in three chunks of k. Either way the bytes are those of the
-// integer rows.
+// (1200 x 255 x 124 > 2^24) and runs in three chunks of k. Five rows (fewer than a panel) take
+// the int16 columns instead. Either way the bytes are those of the integer rows.
 TEST_CASE("QLinearMatMul with a constant B gives the integer rows' bytes") {
-  for (const int64_t k : {300, 1200}) {
-    CAPTURE(k);
-    const int64_t m = 5, n = 10;
-    auto b = as_int8(random_bytes(static_cast<size_t>(k * n), 42));
-    if (k == 1200) b[0] = -128;  // -128 - 4 at column 0's zero point of -4: 124 away
-    CHECK(qlinear_matmul_implementation(m, k, n, b).rfind("exact float gemm", 0) == 0);
-    std::vector<std::vector<std::byte>> results;
-    for (const bool constant : {false, true}) {
-      auto y =
-          testing::run_single_node("QLinearMatMul", qlinear_matmul_inputs(m, k, n, b, constant),
-                                   {OutputSpec{DType::kUInt8, Shape{2, m, n}}});
-      REQUIRE_MESSAGE(y.has_value(), y.status().to_string());
-      results.push_back((*y)[0].data);
+  for (const int64_t m : {5, 24}) {
+    for (const int64_t k : {300, 1200}) {
+      CAPTURE(m);
+      CAPTURE(k);
+      const int64_t n = 10;
+      auto b = as_int8(random_bytes(static_cast<size_t>(k * n), 42));
+      if (k == 1200) b[0] = -128;  // -128 - 4 at column 0's zero point of -4: 124 away
+      CHECK(qlinear_matmul_implementation(m, k, n, b)
+                .rfind(m == 5 ? "exact int16 columns" : "exact float gemm", 0) == 0);
+      std::vector<std::vector<std::byte>> results;
+      for (const bool constant : {false, true}) {
+        auto y =
+            testing::run_single_node("QLinearMatMul", qlinear_matmul_inputs(m, k, n, b, constant),
+                                     {OutputSpec{DType::kUInt8, Shape{2, m, n}}});
+        REQUIRE_MESSAGE(y.has_value(), y.status().to_string());
+        results.push_back((*y)[0].data);
+      }
+      CHECK(results[1] == results[0]);
     }
-    CHECK(results[1] == results[0]);
   }
 }
 

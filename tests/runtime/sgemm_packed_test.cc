@@ -98,6 +98,51 @@ TEST_CASE("packing in parts and products over a range of panels match the whole"
   }
 }
 
+// Packing reads A through its row stride (a MatMul's rows inside a wider tensor): the layout is
+// that of the same rows stored compactly, each of A's values sits where PackedA says (checked for
+// one block of k), and the rest is padding zeros, over partial panels and several blocks of k.
+TEST_CASE("A packs the same through any row stride, whole 4-row groups or not") {
+  for (const SgemmIsa isa : runnable_sgemm_isas()) {
+    CAPTURE(cpu::nn::sgemm_isa_name(isa));
+    for (const int64_t m : {1, 3, 6, 7, 12, 17, 30}) {
+      for (const int64_t k : {1, 5, 130, 257}) {
+        CAPTURE(m);
+        CAPTURE(k);
+        const int64_t lda = k + 9;
+        std::vector<float> wide(static_cast<size_t>(m * lda), -9.0f), compact;
+        for (int64_t i = 0; i < m; ++i) {
+          for (int64_t p = 0; p < k; ++p) {
+            const auto value = static_cast<float>(i * 1000 + p + 1);
+            wide[static_cast<size_t>(i * lda + p)] = value;
+            compact.push_back(value);
+          }
+        }
+        const auto floats = static_cast<size_t>(cpu::nn::packed_a_floats(isa, m, k));
+        std::vector<float> from_wide(floats, -1.0f), from_compact(floats, -2.0f);
+        cpu::nn::pack_a(isa, wide.data(), m, k, lda, from_wide.data());
+        cpu::nn::pack_a(isa, compact.data(), m, k, k, from_compact.data());
+        CHECK(from_wide == from_compact);
+        if (k <= 192) {  // one block of k: panel after panel, each k steps of `rows` floats
+          const int64_t rows = cpu::nn::sgemm_panel_rows(isa);
+          for (int64_t i = 0; i < m; ++i) {
+            for (int64_t p = 0; p < k; ++p) {
+              const int64_t at = (i / rows) * rows * k + p * rows + i % rows;
+              REQUIRE(from_wide[static_cast<size_t>(at)] == wide[static_cast<size_t>(i * lda + p)]);
+            }
+          }
+        }
+        std::vector<float> values(from_wide);
+        std::sort(values.begin(), values.end());
+        const auto zeros = static_cast<int64_t>(std::count(values.begin(), values.end(), 0.0f));
+        CHECK(zeros == static_cast<int64_t>(floats) - m * k);
+        values.erase(values.begin(), values.begin() + zeros);
+        std::sort(compact.begin(), compact.end());
+        CHECK(values == compact);
+      }
+    }
+  }
+}
+
 // A B packed once (pack_b, a MatMul's constant weights) gives the bits of the same B read in
 // place, for the whole width and for column ranges starting at a tile boundary (how threads
 // split the columns), with C's padding columns untouched.

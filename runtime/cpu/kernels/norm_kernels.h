@@ -18,18 +18,11 @@ struct RowMoments {
   float inv_std = 0.0f;  // 1 / sqrt(variance + epsilon)
 };
 
-/// Mean and 1/sqrt(var + epsilon) of x[0, count) (population variance, two passes).
-inline RowMoments row_moments(const float* x, int64_t count, float epsilon) {
-  double sum = 0.0;
-  for (int64_t i = 0; i < count; ++i) sum += x[i];
-  const double mean = count > 0 ? sum / static_cast<double>(count) : 0.0;
-  double squares = 0.0;
-  for (int64_t i = 0; i < count; ++i) {
-    const double d = x[i] - mean;
-    squares += d * d;
-  }
-  const double variance = count > 0 ? squares / static_cast<double>(count) : 0.0;
-  return {static_cast<float>(mean), static_cast<float>(1.0 / std::sqrt(variance + epsilon))};
-}
+/// Mean and 1/sqrt(var + epsilon) of x[0, count) (population variance, two passes). The sums run
+/// in double, in kMomentLanes independent lanes (lane j takes elements j, j + kMomentLanes, ...)
+/// added in a fixed order at the end, then the tail: vector registers hold the lanes (one running
+/// double sum is one dependent chain, 4 cycles an element), and the bits are the same on every
+/// ISA, the lanes being part of the arithmetic.
+RowMoments row_moments(const float* x, int64_t count, float epsilon);
 
 }  // namespace onepool::cpu::nn

@@ -26,6 +26,11 @@ ONEPOOL_ISA_CLONES void normalize_row(const LayerNormPlan& plan, const RowMoment
   const float inv_std = moments.inv_std;
   const bool scalar_scale = plan.scalar_scale;
   const bool scalar_bias = plan.scalar_bias;
+  if (!scalar_scale && bias != nullptr && !scalar_bias) {  // the usual case, as one plain loop
+    for (int64_t i = 0; i < plan.inner; ++i)
+      dst[i] = (src[i] - mean) * inv_std * scale[i] + bias[i];
+    return;
+  }
   for (int64_t i = 0; i < plan.inner; ++i) {
     const float s = scale[scalar_scale ? 0 : i];
     const float b = bias ? bias[scalar_bias ? 0 : i] : 0.0f;

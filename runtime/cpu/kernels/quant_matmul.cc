@@ -145,12 +145,24 @@ ONEPOOL_ISA_CLONES void center_row(const A* a, int32_t zero, int64_t k, float* o
 // chunks add up in int32 as the integer rows do (wrapping, which no order changes). One chunk
 // when all of k is exact (the usual case for small k), otherwise as many as needed: 8-bit values
 // are at most 255 from their zero point, so a chunk has at least 258 rows.
+//
+// Rows too few for a packed panel (a classifier's one row against a 2048 x 10 B) go another way:
+// B's columns, centered, as int16 (n x k), each multiplied by A's centered row in int16 pairs
+// summed into int32 (the CPU's 16-bit multiply-add), exact while k stays below kMaxColumnDepth.
+// A matrix-vector product on CBLAS in chunks cost several calls a node, as long as a whole
+// convolution.
 struct ExactFloatB {
   std::vector<float> values;                 // B's layout
   int64_t chunk = 0;                         // rows of k per exact GEMM
   std::optional<PackedProduct> packed;       // a whole chunk's packed plan, or CBLAS
   std::optional<PackedProduct> packed_tail;  // the last chunk's when shorter
+  std::vector<int16_t> columns;              // the column path's B^T (n x k), else empty
 };
+
+// |a - a_zero| and |b - b_zero| are at most 255, so each product is at most 65025 and any k up to
+// this many of them sums within int32 (2^31 / 65025 > 33025): no wrap can occur, and the sums are
+// the exact integers the wrapping int32 loop gives.
+constexpr int64_t kMaxColumnDepth = 32768;
 
 constexpr double kExactFloatLimit = 16777216.0;  // 2^24
 
@@ -171,6 +183,24 @@ std::optional<std::optional<PackedProduct>> plan_exact_chunk(const NodeContext& 
   return plan_packed_product(shape, sgemm_isa_for(node.cpu_isa()));
 }
 
+// B^T (n x k) of B's first k x n matrix of centered values, as int16 (|value| <= 255).
+std::vector<int16_t> centered_columns(const std::vector<float>& values, int64_t k, int64_t n) {
+  std::vector<int16_t> columns(static_cast<size_t>(k * n));
+  for (int64_t p = 0; p < k; ++p) {
+    for (int64_t j = 0; j < n; ++j) {
+      columns[static_cast<size_t>(j * k + p)] =
+          static_cast<int16_t>(values[static_cast<size_t>(p * n + j)]);
+    }
+  }
+  return columns;
+}
+
+// Whether every product multiplies by the same B (a 2-D B, broadcast over A's batch).
+bool one_b_matrix(const ProductLayout& layout) {
+  return std::all_of(layout.b_offsets.begin(), layout.b_offsets.end(),
+                     [](int64_t offset) { return offset == 0; });
+}
+
 template <class B>
 std::optional<ExactFloatB> exact_float_b(const NodeContext& node, const ProductLayout& layout,
                                          size_t b_input, const QuantParam& b_zero) {
@@ -188,10 +218,19 @@ std::optional<ExactFloatB> exact_float_b(const NodeContext& node, const ProductL
     largest = std::max(largest, std::fabs(centered));
     result.values.push_back(centered);
   }
+  if (layout.m < nn::sgemm_panel_rows(sgemm_isa_for(node.cpu_isa())) &&
+      layout.k <= kMaxColumnDepth && one_b_matrix(layout)) {
+    result.columns = centered_columns(result.values, layout.k, layout.n);
+    return result;
+  }
   result.chunk = exact_chunk_rows(layout.k, largest);
   const auto whole = plan_exact_chunk(node, layout, result.chunk);
   if (!whole) return std::nullopt;
   result.packed = *whole;
+  if (result.packed && result.chunk >= layout.k && one_b_matrix(layout)) {
+    // One chunk of one B: its strips packed now, not copied out of B's rows at every run.
+    result.packed->packed_b = pack_constant_b(*result.packed, result.values.data());
+  }
   const int64_t tail = result.chunk == 0 ? 0 : layout.k % result.chunk;
   if (tail > 0) {
     const auto last = plan_exact_chunk(node, layout, tail);
@@ -209,6 +248,46 @@ size_t packed_bytes(const std::optional<PackedProduct>& plan) {
   return plan ? packed_product_workspace_bytes(*plan) : 0;
 }
 
+// The column path's scratch: one centered row of A as int16.
+size_t column_row_bytes(int64_t k) {
+  return (static_cast<size_t>(k) * sizeof(int16_t) + 63) / 64 * 64;
+}
+
+// out[p] = a[p] - zero as int16 (|a - zero| <= 255).
+template <class A>
+ONEPOOL_ISA_CLONES void center_row_int16(const A* a, int32_t zero, int64_t k, int16_t* out) {
+  for (int64_t p = 0; p < k; ++p) out[p] = static_cast<int16_t>(static_cast<int32_t>(a[p]) - zero);
+}
+
+// acc[j] = the dot product of the centered row with column j, for j in [first, end): int16 pairs
+// into int32 lanes (no overflow, see kMaxColumnDepth), so any order gives the same integer.
+ONEPOOL_ISA_CLONES void column_dots(const int16_t* row, const int16_t* columns, int64_t k,
+                                    int64_t first, int64_t end, int32_t* acc) {
+  for (int64_t j = first; j < end; ++j) {
+    const int16_t* column = columns + j * k;
+    int32_t sum = 0;
+    for (int64_t p = 0; p < k; ++p) sum += static_cast<int32_t>(row[p]) * column[p];
+    acc[j] = sum;
+  }
+}
+
+// One product on the column path: each row of A centered, then its dot with every column of B
+// (columns split over the threads when there are enough multiply-adds to share).
+template <class A>
+void column_product(const ProductLayout& layout, const ExactFloatB& exact, size_t p, const A* a,
+                    const QuantParam& a_zero, const RunContext& context, int32_t* acc,
+                    std::byte* scratch) {
+  const int64_t n = layout.n, k = layout.k;
+  auto* row = reinterpret_cast<int16_t*>(scratch);
+  const int64_t min_columns = std::max<int64_t>(1, (int64_t{1} << 16) / std::max<int64_t>(1, k));
+  for (int64_t i = 0; i < layout.m; ++i) {
+    center_row_int16(a + layout.a_offsets[p] + i * k, zero_point_at<A>(a_zero, context, i), k, row);
+    context.threads->parallel_for(n, min_columns, [&](int64_t begin, int64_t end) {
+      column_dots(row, exact.columns.data(), k, begin, end, acc + i * n);
+    });
+  }
+}
+
 bool single_chunk(const ProductLayout& layout, const ExactFloatB& exact) {
   return exact.chunk >= layout.k;
 }
@@ -217,6 +296,7 @@ bool single_chunk(const ProductLayout& layout, const ExactFloatB& exact) {
 // one chunk when there are several (one chunk's land in the int32 rows' own bytes), and the
 // packed GEMM's.
 size_t exact_scratch_bytes(const ProductLayout& layout, const ExactFloatB& exact) {
+  if (!exact.columns.empty()) return column_row_bytes(layout.k);
   const int64_t chunk_products = single_chunk(layout, exact) ? 0 : layout.m * layout.n;
   return aligned_floats_bytes(layout.m * exact.chunk) + aligned_floats_bytes(chunk_products) +
          std::max(packed_bytes(exact.packed), packed_bytes(exact.packed_tail));
@@ -241,6 +321,10 @@ void exact_product(const ProductLayout& layout, const ExactFloatB& exact, size_t
   const int64_t m = layout.m, n = layout.n, k = layout.k;
   if (k == 0) {
     std::fill(acc, acc + m * n, 0);
+    return;
+  }
+  if (!exact.columns.empty()) {
+    column_product(layout, exact, p, a, a_zero, context, acc, scratch);
     return;
   }
   const bool single = single_chunk(layout, exact);
@@ -404,7 +488,9 @@ Expected<PreparedKernel> make_matmul_integer(const NodeContext& node) {
           using B = typename decltype(b_tag)::type;
           std::optional<ExactFloatB> exact = exact_float_b<B>(node, layout, 1, b_zero);
           PreparedKernel result;
-          result.implementation = exact ? "exact float gemm" : "int32 dot rows";
+          result.implementation = !exact                   ? "int32 dot rows"
+                                  : exact->columns.empty() ? "exact float gemm"
+                                                           : "exact int16 columns";
           if (exact) result.workspace_bytes = exact_scratch_bytes(layout, *exact);
           result.kernel = std::make_unique<MatMulIntegerKernel<A, B>>(std::move(layout), a_zero,
                                                                       b_zero, std::move(exact));
@@ -450,8 +536,9 @@ Expected<PreparedKernel> make_qlinear_matmul(const NodeContext& node) {
             result.workspace_bytes = exact ? aligned_floats_bytes(layout.m * layout.n) +
                                                  exact_scratch_bytes(layout, *exact)
                                            : static_cast<size_t>(row_bytes);
-            result.implementation =
-                exact ? "exact float gemm + requantize" : "int32 dot rows + requantize";
+            result.implementation = !exact                   ? "int32 dot rows + requantize"
+                                    : exact->columns.empty() ? "exact float gemm + requantize"
+                                                             : "exact int16 columns + requantize";
             result.kernel = std::make_unique<QLinearMatMulKernel<A, B, Q>>(
                 std::move(layout), params, std::move(exact));
             return result;

