@@ -15,6 +15,7 @@
 #include "runtime/cpu/kernels/isa_clones.h"
 #include "runtime/cpu/kernels/quant_common.h"
 #include "runtime/cpu/kernels/quant_conv_float.h"
+#include "runtime/cpu/thread_pool.h"
 
 namespace onepool::cpu::quant {
 namespace {
@@ -81,10 +82,13 @@ ONEPOOL_ISA_CLONES void fill_columns(const WindowGeometry& g, const X* x, int64_
 // planes[c][i] = x[c][i] - x_zero as floats for channels [begin, end) (exact: |x - x_zero| <=
 // 255), the input of the exact float path's implicit GEMM.
 template <class X>
-ONEPOOL_ISA_CLONES void fill_float_planes(const X* x, int64_t plane_size, int64_t begin,
-                                          int64_t end, int32_t x_zero, float* planes) {
-  for (int64_t i = begin * plane_size; i < end * plane_size; ++i) {
-    planes[i] = static_cast<float>(static_cast<int32_t>(x[i]) - x_zero);
+ONEPOOL_ISA_CLONES void fill_float_planes(const X* x, int64_t plane_size, int64_t channels,
+                                          int64_t begin, int64_t end, int32_t x_zero,
+                                          float* planes) {
+  for (int64_t c = 0; c < channels; ++c) {
+    for (int64_t i = c * plane_size + begin; i < c * plane_size + end; ++i) {
+      planes[i] = static_cast<float>(static_cast<int32_t>(x[i]) - x_zero);
+    }
   }
 }
 
@@ -127,16 +131,22 @@ Expected<ConvWorkspace> plan_workspace(const ConvShape& s, bool needs_planes,
   return result;
 }
 
+// Positions per thread at least when the exact path's passes split a plane.
+constexpr int64_t kMinPositionsPerPart = 256;
+
 // For every image and group: fills the columns, then, in parallel over the group's output
 // channels, computes the int32 plane of channel oc into plane_of(n, oc) and calls
-// finish(n, oc, plane). With `exact` (constant weights within the bound of
-// quant_conv_float.h) the columns are floats and one float GEMM computes the group's planes,
-// which then hold the exact int32 sums. plane_of(n, oc) of a group's channels must be
-// consecutive planes.
+// finish(n, oc, plane, begin, end) for its positions [begin, end). With `exact` (constant
+// weights within the bound of quant_conv_float.h) the columns are floats and one float GEMM
+// computes the group's planes, which then hold the exact int32 sums; the passes before and after
+// it split the positions, not the channels, so that each core converts the input rows its bands
+// read and finishes the outputs its bands wrote (split by channels, every pass moved half the
+// planes between the cores, and two threads ran longer than one). plane_of(n, oc) of a group's
+// channels must be consecutive planes.
 template <class X, class W, class PlaneOf, class Finish>
-void convolve(const ConvShape& s, const RunContext& context, const X* x, int32_t x_zero, const W* w,
-              const QuantParam& w_zero, const ExactFloatWeights* exact, std::byte* col,
-              PlaneOf&& plane_of, Finish&& finish) {
+void convolve(const ConvShape& s, const RunContext& context, ThreadPool& threads, const X* x,
+              int32_t x_zero, const W* w, const QuantParam& w_zero, const ExactFloatWeights* exact,
+              std::byte* col, PlaneOf&& plane_of, Finish&& finish) {
   const WindowGeometry& g = s.geometry;
   const int64_t in_per_group = s.in_channels / s.group;
   const int64_t out_per_group = s.out_channels / s.group;
@@ -147,36 +157,60 @@ void convolve(const ConvShape& s, const RunContext& context, const X* x, int32_t
       const X* image = x + (n * s.in_channels + group * in_per_group) * g.input_size();
       if (exact != nullptr && exact->implicit) {
         auto* planes = reinterpret_cast<float*>(col);
-        context.threads->parallel_for(in_per_group, 1, [&](int64_t begin, int64_t end) {
-          fill_float_planes(image, g.input_size(), begin, end, x_zero, planes);
+        threads.parallel_for(g.input_size(), kMinPositionsPerPart, [&](int64_t begin, int64_t end) {
+          fill_float_planes(image, g.input_size(), in_per_group, begin, end, x_zero, planes);
         });
         int32_t* first_plane = plane_of(n, group * out_per_group);
         multiply_exact_implicit(*exact, group, g, planes, reinterpret_cast<float*>(first_plane),
-                                col + exact->plane_bytes, *context.threads);
+                                col + exact->plane_bytes, threads);
       } else if (exact != nullptr) {
         auto* columns = reinterpret_cast<float*>(col);
         fill_columns(g, image, in_per_group, x_zero, columns);
         int32_t* first_plane = plane_of(n, group * out_per_group);
         multiply_exact_float(*exact, group, columns, outputs, reinterpret_cast<float*>(first_plane),
-                             *context.threads);
+                             threads);
       } else {
         fill_columns(g, image, in_per_group, x_zero, reinterpret_cast<int16_t*>(col));
       }
-      context.threads->parallel_for(out_per_group, 1, [&](int64_t begin, int64_t end) {
+      if (exact != nullptr) {
+        threads.parallel_for(outputs, kMinPositionsPerPart, [&](int64_t begin, int64_t end) {
+          for (int64_t i = 0; i < out_per_group; ++i) {
+            const int64_t oc = group * out_per_group + i;
+            int32_t* plane = plane_of(n, oc);
+            floats_to_int32_in_place(plane + begin, end - begin);
+            finish(n, oc, plane, begin, end);
+          }
+        });
+        continue;
+      }
+      threads.parallel_for(out_per_group, 1, [&](int64_t begin, int64_t end) {
         for (int64_t i = begin; i < end; ++i) {
           const int64_t oc = group * out_per_group + i;
           int32_t* plane = plane_of(n, oc);
-          if (exact != nullptr) {
-            floats_to_int32_in_place(plane, outputs);
-          } else {
-            multiply_columns(rows, outputs, w + oc * rows, zero_point_at<W>(w_zero, context, oc),
-                             reinterpret_cast<const int16_t*>(col), plane);
-          }
-          finish(n, oc, plane);
+          multiply_columns(rows, outputs, w + oc * rows, zero_point_at<W>(w_zero, context, oc),
+                           reinterpret_cast<const int16_t*>(col), plane);
+          finish(n, oc, plane, int64_t{0}, outputs);
         }
       });
     }
   }
+}
+
+// A convolution of fewer multiply-adds than this per image and group runs on the calling thread:
+// the hand-offs and the lines its passes move between the cores cost more than a second core
+// saves (cnn_qdq_int8's 3x3 16 -> 32 channel conv on 32 x 32, 4.7M multiply-adds, ran 1.2x
+// longer on two threads than on one before its passes split positions; its 0.4M and 0.6M
+// neighbours gain nothing from two).
+constexpr int64_t kMinParallelMacs = int64_t{1} << 21;
+
+// A pool without workers (its parallel_for runs inline) for a convolution below
+// kMinParallelMacs, made at prepare time; null for the others.
+std::unique_ptr<ThreadPool> serial_pool_for(const ConvShape& s) {
+  const WindowGeometry& g = s.geometry;
+  const double macs = static_cast<double>(s.out_channels / s.group) *
+                      static_cast<double>(s.in_channels / s.group) *
+                      static_cast<double>(g.kernel_size()) * static_cast<double>(g.output_size());
+  return macs < static_cast<double>(kMinParallelMacs) ? std::make_unique<ThreadPool>(1) : nullptr;
 }
 
 template <class X, class W>
@@ -184,16 +218,21 @@ class ConvIntegerKernel final : public Kernel {
  public:
   ConvIntegerKernel(ConvShape shape, QuantParam x_zero, QuantParam w_zero,
                     std::optional<ExactFloatWeights> exact)
-      : shape_(shape), x_zero_(x_zero), w_zero_(w_zero), exact_(std::move(exact)) {}
+      : shape_(shape),
+        x_zero_(x_zero),
+        w_zero_(w_zero),
+        exact_(std::move(exact)),
+        serial_(serial_pool_for(shape)) {}
 
   Status run(const RunContext& context) override {
     int32_t* y = context.outputs[0].as<int32_t>();
     const int64_t outputs = shape_.geometry.output_size();
     convolve(
-        shape_, context, context.inputs[0].as<const X>(), zero_point_at<X>(x_zero_, context, 0),
-        context.inputs[1].as<const W>(), w_zero_, exact_ ? &*exact_ : nullptr, context.workspace,
+        shape_, context, serial_ ? *serial_ : *context.threads, context.inputs[0].as<const X>(),
+        zero_point_at<X>(x_zero_, context, 0), context.inputs[1].as<const W>(), w_zero_,
+        exact_ ? &*exact_ : nullptr, context.workspace,
         [&](int64_t n, int64_t oc) { return y + (n * shape_.out_channels + oc) * outputs; },
-        [](int64_t, int64_t, const int32_t*) {});
+        [](int64_t, int64_t, const int32_t*, int64_t, int64_t) {});
     return Status::ok();
   }
 
@@ -202,6 +241,7 @@ class ConvIntegerKernel final : public Kernel {
   QuantParam x_zero_;
   QuantParam w_zero_;
   std::optional<ExactFloatWeights> exact_;
+  std::unique_ptr<ThreadPool> serial_;  // small convolutions: the calling thread alone
 };
 
 struct QLinearConvParams {
@@ -214,7 +254,11 @@ class QLinearConvKernel final : public Kernel {
  public:
   QLinearConvKernel(ConvShape shape, QLinearConvParams params, int64_t plane_bytes,
                     std::optional<ExactFloatWeights> exact)
-      : shape_(shape), params_(params), plane_bytes_(plane_bytes), exact_(std::move(exact)) {}
+      : shape_(shape),
+        params_(params),
+        plane_bytes_(plane_bytes),
+        exact_(std::move(exact)),
+        serial_(serial_pool_for(shape)) {}
 
   Status run(const RunContext& context) override {
     const int32_t* bias = params_.has_bias ? context.inputs[8].as<const int32_t>() : nullptr;
@@ -226,15 +270,16 @@ class QLinearConvKernel final : public Kernel {
     const float x_scale = scale_at(params_.x_scale, context, 0);
     const float y_scale = scale_at(params_.y_scale, context, 0);
     const int32_t y_zero = zero_point_at<Q>(params_.y_zero, context, 0);
-    auto requantize_plane = [&](int64_t n, int64_t oc, const int32_t* acc) {
+    auto requantize_plane = [&](int64_t n, int64_t oc, const int32_t* acc, int64_t begin,
+                                int64_t end) {
       const int32_t b = bias ? bias[oc] : 0;
       // (x_scale * w_scale) / y_scale in this order, as ONNX Runtime computes it.
       const float multiplier = x_scale * scale_at(params_.w_scale, context, oc) / y_scale;
       Q* out = y + (n * shape_.out_channels + oc) * outputs;
-      requantize_row<Q>(acc, b, multiplier, y_zero, out, outputs);
+      requantize_row<Q>(acc + begin, b, multiplier, y_zero, out + begin, end - begin);
     };
     convolve(
-        shape_, context, context.inputs[0].as<const X>(),
+        shape_, context, serial_ ? *serial_ : *context.threads, context.inputs[0].as<const X>(),
         zero_point_at<X>(params_.x_zero, context, 0), context.inputs[3].as<const W>(),
         params_.w_zero, exact_ ? &*exact_ : nullptr, col,
         [&](int64_t, int64_t oc) { return planes + (oc % out_per_group) * outputs; },
@@ -247,6 +292,7 @@ class QLinearConvKernel final : public Kernel {
   QLinearConvParams params_;
   int64_t plane_bytes_ = 0;  // the column matrix starts after the planes
   std::optional<ExactFloatWeights> exact_;
+  std::unique_ptr<ThreadPool> serial_;  // small convolutions: the calling thread alone
 };
 
 // The exact float path's packed weights, when w and its zero points are constant and the sums
