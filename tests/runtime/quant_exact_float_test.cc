@@ -113,6 +113,27 @@ TEST_CASE("QLinearConv with constant weights gives the integer rows' bytes on th
   }
 }
 
+// A convolution large enough for both threads (16 -> 32 channels, 3x3 on 34 x 30: 4.4M
+// multiply-adds, above the serial bound), at strides 1 and 2: the input conversion and the
+// requantization split positions over the threads, the GEMM bands; the bytes stay the integer
+// rows'.
+TEST_CASE("QLinearConv split over threads by positions gives the integer rows' bytes") {
+  for (const int64_t stride : {1, 2}) {
+    QuantConvCase c;
+    c.channels = 16;
+    c.out_channels = 32;
+    c.height = 34;
+    c.width = 30;
+    c.group = 1;
+    c.stride = stride;
+    CAPTURE(c.stride);
+    const auto weights =
+        as_int8(random_bytes(static_cast<size_t>(c.out_channels * c.channels * 9), 14));
+    CHECK(qlinear_implementation(c, weights).rfind("exact float implicit gemm", 0) == 0);
+    CHECK(run_qlinear(c, true, weights) == run_qlinear(c, false, weights));
+  }
+}
+
 // 96 input channels x 3 x 3 = 864 rows of weights up to 148 away from their zero point: 864 x
 // 255 x 148 is above 2^24, so a float sum could round; the node keeps the integer rows.
 TEST_CASE("QLinearConv keeps the integer rows where float sums could round") {
