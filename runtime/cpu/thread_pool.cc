@@ -24,8 +24,9 @@ uint64_t taken_claim(uint64_t generation) { return 2 * generation + 1; }
 
 ThreadPool::ThreadPool(int threads) {
   const int workers = std::max(0, threads - 1);
-  claims_ = std::make_unique<std::atomic<uint64_t>[]>(static_cast<size_t>(workers + 1));
-  for (int part = 0; part <= workers; ++part) claims_[part].store(0, std::memory_order_relaxed);
+  const int claim_words = (workers + 1) * kPartsPerThread;
+  claims_ = std::make_unique<std::atomic<uint64_t>[]>(static_cast<size_t>(claim_words));
+  for (int part = 0; part < claim_words; ++part) claims_[part].store(0, std::memory_order_relaxed);
   workers_.reserve(static_cast<size_t>(workers));
   for (int i = 0; i < workers; ++i) workers_.emplace_back([this, i] { worker_loop(i + 1); });
 }
@@ -57,11 +58,18 @@ bool ThreadPool::claim_and_run(uint64_t generation, int part) {
   return true;
 }
 
+// A thread's own parts: part `self` when there is at most one per thread, else its contiguous
+// run of them. Then the rest, from the last part down: another thread works through its own run
+// from the front, so a taker and an owner meet in the middle without contending all along.
 void ThreadPool::run_claimed_parts(uint64_t generation, int self) {
   const int parts = parts_.load(std::memory_order_acquire);
-  if (self < parts) claim_and_run(generation, self);
-  for (int part = 0; part < parts; ++part) {
-    if (part != self) claim_and_run(generation, part);
+  const Share own = parts <= thread_count() ? Share{self, std::min(self + 1, parts)}
+                                            : contiguous_share(parts, self, thread_count());
+  for (int64_t part = own.begin; part < own.end; ++part) {
+    claim_and_run(generation, static_cast<int>(part));
+  }
+  for (int part = parts - 1; part >= 0; --part) {
+    if (part < own.begin || part >= own.end) claim_and_run(generation, part);
   }
 }
 

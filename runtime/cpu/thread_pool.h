@@ -50,20 +50,25 @@ class ThreadPool {
 
   int thread_count() const { return static_cast<int>(workers_.size()) + 1; }
   static constexpr int64_t kMaxParts = 0xffff;  // parts per call at most (and thread_count())
+  static constexpr int kPartsPerThread = 4;     // parallel_for_balanced's chunks per thread
 
   /// Calls fn(begin, end) over [0, count) split into contiguous chunks, one per thread, and
   /// waits. `fn` must be callable as fn(int64_t, int64_t). Chunks below `min_chunk` items are
   /// not split further.
   template <class Fn>
   void parallel_for(int64_t count, int64_t min_chunk, const Fn& fn) {
-    if (count <= 0) return;
-    const int64_t max_parts = min_chunk > 0 ? (count + min_chunk - 1) / min_chunk : count;
-    const int parts = static_cast<int>(std::min<int64_t>({thread_count(), max_parts, kMaxParts}));
-    if (parts <= 1) {
-      fn(int64_t{0}, count);
-      return;
-    }
-    run_parts(parts, count, &call_range<Fn>, &fn);
+    split(count, min_chunk, 1, &fn);
+  }
+
+  /// As parallel_for, in kPartsPerThread smaller chunks per thread: each thread runs its own
+  /// contiguous run of chunks (thread t the t-th run, as parallel_for would split), then takes
+  /// chunks still unclaimed from the ends of the others' runs. When a core is slowed (a shared
+  /// machine's other load), the other core does more of the node instead of waiting for it. For
+  /// long nodes whose items are independent (a GEMM's column tiles): which thread runs a chunk
+  /// never changes what it computes.
+  template <class Fn>
+  void parallel_for_balanced(int64_t count, int64_t min_chunk, const Fn& fn) {
+    split(count, min_chunk, kPartsPerThread, &fn);
   }
 
  private:
@@ -71,6 +76,18 @@ class ThreadPool {
   template <class Fn>
   static void call_range(const void* fn, int64_t begin, int64_t end) {
     (*static_cast<const Fn*>(fn))(begin, end);
+  }
+  template <class Fn>
+  void split(int64_t count, int64_t min_chunk, int parts_per_thread, const Fn* fn) {
+    if (count <= 0) return;
+    const int64_t max_parts = min_chunk > 0 ? (count + min_chunk - 1) / min_chunk : count;
+    const int parts = static_cast<int>(
+        std::min<int64_t>({int64_t{thread_count()} * parts_per_thread, max_parts, kMaxParts}));
+    if (parts <= 1 || workers_.empty()) {
+      (*fn)(int64_t{0}, count);
+      return;
+    }
+    run_parts(parts, count, &call_range<Fn>, fn);
   }
   void run_parts(int parts, int64_t count, RangeFn range_fn, const void* fn);
   /// The parts of run_parts one after the other on the calling thread.
@@ -90,7 +107,8 @@ class ThreadPool {
   std::condition_variable work_ready_;
   std::condition_variable work_done_;
   std::atomic<uint64_t> generation_{0};
-  /// One claim word per part: 2 g while part p of generation g is open, 2 g + 1 once claimed. A
+  /// One claim word per part (thread_count() * kPartsPerThread of them): 2 g while part p of
+  /// generation g is open, 2 g + 1 once claimed. A
   /// claim is one compare-exchange from 2 g, so a worker still holding an old generation can
   /// never claim a part of the next one (the caller opens the parts before publishing g).
   std::unique_ptr<std::atomic<uint64_t>[]> claims_;

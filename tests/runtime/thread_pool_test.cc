@@ -6,6 +6,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <thread>
@@ -122,6 +123,60 @@ TEST_CASE("each thread runs its own part: the caller part 0, worker i part i") {
   }
   CHECK(caller_ran_part_0 == kCalls);
   CHECK(workers_stable == kCalls);  // parts 1 and 2 stay with the same workers
+}
+
+// parallel_for_balanced: kPartsPerThread chunks a thread, every index once over many calls and
+// thread counts (also with fewer items than chunks).
+TEST_CASE("parallel_for_balanced runs every index once in its smaller chunks") {
+  for (int threads : {1, 2, 3, 8}) {
+    CAPTURE(threads);
+    ThreadPool pool(threads);
+    for (const int64_t count : {int64_t{1}, int64_t{5}, int64_t{97}, int64_t{1000}}) {
+      CAPTURE(count);
+      std::vector<std::atomic<int>> hits(static_cast<size_t>(count));
+      std::atomic<int> chunks{0};
+      for (int call = 0; call < 200; ++call) {
+        pool.parallel_for_balanced(count, 1, [&](int64_t begin, int64_t end) {
+          chunks.fetch_add(1);
+          for (int64_t i = begin; i < end; ++i) hits[static_cast<size_t>(i)].fetch_add(1);
+        });
+      }
+      for (const auto& hit : hits) REQUIRE(hit.load() == 200);
+      const int64_t expected_chunks =
+          std::min<int64_t>(count, int64_t{threads} * ThreadPool::kPartsPerThread);
+      CHECK(chunks.load() == 200 * (threads == 1 ? 1 : expected_chunks));
+    }
+  }
+}
+
+// A thread held up in its first chunk (a core the machine gives to other work): the other thread
+// runs the rest of the held thread's chunks, from the end of its run, instead of waiting.
+TEST_CASE("parallel_for_balanced: the free thread takes a held-up thread's chunks") {
+  ThreadPool pool(2);
+  const std::thread::id caller = std::this_thread::get_id();
+  int caller_ran_worker_chunks = 0;
+  for (int call = 0; call < 20; ++call) {
+    std::vector<std::thread::id> owners(8);
+    std::atomic<int> finished{0};
+    pool.parallel_for_balanced(8, 1, [&](int64_t begin, int64_t) {
+      owners[static_cast<size_t>(begin)] = std::this_thread::get_id();
+      // The caller's own chunks take a while, so the worker has started its first by then.
+      if (begin < 4) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      if (begin == 4) {  // the worker's first chunk waits until the caller ran the other seven
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+        while (finished.load() < 7 && std::chrono::steady_clock::now() < deadline) {
+          std::this_thread::yield();
+        }
+      }
+      finished.fetch_add(1);
+    });
+    if (owners[4] != caller && owners[5] == caller && owners[6] == caller && owners[7] == caller) {
+      ++caller_ran_worker_chunks;
+    }
+  }
+  // The worker starts chunk 4 first unless the caller got there before it (a worker the machine
+  // did not schedule for 4 ms): nearly every call.
+  CHECK(caller_ran_worker_chunks >= 10);
 }
 
 }  // namespace

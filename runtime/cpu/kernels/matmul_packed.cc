@@ -73,7 +73,8 @@ void run_packed_product(const PackedProduct& product, const float* a, const floa
     return;
   }
   threads->parallel_for(panels, min_parallel_chunk(rows * s.k, kMinPackFloatsPerPart), pack);
-  threads->parallel_for(tiles, min_parallel_chunk(s.m * s.k * cols, kMinMacsPerPart), multiply);
+  threads->parallel_for_balanced(tiles, min_parallel_chunk(s.m * s.k * cols, kMinMacsPerPart),
+                                 multiply);
 }
 
 }  // namespace onepool::cpu
