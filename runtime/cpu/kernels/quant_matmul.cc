@@ -221,6 +221,7 @@ std::optional<ExactFloatB> exact_float_b(const NodeContext& node, const ProductL
   if (layout.m < nn::sgemm_panel_rows(sgemm_isa_for(node.cpu_isa())) &&
       layout.k <= kMaxColumnDepth && one_b_matrix(layout)) {
     result.columns = centered_columns(result.values, layout.k, layout.n);
+    std::vector<float>().swap(result.values);  // the columns are all the product reads
     return result;
   }
   result.chunk = exact_chunk_rows(layout.k, largest);
@@ -228,8 +229,10 @@ std::optional<ExactFloatB> exact_float_b(const NodeContext& node, const ProductL
   if (!whole) return std::nullopt;
   result.packed = *whole;
   if (result.packed && result.chunk >= layout.k && one_b_matrix(layout)) {
-    // One chunk of one B: its strips packed now, not copied out of B's rows at every run.
+    // One chunk of one B: its strips packed now, not copied out of B's rows at every run (and
+    // the packed strips are all the product reads).
     result.packed->packed_b = pack_constant_b(*result.packed, result.values.data());
+    std::vector<float>().swap(result.values);
   }
   const int64_t tail = result.chunk == 0 ? 0 : layout.k % result.chunk;
   if (tail > 0) {
@@ -338,7 +341,9 @@ void exact_product(const ProductLayout& layout, const ExactFloatB& exact, size_t
       center_row(a + layout.a_offsets[p] + i * k + first, zero_point_at<A>(a_zero, context, i),
                  rows, a_float + i * rows);
     }
-    const float* b = exact.values.data() + layout.b_offsets[p] + first * n;
+    // B's rows of this chunk; none left when its strips were packed (which the plan then reads).
+    const float* b =
+        exact.values.empty() ? nullptr : exact.values.data() + layout.b_offsets[p] + first * n;
     const std::optional<PackedProduct>& plan =
         rows == exact.chunk ? exact.packed : exact.packed_tail;
     if (plan) {
