@@ -1,9 +1,11 @@
-// The 16-channel blocked depthwise path (conv_depthwise_blocked.cc, AVX-512): Clip(Conv(x)) with
-// the Clip fused gives the per-plane paths' bits (the portable instruction set never takes the
-// blocked path), NaN, Inf and signed zeros in the input included, at 1 and 2 threads, for channel
-// counts below, at and past one block, 3x3 and 5x5 windows, stride 1 and 2, symmetric,
-// one-sided and wider-than-the-window pads, single- and multi-band planes. On a CPU with AVX-512
-// the Conv must have taken the blocked path where it fits and the per-plane one on wide rows.
+// The blocked depthwise path (conv_depthwise_blocked.cc: 16 channels on AVX-512, 8 on AVX2) and the
+// masked flat path (conv_depthwise_masked.cc, AVX-512): Clip(Conv(x)) with the Clip fused gives
+// the per-plane paths' bits (the portable instruction set takes neither), NaN, Inf and signed
+// zeros in the input and an infinite weight (whose product with the padding's zeros is NaN)
+// included, at 1 and 2 threads, for channel counts below, at and past one block, 3x3 and 5x5
+// windows, stride 1 and 2, symmetric, one-sided and wider-than-the-window pads, single- and
+// multi-band planes, square and oblong planes, planes that end in a partial vector. On a CPU with
+// AVX-512 the Conv must have taken the path each case names.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -25,7 +27,9 @@ namespace {
 struct DepthwiseCase {
   int64_t channels, height, width, kernel, stride;
   std::vector<int64_t> pads;  // top, left, bottom, right
-  bool blocked;               // takes the blocked path on AVX-512
+  bool blocked;               // takes the blocked path (where it does not take the masked one)
+  bool masked = false;        // takes the masked path on AVX-512
+  bool inf_weight = false;    // the first channel's first tap is +Inf
 };
 
 int64_t out_dim(int64_t size, int64_t kernel, int64_t stride, int64_t before, int64_t after) {
@@ -51,7 +55,9 @@ std::shared_ptr<const Model> load(const DepthwiseCase& c) {
   GraphBuilder b;
   const ValueId x = b.input("x", {1, c.channels, c.height, c.width});
   const auto taps = static_cast<size_t>(c.channels * c.kernel * c.kernel);
-  const ValueId w = b.weight("w", {c.channels, 1, c.kernel, c.kernel}, values(taps, 7, 1.0f));
+  std::vector<float> weights = values(taps, 7, 1.0f);
+  if (c.inf_weight) weights[0] = std::numeric_limits<float>::infinity();
+  const ValueId w = b.weight("w", {c.channels, 1, c.kernel, c.kernel}, std::move(weights));
   const ValueId bias =
       b.weight("b", {c.channels}, values(static_cast<size_t>(c.channels), 9, 2.0f));
   const ValueId conv = b.value("conv", output_shape(c));
@@ -107,25 +113,32 @@ bool same_bits_or_both_nan(float a, float b) {
   return std::memcmp(&a, &b, sizeof(float)) == 0;
 }
 
-TEST_CASE("blocked depthwise convolutions give the per-plane paths' bits") {
+TEST_CASE("blocked and masked depthwise convolutions give the per-plane paths' bits") {
   const CpuIsa detected = onepool::cpu::detected_cpu_isa();
   const std::vector<DepthwiseCase> cases = {
-      {5, 7, 7, 3, 1, {1, 1, 1, 1}, true},       // under one block
-      {16, 14, 14, 3, 1, {1, 1, 1, 1}, true},    // one full block
-      {37, 14, 14, 3, 1, {1, 1, 1, 1}, true},    // two blocks and a tail
-      {21, 9, 30, 3, 1, {1, 1, 1, 1}, true},     // rows of 30 (not a multiple of 16)
-      {18, 28, 28, 3, 1, {1, 1, 1, 1}, true},    // 28x28: several bands
-      {18, 7, 7, 3, 1, {0, 0, 0, 0}, true},      // no padding
-      {18, 7, 7, 3, 1, {2, 2, 2, 2}, true},      // padding wider than the window's reach
-      {20, 14, 14, 3, 2, {1, 1, 1, 1}, true},    // stride 2
-      {20, 14, 14, 3, 2, {0, 0, 1, 1}, true},    // stride 2, TensorFlow's SAME padding
-      {20, 15, 15, 3, 2, {1, 1, 1, 1}, true},    // odd plane: last input column unread
-      {17, 56, 56, 3, 2, {1, 1, 1, 1}, true},    // stride 2, several bands
-      {7, 96, 96, 3, 2, {1, 1, 1, 1}, true},     // stride 2, many one-row bands
-      {7, 112, 112, 3, 2, {1, 1, 1, 1}, false},  // stride-2 rows of 56: per-plane path
-      {19, 14, 14, 5, 1, {2, 2, 2, 2}, true},    // 5x5
-      {19, 15, 15, 5, 2, {2, 2, 2, 2}, true},    // 5x5 stride 2
-      {18, 40, 40, 3, 1, {1, 1, 1, 1}, false},   // stride-1 rows of 40: per-plane path
+      {5, 7, 7, 3, 1, {1, 1, 1, 1}, true},                // under one block
+      {16, 14, 14, 3, 1, {1, 1, 1, 1}, true, true},       // one full block
+      {37, 14, 14, 3, 1, {1, 1, 1, 1}, true, true},       // two blocks and a tail
+      {21, 9, 30, 3, 1, {1, 1, 1, 1}, true, true},        // rows of 30 (not a multiple of 16)
+      {18, 28, 28, 3, 1, {1, 1, 1, 1}, true, true},       // 28x28: several bands
+      {3, 17, 17, 3, 1, {1, 1, 1, 1}, true, true, true},  // a last vector of one position
+      {2, 13, 13, 3, 1, {1, 1, 1, 1}, true},              // rows of 13: blocked
+      {4, 20, 37, 3, 1, {1, 1, 1, 1}, false, true},       // oblong, rows of 37
+      {2, 62, 62, 3, 1, {1, 1, 1, 1}, false, true},       // the largest masked plane
+      {2, 63, 63, 3, 1, {1, 1, 1, 1}, false},             // past it: per-plane path
+      {18, 7, 7, 3, 1, {0, 0, 0, 0}, true},               // no padding
+      {18, 7, 7, 3, 1, {2, 2, 2, 2}, true},               // padding wider than the window's reach
+      {18, 16, 16, 3, 1, {0, 0, 2, 2}, true},             // one-sided padding: not masked
+      {20, 14, 14, 3, 2, {1, 1, 1, 1}, true},             // stride 2
+      {20, 14, 14, 3, 2, {0, 0, 1, 1}, true},             // stride 2, TensorFlow's SAME padding
+      {20, 15, 15, 3, 2, {1, 1, 1, 1}, true},             // odd plane: last input column unread
+      {17, 56, 56, 3, 2, {1, 1, 1, 1}, true},             // stride 2, several bands
+      {7, 96, 96, 3, 2, {1, 1, 1, 1}, true},              // stride 2, many one-row bands
+      {7, 112, 112, 3, 2, {1, 1, 1, 1}, false},           // stride-2 rows of 56: per-plane path
+      {19, 14, 14, 5, 1, {2, 2, 2, 2}, true},             // 5x5
+      {19, 15, 15, 5, 2, {2, 2, 2, 2}, true},             // 5x5 stride 2
+      {18, 40, 40, 3, 1, {1, 1, 1, 1}, false, true},      // stride-1 rows of 40
+      {3, 14, 14, 3, 1, {1, 1, 1, 1}, true, true, true},  // Inf weight times padding
   };
   // Each vector width this CPU has: AVX-512 blocks 16 channels, AVX2 8.
   std::vector<std::pair<CpuIsa, std::string>> widths;
@@ -154,7 +167,11 @@ TEST_CASE("blocked depthwise convolutions give the per-plane paths' bits") {
       for (int threads : {1, 2}) {
         CAPTURE(threads);
         const std::vector<float> actual = run(model, c, x, threads, isa, &implementation);
-        CHECK(implementation == (c.blocked ? "depthwise blocked " + name : "depthwise direct"));
+        const std::string expected_path = c.masked && isa == CpuIsa::kAvx512 ? "depthwise masked "
+                                          : c.blocked                        ? "depthwise blocked "
+                                                                             : "depthwise direct";
+        CHECK(implementation ==
+              (expected_path == "depthwise direct" ? expected_path : expected_path + name));
         REQUIRE(actual.size() == expected.size());
         int mismatches = 0;
         for (size_t i = 0; i < actual.size(); ++i) {

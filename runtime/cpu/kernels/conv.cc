@@ -11,6 +11,7 @@
 #include "runtime/cpu/cpu_isa.h"
 #include "runtime/cpu/kernels/conv_depthwise.h"
 #include "runtime/cpu/kernels/conv_depthwise_blocked.h"
+#include "runtime/cpu/kernels/conv_depthwise_masked.h"
 #include "runtime/cpu/kernels/conv_dnnl.h"
 #include "runtime/cpu/kernels/conv_geometry.h"
 #include "runtime/cpu/kernels/conv_im2col.h"
@@ -35,6 +36,8 @@ struct ConvPlan {
   int64_t row_bytes = 0;  // im2col bytes of one output row (one od, oh pair)
   SgemmIsa isa = SgemmIsa::kPortable;
   bool depthwise_blocked = false;  // ConvPath::kDepthwise on blocks of 16 (AVX-512) or 8 channels
+  bool depthwise_masked = false;   // ConvPath::kDepthwise as masked flat vectors (AVX-512)
+  DepthwiseMasks depthwise_masks;  // their masks, made at prepare time
   int64_t packed_bytes = 0;        // one group's packed weights, at the workspace's start (0 when
                                    // prepacked)
   int64_t packed_floats = 0;       // one group's packed weights
@@ -114,7 +117,9 @@ class ConvKernel final : public Kernel {
     if (plan_.path == ConvPath::kDepthwise) {
       const DepthwiseConv conv{
           x, w, bias, y, plan_.batch, plan_.in_channels, plan_.out_channels / plan_.in_channels};
-      if (plan_.depthwise_blocked) {
+      if (plan_.depthwise_masked) {
+        depthwise_conv_masked(g, plan_.depthwise_masks, conv, tile_activation, *context.threads);
+      } else if (plan_.depthwise_blocked) {
         depthwise_conv_blocked(g, conv, tile_activation, *context.threads, plan_.isa);
       } else {
         depthwise_conv(g, conv, tile_activation, *context.threads);
@@ -399,8 +404,11 @@ Expected<WorkspaceBytes> choose_path(const NodeContext& node, ConvPlan& plan) {
   if (plan.group == plan.in_channels && plan.group > 1) {
     plan.path = ConvPath::kDepthwise;
     plan.isa = sgemm_isa_for(node.cpu_isa());
+    const int64_t multiplier = plan.out_channels / plan.in_channels;
+    plan.depthwise_masked = depthwise_masked_fits(g, multiplier, plan.isa);
+    if (plan.depthwise_masked) plan.depthwise_masks = depthwise_masks(g);
     plan.depthwise_blocked =
-        depthwise_blocked_fits(g, plan.out_channels / plan.in_channels, plan.isa);
+        !plan.depthwise_masked && depthwise_blocked_fits(g, multiplier, plan.isa);
     return WorkspaceBytes{};
   }
   plan.path = g.is_pointwise() ? ConvPath::kPointwise : ConvPath::kIm2col;
@@ -531,6 +539,8 @@ Expected<PreparedKernel> make_conv_kernel(const NodeContext& node) {
   prepared.implementation =
       plan.path == ConvPath::kWinograd && plan.winograd->tile == 4
           ? std::string("winograd f(4x4,3x3) gemm ") + sgemm_isa_name(plan.isa)
+      : plan.path == ConvPath::kDepthwise && plan.depthwise_masked
+          ? std::string("depthwise masked ") + sgemm_isa_name(plan.isa)
       : plan.path == ConvPath::kDepthwise
           ? (plan.depthwise_blocked ? std::string("depthwise blocked ") + sgemm_isa_name(plan.isa)
                                     : path_name(plan.path))

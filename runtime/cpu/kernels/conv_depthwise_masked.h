@@ -1,0 +1,46 @@
+// 3x3 depthwise convolutions at stride 1 with "same" padding (one row and one column of zeros on
+// each side) on AVX-512, a plane at a time as one flat run of 16-position vectors: each tap of a
+// vector is one masked load at a fixed offset from it, the lanes whose input lies in the padding
+// loading zero (and the memory they would read untouched). Rows of any width then run whole
+// vectors with no edge cases, no zero-padded copy of the plane and no transposes (the blocked
+// path, conv_depthwise_blocked.h, spends two thirds of its time transposing; the per-plane flat
+// path runs its edges one output at a time). The masks depend only on the geometry: made once at
+// prepare time.
+//
+// Numerics: each output is the bias, then the 9 taps row by row with the padding's zeros included
+// (w * 0), as the small-plane path (conv_depthwise.cc) and the blocked path sum it: the same bits,
+// at every thread count. Vectors are computed four at a time, each its own chain.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "runtime/cpu/kernels/conv_depthwise.h"
+#include "runtime/cpu/kernels/sgemm_packed.h"
+
+namespace onepool::cpu::nn {
+
+/// For each 16-position vector of a plane, one 16-bit mask per tap (kh * 3 + kw): lane l set when
+/// position 16 v + l lies in the plane and its tap's input does too.
+struct DepthwiseMasks {
+  std::vector<uint16_t> taps;  // 9 per vector
+};
+
+/// True when depthwise_conv_masked runs this convolution: AVX-512, a 2-D 3x3 window, stride 1,
+/// no dilation, one row and column of padding on each side with the output as large as the
+/// input, one output channel per input channel, rows at least 14 wide (on narrower ones the
+/// blocked path's full vectors win: 7x7 planes leave most lanes of a flat vector idle at its
+/// ends), and planes whose zero-padded copy the small-plane path takes (so both give the same
+/// bits).
+bool depthwise_masked_fits(const WindowGeometry& g, int64_t multiplier, SgemmIsa isa);
+
+/// The masks of `g`'s planes (depthwise_masked_fits(g, ...) holds).
+DepthwiseMasks depthwise_masks(const WindowGeometry& g);
+
+/// y = activation(depthwise_conv(x, w) + bias), the planes shared out over the threads. Does not
+/// allocate.
+void depthwise_conv_masked(const WindowGeometry& g, const DepthwiseMasks& masks,
+                           const DepthwiseConv& conv, const Activation& activation,
+                           ThreadPool& threads);
+
+}  // namespace onepool::cpu::nn
