@@ -132,7 +132,13 @@ TEST_CASE("blocked and masked depthwise convolutions give the per-plane paths' b
       {20, 14, 14, 3, 2, {1, 1, 1, 1}, true},             // stride 2
       {20, 14, 14, 3, 2, {0, 0, 1, 1}, true},             // stride 2, TensorFlow's SAME padding
       {20, 15, 15, 3, 2, {1, 1, 1, 1}, true},             // odd plane: last input column unread
-      {17, 56, 56, 3, 2, {1, 1, 1, 1}, true},             // stride 2, several bands
+      {17, 56, 56, 3, 2, {1, 1, 1, 1}, true, true},       // stride 2, several bands
+      {5, 28, 28, 3, 2, {1, 1, 1, 1}, true, true},        // stride 2, rows of 14 outputs
+      {5, 28, 28, 3, 2, {0, 0, 1, 1}, true, true},        // stride 2, TensorFlow's SAME padding
+      {4, 29, 29, 3, 2, {1, 1, 1, 1}, true, true},        // stride 2, odd plane
+      {3, 30, 70, 3, 2, {1, 1, 1, 1}, true, true},        // stride 2, rows of 35: three vectors
+      {3, 28, 28, 3, 2, {1, 1, 1, 1}, true, true, true},  // stride 2, Inf weight times padding
+      {3, 28, 28, 3, 2, {2, 2, 2, 2}, true},              // stride 2, pads of 2: not masked
       {7, 96, 96, 3, 2, {1, 1, 1, 1}, true},              // stride 2, many one-row bands
       {7, 112, 112, 3, 2, {1, 1, 1, 1}, false},           // stride-2 rows of 56: per-plane path
       {19, 14, 14, 5, 1, {2, 2, 2, 2}, true},             // 5x5

@@ -1,11 +1,13 @@
-// 3x3 depthwise convolutions at stride 1 with "same" padding (one row and one column of zeros on
-// each side) on AVX-512, a plane at a time as one flat run of 16-position vectors: each tap of a
-// vector is one masked load at a fixed offset from it, the lanes whose input lies in the padding
-// loading zero (and the memory they would read untouched). Rows of any width then run whole
-// vectors with no edge cases, no zero-padded copy of the plane and no transposes (the blocked
-// path, conv_depthwise_blocked.h, spends two thirds of its time transposing; the per-plane flat
-// path runs its edges one output at a time). The masks depend only on the geometry: made once at
-// prepare time.
+// 3x3 depthwise convolutions on AVX-512 straight from the planes, lanes whose input lies in the
+// padding loading zero through masks (and the memory they would read untouched). Stride 1 with
+// "same" padding (one row and one column of zeros on each side): a plane at a time as one flat
+// run of 16-position vectors, each tap of a vector one masked load at a fixed offset from it.
+// Stride 2: 16 outputs of a row at a time, each input row's 33 columns they read loaded as two
+// pairs of vectors and split into even and odd columns by two-source permutes. Rows of any width
+// then run whole vectors with no edge cases, no zero-padded copy of the plane and no transposes
+// (the blocked path, conv_depthwise_blocked.h, spends two thirds of its time transposing; the
+// per-plane flat path runs its edges one output at a time). The masks depend only on the geometry:
+// made once at prepare time.
 //
 // Numerics: each output is the bias, then the 9 taps row by row with the padding's zeros included
 // (w * 0), as the small-plane path (conv_depthwise.cc) and the blocked path sum it: the same bits,
@@ -23,15 +25,20 @@ namespace onepool::cpu::nn {
 /// For each 16-position vector of a plane, one 16-bit mask per tap (kh * 3 + kw): lane l set when
 /// position 16 v + l lies in the plane and its tap's input does too.
 struct DepthwiseMasks {
-  std::vector<uint16_t> taps;  // 9 per vector
+  std::vector<uint16_t> taps;  // stride 1: 9 per vector
+  // Stride 2, per vector of an output row (16 outputs from column 16 i on, their input columns
+  // from b = 32 i - pad_left on): the columns inside the row of the loads from b, b + 16, b + 2
+  // and b + 18, and the outputs inside the row.
+  std::vector<uint16_t> spans;  // 5 per vector of a row
 };
 
-/// True when depthwise_conv_masked runs this convolution: AVX-512, a 2-D 3x3 window, stride 1,
-/// no dilation, one row and column of padding on each side with the output as large as the
-/// input, one output channel per input channel, rows at least 14 wide (on narrower ones the
-/// blocked path's full vectors win: 7x7 planes leave most lanes of a flat vector idle at its
-/// ends), and planes whose zero-padded copy the small-plane path takes (so both give the same
-/// bits).
+/// True when depthwise_conv_masked runs this convolution: AVX-512, a 2-D 3x3 window, no
+/// dilation, one output channel per input channel, planes whose zero-padded copy the small-plane
+/// path takes (so both give the same bits), and either stride 1 with one row and column of
+/// padding on each side, the output as large as the input, rows at least 14 wide (on narrower
+/// ones the blocked path's full vectors win: 7x7 planes leave most lanes of a flat vector idle at
+/// its ends); or stride 2 with at most one row and column of padding before, output rows at least
+/// 14 wide.
 bool depthwise_masked_fits(const WindowGeometry& g, int64_t multiplier, SgemmIsa isa);
 
 /// The masks of `g`'s planes (depthwise_masked_fits(g, ...) holds).
