@@ -2,6 +2,8 @@
 
 #include <immintrin.h>
 
+#include "runtime/cpu/kernels/stride_two_rows.h"
+
 namespace onepool::cpu::nn {
 namespace {
 
@@ -65,28 +67,11 @@ __attribute__((target("avx512f"))) void masked_plane(const WindowGeometry& g,
   }
 }
 
-// Stride 2: masks of the loads of a vector of an output row (DepthwiseMasks::spans).
-constexpr int kSpanMasks = 5;
-constexpr int kStoreSpan = 4;
-constexpr int64_t kOutputsPerVector = 16;
-
-// 16 outputs of one output row: the three input rows they read, from the vector's first input
-// column on (nullptr: a row of padding), its span masks and where its outputs go.
-struct RowVector {
-  const float* rows[3];
-  const uint16_t* spans;
-  float* y;
-};
-
-// `count` row vectors, each the bias then the taps row by row. Of the 33 columns an input row
-// offers 16 outputs at stride 2 (b + 2 l + kw, kw = 0, 1, 2), the loads from b and b + 16 give the
-// even (kw = 0) and odd (kw = 1) ones, those from b + 2 and b + 18 the even ones from b + 2 on
-// (kw = 2).
+// `count` row vectors (stride_two_rows.h), each the bias then the taps row by row.
 template <int kCount>
 __attribute__((target("avx512f"), always_inline)) inline void multiply_row_vectors(
-    const RowVector* vectors, const __m512 taps[kTaps], __m512 bias) {
-  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-  const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+    const StrideTwoVector* vectors, const __m512 taps[kTaps], __m512 bias) {
+  const __m512 zero = _mm512_setzero_ps();
   __m512 sums[kCount];
 #pragma GCC unroll 4
   for (int j = 0; j < kCount; ++j) sums[j] = bias;
@@ -95,25 +80,16 @@ __attribute__((target("avx512f"), always_inline)) inline void multiply_row_vecto
 #pragma GCC unroll 4
     for (int j = 0; j < kCount; ++j) {
       const float* row = vectors[j].rows[kh];
-      __m512 left = _mm512_setzero_ps(), middle = left, right = left;
-      if (row != nullptr) {
-        const uint16_t* spans = vectors[j].spans;
-        const __m512 low = _mm512_maskz_loadu_ps(spans[0], row);
-        const __m512 high = _mm512_maskz_loadu_ps(spans[1], row + 16);
-        const __m512 low_shifted = _mm512_maskz_loadu_ps(spans[2], row + 2);
-        const __m512 high_shifted = _mm512_maskz_loadu_ps(spans[3], row + 18);
-        left = _mm512_permutex2var_ps(low, even, high);
-        middle = _mm512_permutex2var_ps(low, odd, high);
-        right = _mm512_permutex2var_ps(low_shifted, even, high_shifted);
-      }
-      sums[j] = _mm512_fmadd_ps(taps[kh * 3], left, sums[j]);
-      sums[j] = _mm512_fmadd_ps(taps[kh * 3 + 1], middle, sums[j]);
-      sums[j] = _mm512_fmadd_ps(taps[kh * 3 + 2], right, sums[j]);
+      const StrideTwoTaps in = row != nullptr ? stride_two_taps(row, vectors[j].spans, zero)
+                                              : StrideTwoTaps{zero, zero, zero};
+      sums[j] = _mm512_fmadd_ps(taps[kh * 3], in.left, sums[j]);
+      sums[j] = _mm512_fmadd_ps(taps[kh * 3 + 1], in.middle, sums[j]);
+      sums[j] = _mm512_fmadd_ps(taps[kh * 3 + 2], in.right, sums[j]);
     }
   }
 #pragma GCC unroll 4
   for (int j = 0; j < kCount; ++j) {
-    _mm512_mask_storeu_ps(vectors[j].y, vectors[j].spans[kStoreSpan], sums[j]);
+    _mm512_mask_storeu_ps(vectors[j].y, vectors[j].spans[kStrideTwoStoreSpan], sums[j]);
   }
 }
 
@@ -121,31 +97,26 @@ __attribute__((target("avx512f"))) void masked_plane_stride_two(const WindowGeom
                                                                 const DepthwiseMasks& masks,
                                                                 const float* x, const float* w,
                                                                 float bias, float* y) {
-  const int64_t height = g.input[1], width = g.input[2];
-  const int64_t out_h = g.output[1], out_w = g.output[2];
-  const int64_t per_row = (out_w + kOutputsPerVector - 1) / kOutputsPerVector;
   __m512 taps[kTaps];
   for (int t = 0; t < kTaps; ++t) taps[t] = _mm512_set1_ps(w[t]);
   const __m512 bias_lanes = _mm512_set1_ps(bias);
-  RowVector batch[kVectorsAtOnce];
-  int count = 0;
-  for (int64_t oh = 0; oh < out_h; ++oh) {
-    for (int64_t i = 0; i < per_row; ++i) {
-      RowVector& vector = batch[count++];
-      const int64_t first_column = 2 * kOutputsPerVector * i - g.pad_begin[2];
-      for (int kh = 0; kh < 3; ++kh) {
-        const int64_t r = 2 * oh + kh - g.pad_begin[1];
-        vector.rows[kh] = r >= 0 && r < height ? x + r * width + first_column : nullptr;
-      }
-      vector.spans = masks.spans.data() + i * kSpanMasks;
-      vector.y = y + oh * out_w + i * kOutputsPerVector;
-      if (count == kVectorsAtOnce) {
-        multiply_row_vectors<kVectorsAtOnce>(batch, taps, bias_lanes);
-        count = 0;
-      }
-    }
-  }
-  for (int j = 0; j < count; ++j) multiply_row_vectors<1>(batch + j, taps, bias_lanes);
+  const StrideTwoPlane plane{x,
+                             y,
+                             g.input[1],
+                             g.input[2],
+                             g.output[1],
+                             g.output[2],
+                             g.pad_begin[1],
+                             g.pad_begin[2],
+                             masks.spans.data()};
+  sweep_stride_two<kVectorsAtOnce>(
+      plane,
+      [&](const StrideTwoVector* vectors) __attribute__((target("avx512f"))) {
+        multiply_row_vectors<kVectorsAtOnce>(vectors, taps, bias_lanes);
+      },
+      [&](const StrideTwoVector* vector) __attribute__((target("avx512f"))) {
+        multiply_row_vectors<1>(vector, taps, bias_lanes);
+      });
 }
 
 }  // namespace
@@ -170,35 +141,12 @@ bool depthwise_masked_fits(const WindowGeometry& g, int64_t multiplier, SgemmIsa
          g.pad_begin[2] <= 1 && g.output[2] >= kNarrowestRow;
 }
 
-namespace {
-
-// Lanes j of a 16-float load from column `first` on whose column lies in [0, end).
-uint16_t columns_inside(int64_t first, int64_t end) {
-  uint16_t mask = 0;
-  for (int64_t j = 0; j < kLanes; ++j) {
-    if (first + j >= 0 && first + j < end) mask = static_cast<uint16_t>(mask | (1u << j));
-  }
-  return mask;
-}
-
-DepthwiseMasks stride_two_masks(const WindowGeometry& g) {
-  const int64_t per_row = (g.output[2] + kOutputsPerVector - 1) / kOutputsPerVector;
-  DepthwiseMasks masks;
-  masks.spans.reserve(static_cast<size_t>(per_row * kSpanMasks));
-  for (int64_t i = 0; i < per_row; ++i) {
-    const int64_t first = 2 * kOutputsPerVector * i - g.pad_begin[2];
-    for (const int64_t offset : {0, 16, 2, 18}) {
-      masks.spans.push_back(columns_inside(first + offset, g.input[2]));
-    }
-    masks.spans.push_back(columns_inside(kOutputsPerVector * i, g.output[2]));
-  }
-  return masks;
-}
-
-}  // namespace
-
 DepthwiseMasks depthwise_masks(const WindowGeometry& g) {
-  if (g.stride[1] == 2) return stride_two_masks(g);
+  if (g.stride[1] == 2) {
+    DepthwiseMasks masks;
+    masks.spans = stride_two_spans(g.input[2], g.output[2], g.pad_begin[2]);
+    return masks;
+  }
   const int64_t height = g.input[1], width = g.input[2];
   const int64_t positions = height * width;
   const int64_t vectors = (positions + kLanes - 1) / kLanes;

@@ -26,10 +26,8 @@ namespace onepool::cpu::nn {
 /// position 16 v + l lies in the plane and its tap's input does too.
 struct DepthwiseMasks {
   std::vector<uint16_t> taps;  // stride 1: 9 per vector
-  // Stride 2, per vector of an output row (16 outputs from column 16 i on, their input columns
-  // from b = 32 i - pad_left on): the columns inside the row of the loads from b, b + 16, b + 2
-  // and b + 18, and the outputs inside the row.
-  std::vector<uint16_t> spans;  // 5 per vector of a row
+  // Stride 2: the masks of each vector of an output row (stride_two_spans, stride_two_rows.h).
+  std::vector<uint16_t> spans;
 };
 
 /// True when depthwise_conv_masked runs this convolution: AVX-512, a 2-D 3x3 window, no

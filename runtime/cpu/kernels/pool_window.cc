@@ -8,10 +8,12 @@
 #include <optional>
 #include <vector>
 
+#include "runtime/cpu/cpu_isa.h"
 #include "runtime/cpu/kernels/conv_geometry.h"
 #include "runtime/cpu/kernels/nan_order.h"
 #include "runtime/cpu/kernels/pool_kernels.h"
 #include "runtime/cpu/kernels/pool_max_padded.h"
+#include "runtime/cpu/kernels/pool_max_strided.h"
 #include "runtime/cpu/kernels/pool_window_2d.h"
 
 namespace onepool::cpu::nn {
@@ -32,6 +34,9 @@ struct PoolPlan {
   // plane, `parts` threads each with its own scratch in the workspace.
   std::optional<PaddedMaxPlan> padded;
   int64_t parts = 1;
+  // MaxPool without Indices, 3 x 3 at stride 2 on AVX-512 (pool_max_strided.h): its rows' masks.
+  bool stride_two = false;
+  std::vector<uint16_t> stride_two_spans;
 };
 
 // True when every window of every axis lies inside the input (no padding taps to skip).
@@ -81,6 +86,10 @@ class PoolKernel final : public Kernel {
     float* y = context.outputs[0].as<float>();
     int64_t* indices = context.outputs.size() > 1 ? context.outputs[1].as<int64_t>() : nullptr;
     const WindowGeometry& g = plan_.geometry;
+    if (plan_.stride_two && indices == nullptr) {
+      max_pool_stride_two(g, plan_.stride_two_spans, x, y, plan_.planes, *context.threads);
+      return Status::ok();
+    }
     if (plan_.padded && indices == nullptr) {
       run_padded_max(x, y, reinterpret_cast<float*>(context.workspace), *context.threads);
       return Status::ok();
@@ -325,8 +334,14 @@ Expected<PreparedKernel> make_pool_kernel(const NodeContext& node, PoolKind kind
   plan.fast_2d = is_pool_2d(plan.geometry);
   if (plan.fast_2d) plan.columns = make_pool_columns(plan.geometry);
   const bool with_indices = node.has_output(1);
-  if (kind == PoolKind::kMax && !with_indices && !is_2x2_inside(plan) &&
-      !prefers_flat_sweep(plan)) {
+  const bool avx512 = sgemm_isa_for(node.cpu_isa()) == SgemmIsa::kAvx512;
+  if (kind == PoolKind::kMax && !with_indices &&
+      max_pool_stride_two_fits(plan.geometry, make_padded_max_plan(plan.geometry).has_value(),
+                               avx512)) {
+    plan.stride_two = true;
+    plan.stride_two_spans = max_pool_stride_two_spans(plan.geometry);
+  } else if (kind == PoolKind::kMax && !with_indices && !is_2x2_inside(plan) &&
+             !prefers_flat_sweep(plan)) {
     plan.padded = make_padded_max_plan(plan.geometry);
     plan.parts = std::clamp<int64_t>(node.threads(), 1, plan.planes);
   }
@@ -342,6 +357,7 @@ Expected<PreparedKernel> make_pool_kernel(const NodeContext& node, PoolKind kind
     ONEPOOL_RETURN_IF_ERROR(check_output_shape(node, 1, node.output(0).shape));
   }
   PreparedKernel prepared;
+  if (plan.stride_two) prepared.implementation = "stride-2 max avx512";
   if (plan.padded) {
     prepared.workspace_bytes =
         static_cast<size_t>(plan.parts * plan.padded->scratch_floats()) * sizeof(float);

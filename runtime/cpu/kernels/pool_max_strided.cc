@@ -1,0 +1,81 @@
+#include "runtime/cpu/kernels/pool_max_strided.h"
+
+#include <immintrin.h>
+
+#include <limits>
+
+#include "runtime/cpu/kernels/stride_two_rows.h"
+
+namespace onepool::cpu::nn {
+namespace {
+
+constexpr int kVectorsAtOnce = 4;
+constexpr int64_t kNarrowestOutputRow = 8;
+
+// nan_max on 16 lanes: b where it is larger than a or NaN, else a.
+__attribute__((target("avx512f"), always_inline)) inline __m512 nan_max16(__m512 a, __m512 b) {
+  const __mmask16 larger = _mm512_cmp_ps_mask(b, a, _CMP_GT_OQ);
+  const __mmask16 nan = _mm512_cmp_ps_mask(b, b, _CMP_UNORD_Q);
+  return _mm512_mask_blend_ps(static_cast<__mmask16>(larger | nan), a, b);
+}
+
+template <int kCount>
+__attribute__((target("avx512f"), always_inline)) inline void pool_vectors(
+    const StrideTwoVector* vectors) {
+  const __m512 minus_infinity = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
+  __m512 best[kCount];
+#pragma GCC unroll 3
+  for (int kh = 0; kh < 3; ++kh) {
+#pragma GCC unroll 4
+    for (int j = 0; j < kCount; ++j) {
+      const float* row = vectors[j].rows[kh];
+      __m512 row_max = minus_infinity;
+      if (row != nullptr) {
+        const StrideTwoTaps in = stride_two_taps(row, vectors[j].spans, minus_infinity);
+        row_max = nan_max16(nan_max16(in.left, in.middle), in.right);
+      }
+      best[j] = kh == 0 ? row_max : nan_max16(best[j], row_max);
+    }
+  }
+#pragma GCC unroll 4
+  for (int j = 0; j < kCount; ++j) {
+    _mm512_mask_storeu_ps(vectors[j].y, vectors[j].spans[kStrideTwoStoreSpan], best[j]);
+  }
+}
+
+__attribute__((target("avx512f"))) void pool_plane(const StrideTwoPlane& plane) {
+  sweep_stride_two<kVectorsAtOnce>(
+      plane, [](const StrideTwoVector* vectors) __attribute__((target("avx512f"))) {
+        pool_vectors<kVectorsAtOnce>(vectors);
+      },
+      [](const StrideTwoVector* vector)
+          __attribute__((target("avx512f"))) { pool_vectors<1>(vector); });
+}
+
+}  // namespace
+
+bool max_pool_stride_two_fits(const WindowGeometry& g, bool windows_reach_input, bool avx512) {
+  const bool window = g.spatial_rank == 2 && g.input[0] == 1 && g.kernel[0] == 1 &&
+                      g.kernel[1] == 3 && g.kernel[2] == 3 && g.stride[1] == 2 &&
+                      g.stride[2] == 2 && g.dilation[1] == 1 && g.dilation[2] == 1;
+  const bool pads =
+      g.pad_begin[1] >= 0 && g.pad_begin[1] <= 1 && g.pad_begin[2] >= 0 && g.pad_begin[2] <= 1;
+  return avx512 && window && pads && windows_reach_input && g.output[2] >= kNarrowestOutputRow;
+}
+
+std::vector<uint16_t> max_pool_stride_two_spans(const WindowGeometry& g) {
+  return stride_two_spans(g.input[2], g.output[2], g.pad_begin[2]);
+}
+
+void max_pool_stride_two(const WindowGeometry& g, const std::vector<uint16_t>& spans,
+                         const float* x, float* y, int64_t planes, ThreadPool& threads) {
+  threads.parallel_for(planes, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t plane = begin; plane < end; ++plane) {
+      pool_plane(StrideTwoPlane{x + plane * g.input_size(), y + plane * g.output_size(), g.input[1],
+                                g.input[2], g.output[1], g.output[2], g.pad_begin[1],
+                                g.pad_begin[2], spans.data()});
+    }
+  });
+}
+
+}  // namespace onepool::cpu::nn
