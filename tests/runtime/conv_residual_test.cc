@@ -146,6 +146,8 @@ TEST_CASE("a fused residual Add gives the unfused bits on every Conv path") {
       // rows, OpenBLAS's Haswell kernels round some elements differently).
       {"1x1 on 3x3, k = 256, three 64-channel panels shared by (panel, run)", "implicit gemm", 256,
        160, 3, 1, 1, 0, true, 1, "implicit gemm channels"},
+      {"1x1 on a 1x1 map (a squeeze-and-excitation block), k = 48", "implicit gemm", 48, 40, 1, 1,
+       1, 0, true, 1, "implicit gemm channels"},
   };
   for (const ResidualCase& c : cases) {
     const std::string name = c.name;
