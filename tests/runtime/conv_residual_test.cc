@@ -137,6 +137,7 @@ TEST_CASE("a fused residual Add gives the unfused bits on every Conv path") {
       {"3x3 dilation 2", "winograd", 8, 8, 24, 3, 1, 2, true, 2},
       {"1x1 stride 2", "im2col", 16, 32, 14, 1, 2, 0, true},
       {"3x3 stride 2", "implicit gemm", 8, 16, 15, 3, 2, 1, true},
+      {"3x3 stride 2 onto rows of 32, straight into Y", "implicit gemm", 8, 16, 64, 3, 2, 1, true},
       {"7x7 stride 2", "implicit gemm", 3, 8, 20, 7, 2, 3, false},
       {"5x5 on 12x12, k = 400", "implicit gemm", 16, 64, 12, 5, 1, 2, true, 1,
        "implicit gemm channels"},

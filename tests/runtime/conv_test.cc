@@ -405,7 +405,9 @@ std::vector<float> run_prepared_conv(cpu::PreparedKernel& prepared, std::vector<
 // depth however the work is split. And the result is the convolution (a float64 direct loop).
 TEST_CASE("Conv gives the same bits on any number of threads") {
   for (const int64_t stride : {1, 2}) {
-    for (const auto& size : {std::pair<int64_t, int64_t>{27, 12}, {27, 300}, {7, 7}}) {
+    // 35 x 64: output rows of 64 (stride 1) and 32 (stride 2), whole vectors, each run as its own
+    // product straight into Y (ImplicitGemmPlan::rows_direct).
+    for (const auto& size : {std::pair<int64_t, int64_t>{27, 12}, {27, 300}, {7, 7}, {35, 64}}) {
       const int64_t height = size.first;
       const int64_t width = size.second;
       CAPTURE(stride);

@@ -23,6 +23,11 @@ constexpr int64_t kMinChannelDepth = 256;
 // offsets whatever its length, so runs of 4 and 3 (a padded 7x7 map's rows) wait on loads (3x3
 // convolutions onto 7x7 maps ran 1.02-1.17x longer; rows of 14 as 5 + 5 + 4 ran 0.83-0.91x).
 constexpr double kMinChannelRunColumns = 4.5;
+// Output rows at least this wide, in whole multiples of this, run row by row straight into Y
+// (ImplicitGemmPlan::rows_direct): full column tiles with no lanes idle; narrower rows keep the
+// wide band, whose column tiles run across rows (a 7x7 map's rows would fill 7 of 16 lanes).
+constexpr int64_t kLeastDirectRow = 32;
+constexpr int64_t kDirectRowMultiple = 16;
 constexpr int64_t kAlignment = 64;
 constexpr auto kFloat = static_cast<int64_t>(sizeof(float));
 
@@ -221,6 +226,16 @@ void multiply_band(const WindowGeometry& g, const ImplicitGemmPlan& plan, SgemmI
                         y + y_offset, g.output_size(), finish);
     return;
   }
+  if (plan.rows_direct) {  // each output row its own product, straight into Y's row
+    for (int64_t r = 0; r < band.rows; ++r) {
+      GemmEpilogue row_epilogue = tile_epilogue;
+      if (epilogue.residual != nullptr) row_epilogue.residual += r * width;
+      sgemm_packed_a_rows(isa, weights, first, end - first, width, planes + r * plan.plane_w,
+                          plan.row_offsets.data(), y + y_offset + r * width, g.output_size(),
+                          in_tiles ? &row_epilogue : nullptr);
+    }
+    return;
+  }
   float* y_first = y + first * g.output_size();
   const int64_t ldw = plan.band_rows * plan.plane_w;
   float* wide = reinterpret_cast<float*>(part + aligned(plan.padded_bytes)) + first * ldw;
@@ -325,7 +340,8 @@ int64_t balanced_band_rows(int64_t height, int64_t max_rows, int threads) {
 
 bool implicit_epilogue_in_tiles(const ImplicitGemmPlan& plan, const Activation& activation,
                                 bool residual) {
-  return gemm_epilogue_supports(activation) && (!residual || plan.wide_bytes == 0 || plan.channels);
+  return gemm_epilogue_supports(activation) &&
+         (!residual || plan.wide_bytes == 0 || plan.rows_direct || plan.channels);
 }
 
 bool implicit_channels_fit(const WindowGeometry& g, int64_t in_channels, int64_t out_channels) {
@@ -375,6 +391,8 @@ ImplicitGemmPlan plan_implicit_gemm(const WindowGeometry& g, int64_t in_channels
   plan.padded_bytes =
       plan.padded ? in_channels * s * s * (band_columns + halo_h * plan.plane_w) * kFloat : 0;
   plan.wide_bytes = plan.plane_w == g.output[2] ? 0 : out_channels * band_columns * kFloat;
+  plan.rows_direct = plan.wide_bytes != 0 && g.output[2] >= kLeastDirectRow &&
+                     g.output[2] % kDirectRowMultiple == 0;
   if (channels) {  // each band's runs write Y directly
     // The wide output stays declared though unused: a DynamicSession places every shape of a
     // range in the top shape's workspaces, and a smaller shape may take the column tiles.

@@ -48,8 +48,13 @@ struct ImplicitGemmPlan {
   int64_t band_rows = 1;     // output rows per band
   int64_t padded_bytes = 0;  // one band's padded planes (0: the input is read in place)
   int64_t wide_bytes = 0;    // one band's wide output (0: written to Y directly)
-  int64_t part_bytes = 0;    // workspace per thread: padded, then wide (64-aligned)
-  int64_t parts = 1;         // threads, each with its own part
+  // Wide planes whose output rows are whole vectors (OW a multiple of 16, at least 32): each
+  // output row of a band is its own product written straight into Y, skipping the wide output
+  // and its copy (a stem's 32 x 112 x 112 output went through the workspace and 3,584 row
+  // copies).
+  bool rows_direct = false;
+  int64_t part_bytes = 0;            // workspace per thread: padded, then wide (64-aligned)
+  int64_t parts = 1;                 // threads, each with its own part
   std::vector<int64_t> row_offsets;  // per row k = (c, kh, kw) of the column matrix
   // On the channel-vector GEMM (implicit_channels_fit, AVX-512, weights packed by
   // pack_a_channels): each band's valid positions as runs, written straight into Y (the wide
