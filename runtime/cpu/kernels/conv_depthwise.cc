@@ -228,15 +228,6 @@ ONEPOOL_ISA_CLONES bool small_plane_kxk(const WindowGeometry& g, const float* x,
   return true;
 }
 
-// Equal strides, and the plane's zero-padded copy (and, at stride 1, its flat sums) fit the
-// small-plane buffers.
-bool fits_small_plane(const WindowGeometry& g) {
-  if (g.stride[1] != g.stride[2]) return false;
-  const int64_t padded_h = (g.output[1] - 1) * g.stride[1] + g.kernel[1];
-  const int64_t padded_w = (g.output[2] - 1) * g.stride[2] + g.kernel[2];
-  return padded_h * padded_w <= kSmallPlaneFloats && g.output[1] * padded_w <= kSmallPlaneFloats;
-}
-
 // A 2-D square window without dilation: the shapes the specialized plane and row functions take.
 bool is_square_2d(const WindowGeometry& g) {
   return g.input[0] == 1 && g.kernel[0] == 1 && g.kernel[1] == g.kernel[2] && g.dilation[1] == 1 &&
@@ -282,6 +273,15 @@ RowFn choose_row_fn(const WindowGeometry& g) {
 }
 
 }  // namespace
+
+// Equal strides, and the plane's zero-padded copy (and, at stride 1, its flat sums) fit the
+// small-plane buffers.
+bool fits_small_plane(const WindowGeometry& g) {
+  if (g.stride[1] != g.stride[2]) return false;
+  const int64_t padded_h = (g.output[1] - 1) * g.stride[1] + g.kernel[1];
+  const int64_t padded_w = (g.output[2] - 1) * g.stride[2] + g.kernel[2];
+  return padded_h * padded_w <= kSmallPlaneFloats && g.output[1] * padded_w <= kSmallPlaneFloats;
+}
 
 void depthwise_conv_plane(const WindowGeometry& g, const float* x, const float* w, float bias,
                           float* y, bool in_place) {

@@ -22,6 +22,12 @@ struct DepthwiseConv {
   int64_t multiplier = 1;
 };
 
+/// True when the small-plane path takes a plane (equal strides, its zero-padded copy and, at
+/// stride 1, its flat sums fit the stack buffers): it sums the padding's zeros (w * 0) like the
+/// blocked and masked paths (conv_depthwise_blocked.h, conv_depthwise_masked.h), which take only
+/// such planes where they must give its bits.
+bool fits_small_plane(const WindowGeometry& g);
+
 /// One plane: y = conv(x, w's K taps) + bias, without the activation. Every path sums an output
 /// the same way (bias, then the taps row by row), so a band of rows computed on its own (g
 /// describing the band: its input rows, its output rows, the top pad it sees) gives the bits of

@@ -16,8 +16,6 @@ constexpr int kVectorsAtOnce = 4;
 // Rows narrower than this stay on the blocked path (a 7x7 plane's 49 positions in 4 flat vectors
 // measured slower than its 16-channel blocks: 34 vs 29 µs over 960 channels on one core).
 constexpr int64_t kNarrowestRow = 14;
-// The small-plane path's bound on a zero-padded plane (conv_depthwise.cc, kSmallPlaneFloats).
-constexpr int64_t kMostPaddedFloats = 4096;
 
 // `count` vectors from position 0 of x / y on (x, y and masks advanced to the first), each
 // the bias then the taps row by row. `store_mask`: the lanes of a last, partial vector.
@@ -126,13 +124,9 @@ bool depthwise_masked_fits(const WindowGeometry& g, int64_t multiplier, SgemmIsa
                       g.kernel[1] == 3 && g.kernel[2] == 3 && g.dilation[1] == 1 &&
                       g.dilation[2] == 1 && g.stride[1] == g.stride[2];
   if (isa != SgemmIsa::kAvx512 || multiplier != 1 || !window) return false;
-  // The small-plane path's zero-padded plane (and, at stride 1, its flat sums).
+  // Only planes the small-plane path takes: its bits, padding zeros included.
+  if (!fits_small_plane(g)) return false;
   const int64_t stride = g.stride[1];
-  const int64_t padded_h = (g.output[1] - 1) * stride + 3;
-  const int64_t padded_w = (g.output[2] - 1) * stride + 3;
-  if (padded_h * padded_w > kMostPaddedFloats || g.output[1] * padded_w > kMostPaddedFloats) {
-    return false;
-  }
   if (stride == 1) {
     return g.pad_begin[1] == 1 && g.pad_begin[2] == 1 && g.output[1] == g.input[1] &&
            g.output[2] == g.input[2] && g.input[2] >= kNarrowestRow;
