@@ -59,6 +59,42 @@ TEST_CASE("one-row Gemm matches a double loop at any thread count") {
   }
 }
 
+// The documented order of every output's sum: 16 lanes over k in order, the lanes in order, then
+// the last k % 16 products. Columns run four at a time and singly (n = 7: one group and three
+// left over, or at 3 threads groups cut differently), so each way must give these bits.
+TEST_CASE("one-row Gemm sums each output in its documented order, four columns at once or one") {
+  const int64_t n = 7;
+  for (const int64_t k : {5, 16, 37, 1280}) {
+    CAPTURE(k);
+    const auto a = random_values(k, 11);
+    const auto b = random_values(k * n, 12);
+    const std::vector<float> c(static_cast<size_t>(n), 0.0f);
+    for (const int threads : {1, 3}) {
+      CAPTURE(threads);
+      const auto y = gemm_row(a, b, c, k, n, /*trans_b=*/true, threads);
+      for (int64_t j = 0; j < n; ++j) {
+        float lanes[16] = {};
+        int64_t p = 0;
+        for (; p + 16 <= k; p += 16) {
+          for (int64_t l = 0; l < 16; ++l) {
+            const float product =
+                a[static_cast<size_t>(p + l)] * b[static_cast<size_t>(j * k + p + l)];
+            lanes[l] += product;
+          }
+        }
+        float sum = 0.0f;
+        for (const float lane : lanes) sum += lane;
+        for (; p < k; ++p) {
+          const float product = a[static_cast<size_t>(p)] * b[static_cast<size_t>(j * k + p)];
+          sum += product;
+        }
+        const float expected = 0.5f * sum + 2.0f * 0.0f;
+        CHECK(std::memcmp(&y[static_cast<size_t>(j)], &expected, sizeof(float)) == 0);
+      }
+    }
+  }
+}
+
 TEST_CASE("one-row Gemm carries NaN and Inf where they reach") {
   const int64_t k = 40, n = 300;
   for (const bool trans_b : {false, true}) {

@@ -26,6 +26,30 @@ float dot(const float* a, const float* b, int64_t k) {
   return sum;
 }
 
+// Four dot products a . b[c] over k at once, each summed exactly as dot() sums it (its 16 lanes
+// over p in order, the lanes in order, then the tail): four independent chains of adds and four
+// rows of B streaming together, where one dot product waits on its adds one vector at a time
+// (MobileNetV2's 1280 -> 1000 head: 1000 rows of 5 KB).
+void dot4(const float* a, const float* const b[4], int64_t k, float sums[4]) {
+  float lanes[4][kLanes] = {};
+  int64_t p = 0;
+  for (; p + kLanes <= k; p += kLanes) {
+    for (int64_t l = 0; l < kLanes; ++l) {
+      const float x = a[p + l];
+      lanes[0][l] += x * b[0][p + l];
+      lanes[1][l] += x * b[1][p + l];
+      lanes[2][l] += x * b[2][p + l];
+      lanes[3][l] += x * b[3][p + l];
+    }
+  }
+  for (int c = 0; c < 4; ++c) {
+    float sum = 0.0f;
+    for (int64_t l = 0; l < kLanes; ++l) sum += lanes[c][l];
+    for (int64_t q = p; q < k; ++q) sum += a[q] * b[c][q];
+    sums[c] = sum;
+  }
+}
+
 float finish(float alpha, float sum, float beta, float y) {
   return beta == 0.0f ? alpha * sum : alpha * sum + beta * y;
 }
@@ -33,8 +57,15 @@ float finish(float alpha, float sum, float beta, float y) {
 // Columns [begin, end) of op(B) = B^T: one dot product per column.
 ONEPOOL_ISA_CLONES void dot_columns(const GemmShape& s, float alpha, const float* a, const float* b,
                                     float beta, float* y, int64_t begin, int64_t end) {
-  for (int64_t j = begin; j < end; ++j)
-    y[j] = finish(alpha, dot(a, b + j * s.ldb, s.k), beta, y[j]);
+  int64_t j = begin;
+  for (; j + 4 <= end; j += 4) {
+    const float* const rows[4] = {b + j * s.ldb, b + (j + 1) * s.ldb, b + (j + 2) * s.ldb,
+                                  b + (j + 3) * s.ldb};
+    float sums[4];
+    dot4(a, rows, s.k, sums);
+    for (int c = 0; c < 4; ++c) y[j + c] = finish(alpha, sums[c], beta, y[j + c]);
+  }
+  for (; j < end; ++j) y[j] = finish(alpha, dot(a, b + j * s.ldb, s.k), beta, y[j]);
 }
 
 // Columns [begin, end) of op(B) = B: rows of B swept into a block of sums, p in order.
