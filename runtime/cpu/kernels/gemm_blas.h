@@ -47,30 +47,59 @@ inline void sgemm_block(const GemmShape& s, float alpha, const float* a, const f
               alpha, a, blas_ld(s.lda), b, blas_ld(s.ldb), beta, c, blas_ld(s.ldc));
 }
 
+/// How gemm() cuts a product into blocks, one CBLAS call each: by rows when m >= n, else by
+/// columns, into `count` contiguous blocks (contiguous_share). The cut follows the shape alone,
+/// never the thread count: OpenBLAS rounds a block differently from the whole product (its
+/// small-matrix kernels, and with OPENBLAS_CORETYPE=Haswell its tiles: 160 x 49 x 320 cut in
+/// half by rows changed 2,361 of 7,840 elements), so a cut by threads made the bits depend on
+/// them. Blocks hold at least kMinGemmBlock rows (columns) and 2^18 multiply-adds, at most
+/// kMaxGemmBlocks of them, so that up to that many threads share a product.
+struct GemmBlocks {
+  bool by_rows = true;
+  int64_t count = 1;
+};
+constexpr int64_t kMinGemmBlock = 64;
+constexpr int64_t kMaxGemmBlocks = 16;
+constexpr int64_t kMinGemmBlockFlops = int64_t{1} << 18;
+
+inline GemmBlocks gemm_blocks(const GemmShape& s) {
+  const bool by_rows = s.m >= s.n;
+  const int64_t extent = by_rows ? s.m : s.n;
+  const int64_t flops = s.m * s.n * std::max<int64_t>(s.k, 1);
+  const int64_t count =
+      std::min({extent / kMinGemmBlock, flops / kMinGemmBlockFlops, kMaxGemmBlocks});
+  return GemmBlocks{by_rows, std::max<int64_t>(count, 1)};
+}
+
 /// C = alpha * op(A) * op(B) + beta * C on the Session's threads. OpenBLAS runs single-threaded
 /// (its threaded driver allocates a job array on the heap at every call, which run() must not
-/// do); the product is split into one row or column block per thread instead.
+/// do); the product's blocks (gemm_blocks) are shared over the threads instead, and run one after
+/// another without them, so every thread count gives the same bits.
 inline void gemm(const GemmShape& s, float alpha, const float* a, const float* b, float beta,
                  float* c, ThreadPool* threads = nullptr) {
   if (s.m == 0 || s.n == 0) return;
-  constexpr int64_t kMinFlopsPerPart = 1 << 18;
-  const int64_t flops = s.m * s.n * std::max<int64_t>(s.k, 1);
-  if (threads == nullptr || threads->thread_count() == 1 || flops < 2 * kMinFlopsPerPart) {
-    sgemm_block(s, alpha, a, b, beta, c);
+  const GemmBlocks blocks = gemm_blocks(s);
+  const int64_t extent = blocks.by_rows ? s.m : s.n;
+  const auto run_blocks = [&](int64_t first, int64_t end) {
+    for (int64_t block = first; block < end; ++block) {
+      const Share share = contiguous_share(extent, block, blocks.count);
+      GemmShape part = s;
+      if (blocks.by_rows) {
+        part.m = share.end - share.begin;
+        sgemm_block(part, alpha, s.trans_a ? a + share.begin : a + share.begin * s.lda, b, beta,
+                    c + share.begin * s.ldc);
+      } else {
+        part.n = share.end - share.begin;
+        sgemm_block(part, alpha, a, s.trans_b ? b + share.begin * s.ldb : b + share.begin, beta,
+                    c + share.begin);
+      }
+    }
+  };
+  if (threads == nullptr || blocks.count == 1) {
+    run_blocks(0, blocks.count);
     return;
   }
-  const bool split_rows = s.m >= s.n;
-  threads->parallel_for(split_rows ? s.m : s.n, 16, [&](int64_t begin, int64_t end) {
-    GemmShape part = s;
-    if (split_rows) {
-      part.m = end - begin;
-      sgemm_block(part, alpha, s.trans_a ? a + begin : a + begin * s.lda, b, beta,
-                  c + begin * s.ldc);
-    } else {
-      part.n = end - begin;
-      sgemm_block(part, alpha, a, s.trans_b ? b + begin * s.ldb : b + begin, beta, c + begin);
-    }
-  });
+  threads->parallel_for(blocks.count, 1, run_blocks);
 }
 
 inline void gemm(const GemmShape& s, float alpha, const double* a, const double* b, float beta,
