@@ -1,13 +1,25 @@
 // CPU Gemm: Y = alpha * op(A) * op(B) + beta * C, C broadcast unidirectionally to [M,N].
-// C is broadcast-copied into Y first and CBLAS accumulates onto it with beta; a fused activation
-// epilogue then runs over Y.
+// float32 products that MatMul would run on the packed-A GEMM (matmul_packed.h: op(A) = A, at
+// least one panel of rows, an AVX2 or AVX-512 micro-kernel) run there too, op(B) = B read in place
+// or a constant B (B^T of a constant B transposed once at prepare) packed once and shared by the
+// Model's Sessions; then Y = alpha * Y + beta * C, element by element. So OpenBLAS's environment
+// settings (OPENBLAS_CORETYPE) do not pick the kernel of a linear layer, and every element is the
+// micro-kernel's one chain over k. The other products (transA, a B^T that is not constant, one
+// row, float64, the portable instruction set) copy C into Y and let CBLAS accumulate onto it with
+// beta, or take the one-row dot products. A fused activation epilogue then runs over Y.
 #include <algorithm>
 #include <memory>
+#include <optional>
+#include <string>
 #include <type_traits>
+#include <vector>
 
+#include "runtime/cpu/cpu_isa.h"
 #include "runtime/cpu/kernels/gemm_blas.h"
 #include "runtime/cpu/kernels/gemm_vector.h"
 #include "runtime/cpu/kernels/matmul_common.h"
+#include "runtime/cpu/kernels/matmul_packed.h"
+#include "runtime/cpu/thread_pool.h"
 
 namespace onepool::cpu {
 namespace {
@@ -84,16 +96,34 @@ Expected<GemmLayout> plan_gemm(const NodeContext& node) {
   return layout;
 }
 
+// C's element for Y[i][j] (GemmLayout's broadcast strides).
+template <class T>
+T c_at(const GemmLayout& layout, const T* c, int64_t i, int64_t j) {
+  return c[i * layout.c_row_stride + j * layout.c_col_stride];
+}
+
 template <class T>
 class GemmKernel final : public Kernel {
  public:
-  GemmKernel(GemmLayout layout, Activation activation) : layout_(layout), activation_(activation) {}
+  GemmKernel(GemmLayout layout, Activation activation, std::optional<PackedProduct> packed = {})
+      : layout_(layout), activation_(activation), packed_(std::move(packed)) {}
 
   Status run(const RunContext& context) override {
     const GemmShape& g = layout_.gemm;
     T* y = context.outputs[0].as<T>();
     const int64_t count = g.m * g.n;
     if (count == 0) return Status::ok();
+    if constexpr (std::is_same_v<T, float>) {
+      if (packed_) {
+        run_packed_product(*packed_, context.inputs[0].as<const float>(),
+                           context.inputs[1].as<const float>(), y, context.workspace,
+                           context.threads);
+        scale_and_add_c(layout_.use_c ? context.inputs[2].as<const float>() : nullptr, y,
+                        context.threads);
+        apply_activation(activation_, y, count);
+        return Status::ok();
+      }
+    }
     if (layout_.use_c) {
       broadcast_c(context.inputs[2].as<const T>(), y);
     } else {
@@ -122,6 +152,26 @@ class GemmKernel final : public Kernel {
     gemm(layout_.gemm, layout_.alpha, a, b, beta, y, threads);
   }
 
+  // Y = alpha * Y + beta * C (C nullptr: Y = alpha * Y), each element rounded after each step
+  // as ONNX's definition reads; rows shared over the threads.
+  void scale_and_add_c(const float* c, float* y, ThreadPool* threads) const {
+    const GemmShape& g = layout_.gemm;
+    const float alpha = layout_.alpha;
+    const float beta = layout_.beta;
+    if (c == nullptr && alpha == 1.0f) return;
+    const auto rows = [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        float* y_row = y + i * g.n;
+        for (int64_t j = 0; j < g.n; ++j) {
+          const float scaled = alpha * y_row[j];
+          y_row[j] = c == nullptr ? scaled : scaled + beta * c_at(layout_, c, i, j);
+        }
+      }
+    };
+    if (threads == nullptr) return rows(0, g.m);
+    threads->parallel_for(g.m, std::max<int64_t>(1, (int64_t{1} << 14) / g.n), rows);
+  }
+
   void broadcast_c(const T* c, T* y) const {
     const GemmShape& g = layout_.gemm;
     for (int64_t i = 0; i < g.m; ++i) {
@@ -133,7 +183,40 @@ class GemmKernel final : public Kernel {
 
   GemmLayout layout_;
   Activation activation_;
+  std::optional<PackedProduct> packed_;  // float32 on the packed-A GEMM instead of CBLAS
 };
+
+// B^T of a constant B [N, K] as a K x N matrix (row stride N), for pack_constant_b.
+std::vector<float> transposed(const float* b, int64_t n, int64_t k) {
+  std::vector<float> t(static_cast<size_t>(n * k));
+  for (int64_t j = 0; j < n; ++j) {
+    for (int64_t p = 0; p < k; ++p) t[static_cast<size_t>(p * n + j)] = b[j * k + p];
+  }
+  return t;
+}
+
+// The packed-A GEMM's plan for a float32 Gemm, or nullopt where CBLAS or the one-row products run
+// it (see the top of this file). B^T needs a constant B: it is transposed and packed here.
+std::optional<PackedProduct> plan_packed_gemm(const NodeContext& node, const GemmLayout& layout) {
+  const GemmShape& g = layout.gemm;
+  if (g.trans_a || g.k == 0 || gemv_row_fits(g)) return std::nullopt;
+  const HostTensor* constant_b = node.constant_input(1);
+  if (g.trans_b && constant_b == nullptr) return std::nullopt;
+  GemmShape shape = g;
+  shape.trans_b = false;
+  shape.ldb = g.n;  // B [K, N] read in place, or the transposed copy of B [N, K]
+  const nn::SgemmIsa isa = sgemm_isa_for(node.cpu_isa());
+  std::optional<PackedProduct> packed = plan_packed_product(shape, isa);
+  if (!packed || constant_b == nullptr) return packed;
+  const float* b = constant_b->as<float>();
+  packed->packed_b = node.packed_weight(1, PackedLayout::kMatMulStrips, static_cast<uint8_t>(isa),
+                                        g.trans_b ? 1 : 0, [&] {
+                                          if (!g.trans_b) return pack_constant_b(*packed, b);
+                                          const std::vector<float> b_t = transposed(b, g.n, g.k);
+                                          return pack_constant_b(*packed, b_t.data());
+                                        });
+  return packed;
+}
 
 }  // namespace
 
@@ -147,8 +230,16 @@ Expected<PreparedKernel> make_gemm_kernel(const NodeContext& node) {
   if (dtype == DType::kFloat64) {
     result.kernel = std::make_unique<GemmKernel<double>>(layout, activation);
   } else {
-    result.kernel = std::make_unique<GemmKernel<float>>(layout, activation);
-    if (gemv_row_fits(layout.gemm)) result.implementation = "one-row dot products";
+    std::optional<PackedProduct> packed = plan_packed_gemm(node, layout);
+    if (packed) {
+      result.workspace_bytes = packed_product_workspace_bytes(*packed);
+      result.implementation =
+          std::string(packed->packed_b ? "packed gemm, packed B " : "packed gemm ") +
+          nn::sgemm_isa_name(packed->isa);
+    } else if (gemv_row_fits(layout.gemm)) {
+      result.implementation = "one-row dot products";
+    }
+    result.kernel = std::make_unique<GemmKernel<float>>(layout, activation, std::move(packed));
   }
   return result;
 }
