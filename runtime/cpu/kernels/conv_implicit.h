@@ -6,7 +6,9 @@
 // (sgemm_packed_a_rows), in column tiles that run across output rows. Where the window reaches
 // into padding, each band's input rows (with their halo) are first copied into zero-padded
 // planes; the band's wide output lands in the workspace and its OW valid columns a row are
-// copied out. Each thread runs a contiguous run of whole bands in its own part of the workspace.
+// copied out. Each thread runs a contiguous run of whole bands in its own part of the workspace;
+// a map of fewer bands than threads shares each band's output channels over them instead, or,
+// for a 1x1 convolution read in place, its columns.
 //
 // A stride s > 1 first splits each band's (zero-padded) input into s x s phase planes per
 // channel, phase (a, b) holding rows a, a + s, ... and columns b, b + s, ...: tap (kh, kw) of a
