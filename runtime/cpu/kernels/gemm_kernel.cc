@@ -233,9 +233,7 @@ Expected<PreparedKernel> make_gemm_kernel(const NodeContext& node) {
     std::optional<PackedProduct> packed = plan_packed_gemm(node, layout);
     if (packed) {
       result.workspace_bytes = packed_product_workspace_bytes(*packed);
-      result.implementation =
-          std::string(packed->packed_b ? "packed gemm, packed B " : "packed gemm ") +
-          nn::sgemm_isa_name(packed->isa);
+      result.implementation = packed_product_name(*packed);
     } else if (gemv_row_fits(layout.gemm)) {
       result.implementation = "one-row dot products";
     }

@@ -108,9 +108,7 @@ PreparedKernel prepared(const NodeContext& node, MatMulLayout layout, Activation
     }
     if (packed) {
       result.workspace_bytes = packed_product_workspace_bytes(*packed);
-      result.implementation =
-          std::string(packed->packed_b ? "packed gemm, packed B " : "packed gemm ") +
-          nn::sgemm_isa_name(packed->isa);
+      result.implementation = packed_product_name(*packed);
     } else if (gemv_row_fits(layout.gemm)) {
       result.implementation = "one-row sweeps";
     }

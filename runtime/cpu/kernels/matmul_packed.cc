@@ -39,6 +39,11 @@ std::shared_ptr<const std::vector<float>> pack_constant_b(const PackedProduct& p
   return packed;
 }
 
+std::string packed_product_name(const PackedProduct& product) {
+  return std::string(product.packed_b ? "packed gemm, packed B " : "packed gemm ") +
+         nn::sgemm_isa_name(product.isa);
+}
+
 size_t packed_product_workspace_bytes(const PackedProduct& product) {
   return static_cast<size_t>(nn::packed_a_floats(product.isa, product.shape.m, product.shape.k)) *
          sizeof(float);

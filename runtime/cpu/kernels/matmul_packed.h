@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <memory>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "runtime/cpu/kernels/gemm_blas.h"
@@ -36,6 +37,9 @@ std::optional<PackedProduct> plan_packed_product(const GemmShape& shape, nn::Sge
 /// products keep their bits: each element of C is the same chain.
 std::shared_ptr<const std::vector<float>> pack_constant_b(const PackedProduct& product,
                                                           const float* b);
+
+/// The profiler's name of the product's path: "packed gemm[, packed B] <isa>".
+std::string packed_product_name(const PackedProduct& product);
 
 /// Workspace bytes run_packed_product needs: A packed into whole panels.
 size_t packed_product_workspace_bytes(const PackedProduct& product);
