@@ -175,9 +175,8 @@ class GemmKernel final : public Kernel {
   void broadcast_c(const T* c, T* y) const {
     const GemmShape& g = layout_.gemm;
     for (int64_t i = 0; i < g.m; ++i) {
-      const T* c_row = c + i * layout_.c_row_stride;
       T* y_row = y + i * g.n;
-      for (int64_t j = 0; j < g.n; ++j) y_row[j] = c_row[j * layout_.c_col_stride];
+      for (int64_t j = 0; j < g.n; ++j) y_row[j] = c_at(layout_, c, i, j);
     }
   }
 
