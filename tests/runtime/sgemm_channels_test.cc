@@ -128,7 +128,7 @@ TEST_CASE("the channel-vector GEMM gives the packed GEMM's bits and writes only 
       Activation{ActivationKind::kClip, -0.5f, 0.25f},
   };
   int cases = 0;
-  for (const int64_t m : {1, 17, 64, 70, 130}) {
+  for (const int64_t m : {1, 17, 64, 70, 112, 130, 191}) {  // last panels of 1-4 vectors
     const int64_t panels = (m + kChannelPanelRows - 1) / kChannelPanelRows;
     for (const int64_t k : {0, 1, 129, 300}) {
       for (const Band& band : bands) {

@@ -19,6 +19,10 @@ constexpr int64_t kMaxImplicitStride = 4;
 // through a transpose, which a short k does not amortize (ResNet-50's 64 -> 256 1x1 on 56x56,
 // k = 64, ran 1.15-1.27x longer at two threads; 256 -> 64, k = 256, 0.87-0.96x).
 constexpr int64_t kMinChannelDepth = 256;
+// Or at least this deep where the column tiles leave more than a fifth of their lanes idle (a 7x7
+// map's 49 positions in 64 lanes): MobileNetV2's 160 -> 960 expansions on 7x7 ran 0.87-0.91x.
+constexpr int64_t kMinChannelDepthIdleColumns = 128;
+constexpr double kIdleColumnLaneUse = 0.8;
 // And runs this long on average: each step of k loads a run's four weight vectors and its
 // offsets whatever its length, so runs of 4 and 3 (a padded 7x7 map's rows) wait on loads (3x3
 // convolutions onto 7x7 maps ran 1.02-1.17x longer; rows of 14 as 5 + 5 + 4 ran 0.83-0.91x).
@@ -270,10 +274,10 @@ double mean_run_columns(const WindowGeometry& g) {
   return static_cast<double>(length) / static_cast<double>(std::max<int64_t>(runs, 1));
 }
 
-// The fraction of the 64-channel panels' lanes that hold an output channel.
+// The fraction of the channel vectors' lanes that hold an output channel (a last panel of fewer
+// than 64 channels runs only the vectors of 16 it needs).
 double channel_lane_use(int64_t out_channels) {
-  const int64_t padded =
-      (out_channels + kChannelPanelRows - 1) / kChannelPanelRows * kChannelPanelRows;
+  const int64_t padded = (out_channels + 15) / 16 * 16;
   return static_cast<double>(out_channels) / static_cast<double>(padded);
 }
 
@@ -391,9 +395,12 @@ bool implicit_channels_fit(const WindowGeometry& g, int64_t in_channels, int64_t
   // the column tiles, 0.03 and 0.01 with subnormals flushed (which would change the results).
   if (g.output_size() == 1) return true;
   const int64_t depth = in_channels * g.kernel_size();
-  if (depth < kMinChannelDepth) return false;
+  const double column_use = column_lane_use(g);
+  const int64_t least_depth =
+      column_use < kIdleColumnLaneUse ? kMinChannelDepthIdleColumns : kMinChannelDepth;
+  if (depth < least_depth) return false;
   if (mean_run_columns(g) < kMinChannelRunColumns) return false;
-  return channel_lane_use(out_channels) >= column_lane_use(g);
+  return channel_lane_use(out_channels) >= column_use;
 }
 
 bool implicit_gemm_fits(const WindowGeometry& g) {

@@ -47,13 +47,15 @@ struct RunTile {
   RunAhead ahead;  // the B rows a later run reads, one a step
 };
 
-// The accumulators stay in registers: kColumns (1..6) is a constant, so every loop unrolls.
-// The run also asks for its share of the next block's lines, one a step (see multiply_pass).
-template <int kColumns>
+// The accumulators stay in registers: kColumns (1..6) and kRowVectors (1..4, the panel's rows
+// that exist in vectors of 16: a last panel of 32 rows multiplies no zero padding) are constants,
+// so every loop unrolls. The run also asks for its share of the next block's lines, one a step
+// (see multiply_pass).
+template <int kColumns, int kRowVectors>
 __attribute__((target("avx512f"))) void run_tile(const RunTile& t) {
-  __m512 acc[kColumns][kVectors];
+  __m512 acc[kColumns][kRowVectors];
   for (int j = 0; j < kColumns; ++j) {
-    for (int v = 0; v < kVectors; ++v) {
+    for (int v = 0; v < kRowVectors; ++v) {
       acc[j][v] = t.accumulate ? _mm512_loadu_ps(t.partial + j * kChannelPanelRows + 16 * v)
                                : _mm512_setzero_ps();
     }
@@ -63,37 +65,52 @@ __attribute__((target("avx512f"))) void run_tile(const RunTile& t) {
     const float* row = t.b + t.offsets[p];
     if (p < t.prefetch_lines) __builtin_prefetch(t.prefetch + p * kLineFloats, 0, 3);
     if (p < t.ahead.rows) __builtin_prefetch(t.ahead.b + t.ahead.offsets[p], 0, 3);
-    __m512 weights[kVectors];
-    for (int v = 0; v < kVectors; ++v) {
+    __m512 weights[kRowVectors];
+    for (int v = 0; v < kRowVectors; ++v) {
       weights[v] = _mm512_loadu_ps(a + 16 * v);
     }
 #pragma GCC unroll 6
     for (int j = 0; j < kColumns; ++j) {
       const __m512 bj = _mm512_set1_ps(row[j]);
-      for (int v = 0; v < kVectors; ++v) acc[j][v] = _mm512_fmadd_ps(weights[v], bj, acc[j][v]);
+      for (int v = 0; v < kRowVectors; ++v) acc[j][v] = _mm512_fmadd_ps(weights[v], bj, acc[j][v]);
     }
   }
   for (int j = 0; j < kColumns; ++j) {
-    for (int v = 0; v < kVectors; ++v) {
+    for (int v = 0; v < kRowVectors; ++v) {
       _mm512_storeu_ps(t.partial + j * kChannelPanelRows + 16 * v, acc[j][v]);
     }
   }
 }
 
+template <int kRowVectors>
 void run_tile_columns(int64_t columns, const RunTile& t) {
   switch (columns) {
     case 1:
-      return run_tile<1>(t);
+      return run_tile<1, kRowVectors>(t);
     case 2:
-      return run_tile<2>(t);
+      return run_tile<2, kRowVectors>(t);
     case 3:
-      return run_tile<3>(t);
+      return run_tile<3, kRowVectors>(t);
     case 4:
-      return run_tile<4>(t);
+      return run_tile<4, kRowVectors>(t);
     case 5:
-      return run_tile<5>(t);
+      return run_tile<5, kRowVectors>(t);
     default:
-      return run_tile<6>(t);
+      return run_tile<6, kRowVectors>(t);
+  }
+}
+
+// A panel's rows in vectors of 16 (the last panel of m rows may hold fewer than four).
+void run_tile_shape(int64_t row_vectors, int64_t columns, const RunTile& t) {
+  switch (row_vectors) {
+    case 1:
+      return run_tile_columns<1>(columns, t);
+    case 2:
+      return run_tile_columns<2>(columns, t);
+    case 3:
+      return run_tile_columns<3>(columns, t);
+    default:
+      return run_tile_columns<4>(columns, t);
   }
 }
 
@@ -188,6 +205,8 @@ void multiply_pass(const ChannelProduct& p, int64_t panel, int64_t first, int64_
   const int64_t depth = block_depth(p.k);
   const int64_t block_lines = depth * kChannelPanelRows / kLineFloats;
   const int64_t share = (block_lines + (end - first) - 1) / std::max<int64_t>(end - first, 1);
+  const int64_t rows = std::min(kChannelPanelRows, p.m - panel * kChannelPanelRows);
+  const int64_t row_vectors = (rows + 15) / 16;
   for (int64_t k0 = 0; k0 < p.k; k0 += depth) {
     const int64_t kc = std::min(depth, p.k - k0);
     const float* a = p.packed + (panel * p.k + k0) * kChannelPanelRows;
@@ -205,7 +224,7 @@ void multiply_pass(const ChannelProduct& p, int64_t panel, int64_t first, int64_
                          next + (r - first) * share * kLineFloats,
                          std::min(lines, kc),
                          ahead};
-      run_tile_columns(p.runs[r].count, tile);
+      run_tile_shape(row_vectors, p.runs[r].count, tile);
       partial += p.runs[r].count * kChannelPanelRows;
     }
   }

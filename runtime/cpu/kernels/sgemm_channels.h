@@ -5,6 +5,7 @@
 // - no strip of B is copied (sgemm_packed copies one per column tile and block of k, which a
 //   product with few rows, a stem's 64 output channels, does not amortize);
 // - a 7x7 map's 49 positions run 49 columns' work (sgemm_packed's 32-wide tiles run 64);
+// - a last panel of fewer than 64 rows runs only its vectors of 16 (160 rows: 64 + 64 + 32);
 // - a padded band writes its valid outputs straight into Y (no wide output copied out).
 //
 // The columns of one call are runs of consecutive positions: a run reads B at b + offsets[p] + its
