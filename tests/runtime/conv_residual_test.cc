@@ -130,7 +130,8 @@ bool same_bits_or_both_nan(float a, float b) {
 
 TEST_CASE("a fused residual Add gives the unfused bits on every Conv path") {
   const ResidualCase cases[] = {
-      {"1x1 stride 1", "implicit gemm", 16, 24, 14, 1, 1, 0, true},
+      {"1x1 stride 1, 24 -> 16 (a projection: columns shared at two threads)", "implicit gemm", 24,
+       16, 14, 1, 1, 0, true},
       {"3x3 stride 1", "winograd f(2x2,3x3)", 8, 8, 16, 3, 1, 1, true},
       {"3x3 stride 1, no bias", "winograd", 8, 8, 16, 3, 1, 1, false},
       {"3x3 stride 1 on 30x30 (F(4x4, 3x3))", "winograd f(4x4,3x3)", 8, 8, 30, 3, 1, 1, true},
