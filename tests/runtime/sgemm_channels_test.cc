@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <tuple>
 #include <vector>
 
 #include "runtime/cpu/kernels/sgemm_packed.h"
@@ -189,11 +190,15 @@ TEST_CASE("column runs cover each row once, near-equal, at most kChannelRunColum
     }
     CHECK(covered == expected);
   }
-  std::vector<ColumnRun> seven;
-  cpu::nn::append_column_runs(1, 7, 9, seven);
-  REQUIRE(seven.size() == 2);
-  CHECK(seven[0].count == 4);
-  CHECK(seven[1].count == 3);
+  // A 7x7 map's row is one run; a row of 8 is two of 4, a row of 15 three of 5.
+  for (const auto& [width, count, length] :
+       {std::tuple{7, 1, 7}, std::tuple{8, 2, 4}, std::tuple{15, 3, 5}}) {
+    CAPTURE(width);
+    std::vector<ColumnRun> row;
+    cpu::nn::append_column_runs(1, width, width + 2, row);
+    REQUIRE(row.size() == static_cast<size_t>(count));
+    for (const ColumnRun& run : row) CHECK(run.count == length);
+  }
 }
 
 }  // namespace

@@ -47,7 +47,8 @@ struct RunTile {
   RunAhead ahead;  // the B rows a later run reads, one a step
 };
 
-// The accumulators stay in registers: kColumns (1..6) and kRowVectors (1..4, the panel's rows
+// The accumulators stay in registers (at 7 x 4, GCC keeps one of the 28 on the stack): kColumns
+// (1..7) and kRowVectors (1..4, the panel's rows
 // that exist in vectors of 16: a last panel of 32 rows multiplies no zero padding) are constants,
 // so every loop unrolls. The run also asks for its share of the next block's lines, one a step
 // (see multiply_pass).
@@ -69,7 +70,7 @@ __attribute__((target("avx512f"))) void run_tile(const RunTile& t) {
     for (int v = 0; v < kRowVectors; ++v) {
       weights[v] = _mm512_loadu_ps(a + 16 * v);
     }
-#pragma GCC unroll 6
+#pragma GCC unroll 7
     for (int j = 0; j < kColumns; ++j) {
       const __m512 bj = _mm512_set1_ps(row[j]);
       for (int v = 0; v < kRowVectors; ++v) acc[j][v] = _mm512_fmadd_ps(weights[v], bj, acc[j][v]);
@@ -95,8 +96,10 @@ void run_tile_columns(int64_t columns, const RunTile& t) {
       return run_tile<4, kRowVectors>(t);
     case 5:
       return run_tile<5, kRowVectors>(t);
-    default:
+    case 6:
       return run_tile<6, kRowVectors>(t);
+    default:
+      return run_tile<7, kRowVectors>(t);
   }
 }
 

@@ -1,6 +1,6 @@
 // A GEMM for convolutions whose column tiles waste work: C[m, n] = A[m, k] * B[k, n] with the
 // vectors across A's rows (output channels) instead of across B's columns (positions). Its
-// AVX-512 micro-kernel holds 64 rows of C (four vectors) by up to 6 columns and broadcasts each
+// AVX-512 micro-kernel holds 64 rows of C (four vectors) by up to 7 columns and broadcasts each
 // column's element of B straight from the input planes:
 // - no strip of B is copied (sgemm_packed copies one per column tile and block of k, which a
 //   product with few rows, a stem's 64 output channels, does not amortize);
@@ -26,7 +26,7 @@
 namespace onepool::cpu::nn {
 
 constexpr int64_t kChannelPanelRows = 64;  // rows of A (output channels) per packed panel
-constexpr int64_t kChannelRunColumns = 6;  // the most columns one run (one micro-tile) holds
+constexpr int64_t kChannelRunColumns = 7;  // the most columns one run (one micro-tile) holds
 
 /// Floats A packed for sgemm_channels takes (whole panels, the last one zero-padded).
 int64_t channel_packed_floats(int64_t m, int64_t k);
@@ -42,7 +42,9 @@ struct ColumnRun {
 
 /// The runs of output rows `width` positions long whose B rows start plane_w apart (plane_w ==
 /// width: one run of rows * width positions), each cut into near-equal runs of at most
-/// kChannelRunColumns (7 as 4 + 3: a run of one column is a quarter as fast a column).
+/// kChannelRunColumns (8 as 4 + 4: a run of one column is a quarter as fast a column). A 7x7
+/// map's rows are one run each: the 7-column tile holds 28 accumulators (one waits on the stack),
+/// where runs of 4 + 3 waited on their loads (see conv_implicit.cc's kMinChannelRunColumns).
 void append_column_runs(int64_t rows, int64_t width, int64_t plane_w, std::vector<ColumnRun>& runs);
 
 struct ChannelProduct {
