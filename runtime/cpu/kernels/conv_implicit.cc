@@ -27,8 +27,11 @@ constexpr double kIdleColumnLaneUse = 0.8;
 // offsets whatever its length, so short runs wait on loads (a padded 7x7 map's rows as 4 + 3: 3x3
 // convolutions onto 7x7 maps ran 1.02-1.17x longer than on the column tiles; rows of 14 as
 // 5 + 5 + 4 ran 0.83-0.91x). With runs of up to 7, a 7x7 row is one run: four of ResNet-50's 3x3
-// 512 -> 512 on 7x7 in a chain ran 8.27 -> 6.05 ms at one thread, 5.58 -> 3.05 at two.
-constexpr double kMinChannelRunColumns = 4.5;
+// 512 -> 512 on 7x7 in a chain ran 8.27 -> 6.05 ms at one thread, 5.58 -> 3.05 at two. Rows of 8
+// as 4 + 4 beat the column tiles' 64 of 96 lanes: UNet's 3x3 256 / 512 -> 512 on 8x8 ran
+// 0.77-0.81x at one thread and 0.92x at two (the untouched nodes of the same runs 0.87-0.93 /
+// 0.95-1.02).
+constexpr double kMinChannelRunColumns = 4.0;
 // Output rows at least this wide, in whole multiples of this, run row by row straight into Y
 // (ImplicitGemmPlan::rows_direct): full column tiles with no lanes idle; narrower rows keep the
 // wide band, whose column tiles run across rows (a 7x7 map's rows would fill 7 of 16 lanes).
