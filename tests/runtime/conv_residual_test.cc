@@ -137,6 +137,8 @@ TEST_CASE("a fused residual Add gives the unfused bits on every Conv path") {
       {"3x3 stride 1 on 30x30 (F(4x4, 3x3))", "winograd f(4x4,3x3)", 8, 8, 30, 3, 1, 1, true},
       {"3x3 dilation 2", "winograd", 8, 8, 24, 3, 1, 2, true, 2},
       {"1x1 stride 2", "im2col", 16, 32, 14, 1, 2, 0, true},
+      {"1x1 stride 2 onto 7x7, k = 256", "im2col", 256, 64, 14, 1, 2, 0, true, 1,
+       "implicit gemm channels"},
       {"3x3 stride 2", "implicit gemm", 8, 16, 15, 3, 2, 1, true},
       {"3x3 stride 2 onto rows of 32, straight into Y", "implicit gemm", 8, 16, 64, 3, 2, 1, true},
       {"7x7 stride 2", "implicit gemm", 3, 8, 20, 7, 2, 3, false},

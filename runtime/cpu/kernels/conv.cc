@@ -467,8 +467,9 @@ Expected<WorkspaceBytes> choose_path(const NodeContext& node, ConvPlan& plan) {
     plan.packed_bytes = 0;
   }
   (void)col;  // computed for its overflow check: every tile is a part of it
-  // Stride 1 with wide enough output rows: no column matrix at all (conv_implicit.h).
-  if (implicit_gemm_fits(g)) {
+  // Stride 1 with wide enough output rows: no column matrix at all (conv_implicit.h); and any
+  // convolution the channel vectors take.
+  if (channels || implicit_gemm_fits(g)) {
     plan.path = ConvPath::kImplicit;
     plan.implicit = plan_implicit_gemm(g, plan.in_channels / plan.group,
                                        plan.out_channels / plan.group, node.threads(), channels);
