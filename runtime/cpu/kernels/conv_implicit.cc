@@ -453,9 +453,6 @@ ImplicitGemmPlan plan_implicit_gemm(const WindowGeometry& g, int64_t in_channels
   // max(kBandColumns, plane_w) output columns), so that a plan made at the top of a shape range
   // has room at every smaller shape (DynamicSession).
   const int64_t band_columns = std::max(kBandColumns, plan.plane_w);
-  // Every phase plane (at most stride x stride per channel) of a band.
-  plan.padded_bytes =
-      plan.padded ? in_channels * s * s * (band_columns + halo_h * plan.plane_w) * kFloat : 0;
   plan.wide_bytes = plan.plane_w == g.output[2] ? 0 : out_channels * band_columns * kFloat;
   plan.rows_direct = plan.wide_bytes != 0 && g.output[2] >= kLeastDirectRow &&
                      g.output[2] % kDirectRowMultiple == 0;
@@ -469,9 +466,6 @@ ImplicitGemmPlan plan_implicit_gemm(const WindowGeometry& g, int64_t in_channels
       append_column_runs(last_rows, g.output[2], plan.plane_w, plan.last_runs);
     }
   }
-  plan.part_bytes = aligned(plan.padded_bytes) + aligned(plan.wide_bytes);
-  const int64_t bands = (g.output[1] + plan.band_rows - 1) / plan.band_rows;
-  plan.parts = plan.part_bytes == 0 ? 1 : std::clamp<int64_t>(threads, 1, bands);
   // The phases some tap reads (a 1x1 kernel at stride 2 reads phase (0, 0) only).
   std::vector<int64_t> row_index(static_cast<size_t>(s), -1), column_index(row_index);
   for (int64_t kh = 0; kh < g.kernel[1]; ++kh)
@@ -490,6 +484,13 @@ ImplicitGemmPlan plan_implicit_gemm(const WindowGeometry& g, int64_t in_channels
   }
   const auto phases_per_channel =
       static_cast<int64_t>(plan.phase_rows.size() * plan.phase_columns.size());
+  // Every phase plane a tap reads (at most stride x stride per channel) of a band.
+  plan.padded_bytes = plan.padded ? in_channels * phases_per_channel *
+                                        (band_columns + halo_h * plan.plane_w) * kFloat
+                                  : 0;
+  plan.part_bytes = aligned(plan.padded_bytes) + aligned(plan.wide_bytes);
+  const int64_t bands = (g.output[1] + plan.band_rows - 1) / plan.band_rows;
+  plan.parts = plan.part_bytes == 0 ? 1 : std::clamp<int64_t>(threads, 1, bands);
   for (int64_t c = 0; c < in_channels; ++c) {
     for (int64_t kh = 0; kh < g.kernel[1]; ++kh) {
       for (int64_t kw = 0; kw < g.kernel[2]; ++kw) {
