@@ -11,7 +11,6 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
-#include <tuple>
 #include <vector>
 
 #include "runtime/cpu/kernels/sgemm_packed.h"
@@ -191,13 +190,15 @@ TEST_CASE("column runs cover each row once, near-equal, at most kChannelRunColum
     CHECK(covered == expected);
   }
   // A 7x7 map's row is one run; a row of 8 is two of 4, a row of 15 three of 5.
-  for (const auto& [width, count, length] :
-       {std::tuple{7, 1, 7}, std::tuple{8, 2, 4}, std::tuple{15, 3, 5}}) {
-    CAPTURE(width);
+  struct RowCut {
+    int64_t width, runs, length;
+  };
+  for (const RowCut cut : {RowCut{7, 1, 7}, RowCut{8, 2, 4}, RowCut{15, 3, 5}}) {
+    CAPTURE(cut.width);
     std::vector<ColumnRun> row;
-    cpu::nn::append_column_runs(1, width, width + 2, row);
-    REQUIRE(row.size() == static_cast<size_t>(count));
-    for (const ColumnRun& run : row) CHECK(run.count == length);
+    cpu::nn::append_column_runs(1, cut.width, cut.width + 2, row);
+    REQUIRE(row.size() == static_cast<size_t>(cut.runs));
+    for (const ColumnRun& run : row) CHECK(run.count == cut.length);
   }
 }
 
