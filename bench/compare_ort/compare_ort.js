@@ -2,7 +2,7 @@
 // Compares OnePool's CLI with ONNX Runtime (CPU) on the same inputs: outputs, latency, memory.
 //
 //   node bench/compare_ort/compare_ort.js [MODEL ...] [--manifest FILE] [--cli PATH]
-//        [--iterations N] [--warmup N] [--threads N] [--rounds R] [--json FILE] [--work DIR]
+//        [--iterations N] [--warmup N] [--threads N] [--rounds R] [--paced K] [--json FILE] [--work DIR]
 //        [--atol A] [--rtol R] [--self-test]
 //
 // MODEL is a model name or an .onnx path (shapes then come from a manifest entry with the same
@@ -17,6 +17,12 @@
 //   Step 4. Elementwise comparison: mismatch where |a-b| > atol + rtol*|b| (b = ORT).
 //   Step 5. With --rounds R > 1: R - 1 more rounds of ORT's timing then ours, alternated; the
 //           row's p50s and ratio are the medians over the R rounds (JSON: round_ratios).
+//   Or, with --paced K: both runtimes stay loaded in two processes (ORT's worker and
+//           `onepool bench --paced`) and take turns in bursts of K timed runs (who goes first
+//           alternates), R x N timed runs each; each burst starts with one uncounted run (it
+//           re-warms caches and threads after the other's burst). The row's p50s are over all
+//           counted runs, its ratio is theirs (JSON: burst_ratios, each burst's p50 ratio). A
+//           shared machine's load, which drifts over seconds, then falls on both alike.
 // --self-test replaces step 3 by ORT with graph optimizations disabled, to test this script
 // without our CLI. Exit status: 0 when every model matches, 1 on any mismatch or error.
 // Needs only node and onnxruntime-node in .cache/ort (scripts/fetch_ort.sh).
@@ -24,7 +30,8 @@
 
 const fs = require('fs');
 const path = require('path');
-const { spawnSync } = require('child_process');
+const { spawn, spawnSync } = require('child_process');
+const readline = require('readline');
 
 const ROOT = path.resolve(__dirname, '..', '..');
 const ORT_PATH = path.join(ROOT, '.cache', 'ort', 'node_modules', 'onnxruntime-node');
@@ -113,10 +120,9 @@ function vmStatus(field) {
   return m ? Number(m[1]) * 1024 : NaN;
 }
 
-async function ortWorker(jobFile) {
-  const job = JSON.parse(fs.readFileSync(jobFile, 'utf8'));
+// The job's ORT session and its inputs.
+async function openOrtSession(job) {
   const ort = require(ORT_PATH);
-  const baselineRss = vmStatus('VmHWM');
   const session = await ort.InferenceSession.create(job.model, {
     executionProviders: ['cpu'],
     intraOpNumThreads: job.threads,
@@ -128,6 +134,13 @@ async function ortWorker(jobFile) {
   for (const inp of job.inputs) {
     feeds[inp.name] = new ort.Tensor(inp.dtype, readRaw(inp.file, inp.dtype, inp.shape), inp.shape);
   }
+  return { session, feeds };
+}
+
+async function ortWorker(jobFile) {
+  const job = JSON.parse(fs.readFileSync(jobFile, 'utf8'));
+  const baselineRss = vmStatus('VmHWM');
+  const { session, feeds } = await openOrtSession(job);
   let results;
   for (let i = 0; i < job.warmup; i++) results = await session.run(feeds);
   const times = [];
@@ -154,12 +167,36 @@ async function ortWorker(jobFile) {
   fs.writeFileSync(path.join(job.dir, 'ort.json'), JSON.stringify(report, null, 2) + '\n');
 }
 
-function runOrt(model, inputs, dir, opts, optimization) {
+// --paced: after the warm-up, each line N on stdin times N runs, answered as `onepool bench
+// --paced` answers ("paced: MS MS ...").
+async function ortPacedWorker(jobFile) {
+  const job = JSON.parse(fs.readFileSync(jobFile, 'utf8'));
+  const { session, feeds } = await openOrtSession(job);
+  for (let i = 0; i < job.warmup; i++) await session.run(feeds);
+  for await (const line of readline.createInterface({ input: process.stdin })) {
+    const count = Number(line.trim());
+    if (!Number.isInteger(count) || count < 1) throw new Error(`paced: expected a run count, got '${line}'`);
+    const times = [];
+    for (let i = 0; i < count; i++) {
+      const t0 = process.hrtime.bigint();
+      await session.run(feeds);
+      times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    }
+    process.stdout.write(`paced: ${times.map((t) => t.toFixed(6)).join(' ')}\n`);
+  }
+}
+
+function writeOrtJob(model, inputs, dir, opts, optimization) {
   fs.rmSync(dir, { recursive: true, force: true });
   fs.mkdirSync(dir, { recursive: true });
   const job = { model, inputs, dir, threads: opts.threads, warmup: opts.warmup, iterations: opts.iterations, optimization };
   const jobFile = path.join(dir, 'job.json');
   fs.writeFileSync(jobFile, JSON.stringify(job, null, 2));
+  return jobFile;
+}
+
+function runOrt(model, inputs, dir, opts, optimization) {
+  const jobFile = writeOrtJob(model, inputs, dir, opts, optimization);
   const r = spawnSync(process.execPath, [__filename, '--ort-worker', jobFile], { encoding: 'utf8', maxBuffer: 64 << 20 });
   if (r.error || r.status !== 0) {
     throw new Error(`ONNX Runtime failed on ${path.basename(model)} (exit ${r.status}${r.signal ? ', ' + r.signal : ''}):\n${tail(r.stderr || String(r.error))}`);
@@ -250,6 +287,85 @@ function timeMoreRounds(entry, inputs, dir, opts, row) {
   row.ort_p50_ms = median(times.ort);
   row.ours_p50_ms = median(times.ours);
   row.ratio = median(row.round_ratios);
+}
+
+// A child process that answers each run-count request on its stdin with one "paced: MS ..." line.
+class PacedChild {
+  constructor(command, args, what) {
+    this.what = what;
+    this.command = [command, ...args].map((a) => (/[\s"']/.test(a) ? JSON.stringify(a) : a)).join(' ');
+    this.waiting = [];
+    this.stderr = '';
+    this.proc = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    this.proc.stderr.on('data', (d) => { this.stderr = (this.stderr + d).slice(-65536); });
+    this.proc.stdin.on('error', () => {});  // a child that died is reported by its exit
+    this.closed = new Promise((resolve) => {
+      this.proc.on('error', (e) => { this.exit = { error: e }; this.failAll(); resolve(); });
+      this.proc.on('close', (code, signal) => { this.exit = this.exit || { code, signal }; this.failAll(); resolve(); });
+    });
+    readline.createInterface({ input: this.proc.stdout }).on('line', (line) => {
+      if (!line.startsWith('paced:')) return;
+      const waiter = this.waiting.shift();
+      if (waiter) waiter.resolve(line.slice(6).trim().split(/\s+/).map(Number));
+    });
+  }
+
+  failure() {
+    const how = this.exit.error ? this.exit.error.message : `exit ${this.exit.code}${this.exit.signal ? ' (' + this.exit.signal + ')' : ''}`;
+    return new Error(`${this.what}: ${how}\n  command: ${this.command}\n  stderr:\n${tail(this.stderr)}`);
+  }
+
+  failAll() {
+    for (const waiter of this.waiting.splice(0)) waiter.reject(this.failure());
+  }
+
+  run(count) {
+    if (this.exit) return Promise.reject(this.failure());
+    return new Promise((resolve, reject) => {
+      this.waiting.push({ resolve, reject });
+      this.proc.stdin.write(`${count}\n`);
+    });
+  }
+
+  // Ends its input and waits for it to exit; a non-zero exit is an error.
+  async finish() {
+    this.proc.stdin.end();
+    await this.closed;
+    if (this.exit.error || this.exit.code !== 0) throw this.failure();
+  }
+}
+
+// --paced K: both runtimes loaded side by side, taking turns in bursts of K counted runs.
+async function timePaced(entry, inputs, dir, opts, row) {
+  const jobFile = writeOrtJob(entry.path, inputs, path.join(dir, 'ort_paced'), opts, 'all');
+  const ort = new PacedChild(process.execPath, [__filename, '--ort-paced', jobFile], 'ONNX Runtime (paced)');
+  const { shapes, files } = cliInputFlags(inputs, entry.bounds || {});
+  const ours = new PacedChild(opts.cli, ['bench', entry.path, ...shapes, ...files, '--warmup', String(opts.warmup),
+    '--threads', String(opts.threads), '--paced'], 'onepool bench --paced');
+  const times = { ort: [], ours: [] };
+  const burstRatios = [];
+  const total = opts.iterations * opts.rounds;
+  try {
+    for (let done = 0, burst = 0; done < total; burst++) {
+      const count = Math.min(opts.paced, total - done);
+      const turns = burst % 2 === 0 ? [['ort', ort], ['ours', ours]] : [['ours', ours], ['ort', ort]];
+      const got = {};
+      for (const [who, child] of turns) got[who] = (await child.run(count + 1)).slice(1);
+      times.ort.push(...got.ort);
+      times.ours.push(...got.ours);
+      burstRatios.push(median(got.ours) / median(got.ort));
+      done += count;
+    }
+  } finally {
+    const ends = await Promise.allSettled([ort.finish(), ours.finish()]);
+    const failed = ends.find((e) => e.status === 'rejected');
+    if (failed && times.ours.length === total) throw failed.reason;
+  }
+  row.ort_p50_ms = median(times.ort);
+  row.ours_p50_ms = median(times.ours);
+  row.ratio = row.ours_p50_ms / row.ort_p50_ms;
+  row.paced = { burst: opts.paced, runs: total };
+  row.burst_ratios = burstRatios;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -372,7 +488,7 @@ async function inputSpecs(entry, dir) {
 function parseArgs(argv) {
   const opts = {
     models: [], manifests: [], cli: path.join(ROOT, 'build', 'onepool'),
-    iterations: 20, warmup: 3, threads: 2, rounds: 1, json: null, work: path.join(ROOT, '.cache', 'compare_ort'),
+    iterations: 20, warmup: 3, threads: 2, rounds: 1, paced: 0, json: null, work: path.join(ROOT, '.cache', 'compare_ort'),
     atol: 1e-4, rtol: 1e-3, selfTest: false,
   };
   const value = (i, flag) => {
@@ -396,6 +512,7 @@ function parseArgs(argv) {
       case '--warmup': opts.warmup = Math.floor(number(take(), a)); break;
       case '--threads': opts.threads = Math.max(1, Math.floor(number(take(), a))); break;
       case '--rounds': opts.rounds = Math.max(1, Math.floor(number(take(), a))); break;
+      case '--paced': opts.paced = Math.max(1, Math.floor(number(take(), a))); break;
       case '--json': opts.json = path.resolve(take()); break;
       case '--work': opts.work = path.resolve(take()); break;
       case '--atol': opts.atol = number(take(), a); break;
@@ -463,7 +580,11 @@ async function main() {
       row.max_abs_diff = cmp.maxAbs;
       row.match = cmp.problems.length === 0;
       if (!row.match) row.problems = cmp.problems;
-      if (opts.rounds > 1) timeMoreRounds(entry, inputs, dir, opts, row);
+      if (opts.paced > 0 && !opts.selfTest) {
+        await timePaced(entry, inputs, dir, opts, row);
+      } else if (opts.rounds > 1) {
+        timeMoreRounds(entry, inputs, dir, opts, row);
+      }
     } catch (e) {
       row.error = e.message;
     }
@@ -482,14 +603,14 @@ async function main() {
     (opts.selfTest ? '  [self-test: "ours" is ORT with graph optimizations disabled]' : ''));
   if (opts.json) {
     const doc = { version: 1, self_test: opts.selfTest, iterations: opts.iterations, warmup: opts.warmup,
-      threads: opts.threads, rounds: opts.rounds, atol: opts.atol, rtol: opts.rtol, geomean_ratio: geomean, models: rows };
+      threads: opts.threads, rounds: opts.rounds, paced: opts.paced, atol: opts.atol, rtol: opts.rtol, geomean_ratio: geomean, models: rows };
     fs.writeFileSync(opts.json, JSON.stringify(doc, null, 2) + '\n');
   }
   return failed === 0 ? 0 : 1;
 }
 
-if (process.argv[2] === '--ort-worker') {
-  ortWorker(process.argv[3]).catch((e) => {
+if (process.argv[2] === '--ort-worker' || process.argv[2] === '--ort-paced') {
+  (process.argv[2] === '--ort-worker' ? ortWorker : ortPacedWorker)(process.argv[3]).catch((e) => {
     console.error(e && e.stack ? e.stack : String(e));
     process.exit(1);
   });

@@ -41,6 +41,29 @@ std::string line_starting(const std::string& output, const std::string& prefix) 
   return "";
 }
 
+// `onepool bench <args> --paced` with `requests` on its stdin (printf's escapes).
+CommandResult paced_bench(const ScratchDir& dir, const std::string& requests,
+                          const std::string& args) {
+  const std::string cli = env_or_empty("ONEPOOL_CLI");
+  REQUIRE_FALSE(cli.empty());
+  return run_command(
+      "printf " + shell_quote(requests) + " | " + shell_quote(cli) + " bench " + args + " --paced",
+      dir.file("out.txt"));
+}
+
+// The milliseconds of every "paced:" line, one list per line.
+std::vector<std::vector<double>> paced_answers(const std::string& output) {
+  std::vector<std::vector<double>> answers;
+  std::istringstream lines(output);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.rfind("paced:", 0) != 0) continue;
+    std::istringstream fields(line.substr(6));
+    answers.emplace_back();
+    for (double ms; fields >> ms;) answers.back().push_back(ms);
+  }
+  return answers;
+}
+
 }  // namespace
 
 // Each bad value is a usage error (exit 2) that names the flag, the bound and the value, found
@@ -61,6 +84,8 @@ TEST_CASE("bench: bad numeric flags are usage errors before the model loads") {
       {"--streams 0", "--streams must be at least 1, got 0"},
       {"--alignment 3", "--alignment must be a power of two, got 3"},
       {"--streams 2 --profile", "time one Session: drop --streams"},
+      {"--paced --streams 2", "--paced times one Session on request: drop --streams"},
+      {"--paced --duration 1", "--paced times one Session on request: drop --duration"},
   };
   for (const Bad& bad : cases) {
     CAPTURE(std::string(bad.flags));
@@ -190,6 +215,55 @@ TEST_CASE("bench: --streams runs Sessions side by side") {
   const double runs = report["throughput_per_s"].get<double>() *
                       report["phases_ms"]["timed"].get<double>() / 1000.0;
   CHECK(runs == doctest::Approx(runs0 + runs1).epsilon(1e-9));
+}
+
+// --paced: each request line N times N runs and answers them at once, in order; the timed runs
+// are exactly the requested ones (--iterations does not apply), and the report and the exported
+// times hold those runs.
+TEST_CASE("bench: --paced answers each request with its runs' times") {
+  ScratchDir dir("onepool_bench_paced");
+  const CommandResult result = paced_bench(dir, "2\\n3\\n",
+                                           tiny_model(dir) + " --iterations 50 --export-times " +
+                                               shell_quote(dir.file("t.txt")) + " --report " +
+                                               shell_quote(dir.file("r.json")));
+  REQUIRE_MESSAGE(result.exit_code == 0, result.output);
+  const std::vector<std::vector<double>> answers = paced_answers(result.output);
+  REQUIRE(answers.size() == 2);
+  CHECK(answers[0].size() == 2);
+  CHECK(answers[1].size() == 3);
+  std::vector<double> exported;
+  std::istringstream lines(read_text(dir.file("t.txt")));
+  for (double ms; lines >> ms;) exported.push_back(ms);
+  REQUIRE(exported.size() == 5);
+  for (size_t i = 0; i < exported.size(); ++i) {
+    const double answered = i < 2 ? answers[0][i] : answers[1][i - 2];
+    CAPTURE(i);
+    CHECK(answered > 0);
+    CHECK(answered == doctest::Approx(exported[i]).epsilon(1e-5));
+  }
+  CHECK(read_json(dir.file("r.json"))["iterations"] == 5);
+}
+
+// A request that is not a run count from 1 up, or no request at all, fails with the line named.
+TEST_CASE("bench: --paced refuses bad requests") {
+  ScratchDir dir("onepool_bench_paced_bad");
+  const std::string model = tiny_model(dir);
+  struct Bad {
+    const char* requests;
+    const char* expected;
+  };
+  const Bad cases[] = {
+      {"0\\n", "must be a run count from 1 to 1000000, got '0'"},
+      {"2\\nabc\\n", "got 'abc'"},
+      {"3x\\n", "got '3x'"},
+      {"", "stdin ended before any run was asked for"},
+  };
+  for (const Bad& bad : cases) {
+    CAPTURE(std::string(bad.requests));
+    const CommandResult result = paced_bench(dir, bad.requests, model);
+    CHECK(result.exit_code != 0);
+    CHECK_MESSAGE(result.output.find(bad.expected) != std::string::npos, result.output);
+  }
 }
 
 }  // namespace onepool::test

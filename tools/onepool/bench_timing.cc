@@ -2,7 +2,11 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
 
 namespace onepool::cli {
 
@@ -24,6 +28,74 @@ void trace_last_run(const Session& session, double start_us, TimedRuns& runs) {
     run.node_ms.push_back(node.last_ms);
   }
   runs.traced.push_back(std::move(run));
+}
+
+// One timed run, counted and traced.
+Status timed_run(Session& session, std::span<const TensorView> inputs,
+                 std::span<const TensorView> outputs, Clock::time_point begin, size_t traced_runs,
+                 RunCounter& counter, TimedRuns& runs) {
+  const auto start = Clock::now();
+  ONEPOOL_RETURN_IF_ERROR(session.run(inputs, outputs));
+  runs.samples_ms.push_back(ms_between(start, Clock::now()));
+  counter.fetch_add(1, std::memory_order_relaxed);
+  if (runs.traced.size() < traced_runs) {
+    trace_last_run(session, 1000 * ms_between(begin, start), runs);
+  }
+  return Status::ok();
+}
+
+// The run count of one paced request ("N" and a newline, blanks around it allowed).
+Expected<long> parse_paced_request(const char* line) {
+  char* end = nullptr;
+  errno = 0;
+  const long count = std::strtol(line, &end, 10);
+  while (end != nullptr && (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n')) ++end;
+  std::string text(line);
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
+  if (end == line || end == nullptr || *end != '\0' || errno != 0 || count < 1 ||
+      count > kMaxPacedRuns) {
+    return make_status(StatusCode::kInvalidArgument,
+                       "--paced: each line of stdin must be a run count from 1 to ", kMaxPacedRuns,
+                       ", got '", text, "'");
+  }
+  return count;
+}
+
+// Answers each request on stdin with its runs' milliseconds, until stdin ends.
+Status measure_paced(Session& session, std::span<const TensorView> inputs,
+                     std::span<const TensorView> outputs, size_t traced_runs, RunCounter& counter,
+                     TimedRuns& runs) {
+  const auto begin = Clock::now();
+  char line[64];
+  while (std::fgets(line, sizeof line, stdin) != nullptr) {
+    if (std::strchr(line, '\n') == nullptr && !std::feof(stdin)) {
+      return make_status(StatusCode::kInvalidArgument,
+                         "--paced: a line of stdin is longer than a run count");
+    }
+    ONEPOOL_ASSIGN_OR_RETURN(const long count, parse_paced_request(line));
+    const size_t first = runs.samples_ms.size();
+    for (long i = 0; i < count; ++i) {
+      ONEPOOL_RETURN_IF_ERROR(
+          timed_run(session, inputs, outputs, begin, traced_runs, counter, runs));
+    }
+    std::printf("paced:");
+    for (size_t i = first; i < runs.samples_ms.size(); ++i) {
+      std::printf(" %.6f", runs.samples_ms[i]);
+    }
+    std::printf("\n");
+    std::fflush(stdout);
+  }
+  if (runs.samples_ms.empty()) {
+    return make_status(StatusCode::kInvalidArgument,
+                       "--paced: stdin ended before any run was asked for");
+  }
+  runs.begin = begin;
+  runs.end = Clock::now();
+  // The time spent running, not waiting for requests: throughput stays runs per second of runs.
+  double busy_ms = 0;
+  for (const double ms : runs.samples_ms) busy_ms += ms;
+  runs.elapsed_s = busy_ms / 1000;
+  return Status::ok();
 }
 
 }  // namespace
@@ -48,19 +120,14 @@ Status warm_up(Session& session, std::span<const TensorView> inputs,
 Status measure(Session& session, std::span<const TensorView> inputs,
                std::span<const TensorView> outputs, const RunBudget& budget, size_t traced_runs,
                RunCounter& counter, TimedRuns& runs) {
+  if (budget.paced) return measure_paced(session, inputs, outputs, traced_runs, counter, runs);
   runs.samples_ms.reserve(static_cast<size_t>(budget.iterations));
   const auto begin = Clock::now();
   auto now = begin;
   while (runs.samples_ms.size() < static_cast<size_t>(budget.iterations) ||
          ms_between(begin, now) < 1000 * budget.duration_s) {
-    const auto start = Clock::now();
-    ONEPOOL_RETURN_IF_ERROR(session.run(inputs, outputs));
+    ONEPOOL_RETURN_IF_ERROR(timed_run(session, inputs, outputs, begin, traced_runs, counter, runs));
     now = Clock::now();
-    runs.samples_ms.push_back(ms_between(start, now));
-    counter.fetch_add(1, std::memory_order_relaxed);
-    if (runs.traced.size() < traced_runs) {
-      trace_last_run(session, 1000 * ms_between(begin, start), runs);
-    }
   }
   runs.begin = begin;
   runs.end = now;
@@ -83,6 +150,7 @@ ProgressReporter::~ProgressReporter() {
 }
 
 void ProgressReporter::loop() {
+  if (budget_.paced) return;  // the driver on stdin decides how many runs there are
   const double every_s = terminal_ ? 1.0 : 5.0;
   double next_s = kProgressAfterS;
   while (!stop_) {

@@ -20,7 +20,15 @@ struct RunBudget {
   double warmup_ms = 0;   ///< ... and until this much time has passed
   int iterations = 50;    ///< timed runs
   double duration_s = 0;  ///< ... and until this much time has passed
+  /// Timed runs on request instead of `iterations`: each line of stdin holding a count N runs N
+  /// more and answers one line on stdout, "paced: " and their milliseconds; the end of stdin ends
+  /// the timing. A driver alternates them with another runtime's runs (bench/compare_ort), so a
+  /// shared machine's load falls on both alike.
+  bool paced = false;
 };
+
+/// The most runs one paced request may ask for.
+constexpr long kMaxPacedRuns = 1000000;
 
 /// One Session's runs. Times in milliseconds, unrounded.
 struct TimedRuns {

@@ -42,6 +42,12 @@ Status check_combinations(const BenchFlags& flags) {
     return make_status(StatusCode::kInvalidArgument,
                        "--profile and --profile-json time one Session: drop --streams");
   }
+  if (flags.budget.paced && (flags.streams > 1 || flags.budget.duration_s > 0 || sweep)) {
+    return make_status(StatusCode::kInvalidArgument, "--paced times one Session on request: drop ",
+                       sweep               ? "--shapes-sweep"
+                       : flags.streams > 1 ? "--streams"
+                                           : "--duration");
+  }
   if (sweep && (flags.streams > 1 || !flags.export_times.empty())) {
     return make_status(StatusCode::kInvalidArgument,
                        "--shapes-sweep runs one DynamicSession and prints its own times: drop ",
@@ -207,6 +213,9 @@ void add_timing_flags(CLI::App& bench, BenchFlags& flags) {
                   "Sessions of one Model run at once, one thread each (--threads 0 shares the "
                   "cores among them)")
       ->capture_default_str();
+  bench.add_flag("--paced", flags.budget.paced,
+                 "after the warm-up, run on request: each line N on stdin times N runs and "
+                 "prints 'paced: MS ...'; end of stdin ends the timing (--iterations unused)");
   bench.add_flag("--shared-threads", flags.model.shared_threads,
                  "the --streams Sessions share one pool of --threads threads (0 = all cores) "
                  "instead of each starting its own");
