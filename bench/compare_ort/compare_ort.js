@@ -19,9 +19,11 @@
 //           row's p50s and ratio are the medians over the R rounds (JSON: round_ratios).
 //   Or, with --paced K: both runtimes stay loaded in two processes (ORT's worker and
 //           `onepool bench --paced`) and take turns in bursts of K timed runs (who goes first
-//           alternates), R x N timed runs each; each burst starts with one uncounted run (it
-//           re-warms caches and threads after the other's burst). The row's p50s are over all
-//           counted runs, its ratio is theirs (JSON: burst_ratios, each burst's p50 ratio). A
+//           alternates), R x N timed runs each; each burst waits until the other runtime's threads
+//           are idle (ONNX Runtime's spin for tens of milliseconds after a run) and starts with
+//           one uncounted run (it re-warms caches and threads). The row's p50s are over all
+//           counted runs, its ratio is theirs (JSON: paced, both sides' statistics; burst_ratios,
+//           each burst's p50 ratio). A
 //           shared machine's load, which drifts over seconds, then falls on both alike.
 // --self-test replaces step 3 by ORT with graph optimizations disabled, to test this script
 // without our CLI. Exit status: 0 when every model matches, 1 on any mismatch or error.
@@ -335,6 +337,34 @@ class PacedChild {
   }
 }
 
+// CPU time of every thread of process `pid` so far, in ns (/proc/PID/task/*/schedstat), or NaN.
+function cpuTimeNs(pid) {
+  try {
+    return fs.readdirSync(`/proc/${pid}/task`).reduce((sum, task) =>
+      sum + Number(fs.readFileSync(`/proc/${pid}/task/${task}/schedstat`, 'utf8').split(' ')[0]), 0);
+  } catch (e) {
+    return NaN;
+  }
+}
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// Waits until the child's threads have stopped using the CPU: ONNX Runtime's spin for tens of
+// milliseconds after a run (while the other runtime's burst would share the cores with them).
+// Idle: under kIdleCpuNs of CPU time in kIdleWindowMs (kernels account it in scheduler ticks, 4 ms
+// here: a spinning thread shows 4 ms of it per tick, an idle one none); at most kMaxIdleWaitMs.
+const kIdleWindowMs = 10;
+const kIdleCpuNs = 2e6;
+const kMaxIdleWaitMs = 1000;
+async function untilIdle(child) {
+  for (let waited = 0; waited < kMaxIdleWaitMs; waited += kIdleWindowMs) {
+    const before = cpuTimeNs(child.proc.pid);
+    await sleep(kIdleWindowMs);
+    const used = cpuTimeNs(child.proc.pid) - before;
+    if (!(used >= kIdleCpuNs)) return;  // idle, or no /proc to ask
+  }
+}
+
 // --paced K: both runtimes loaded side by side, taking turns in bursts of K counted runs.
 async function timePaced(entry, inputs, dir, opts, row) {
   const jobFile = writeOrtJob(entry.path, inputs, path.join(dir, 'ort_paced'), opts, 'all');
@@ -350,7 +380,10 @@ async function timePaced(entry, inputs, dir, opts, row) {
       const count = Math.min(opts.paced, total - done);
       const turns = burst % 2 === 0 ? [['ort', ort], ['ours', ours]] : [['ours', ours], ['ort', ort]];
       const got = {};
-      for (const [who, child] of turns) got[who] = (await child.run(count + 1)).slice(1);
+      for (const [who, child] of turns) {
+        await untilIdle(who === 'ort' ? ours : ort);
+        got[who] = (await child.run(count + 1)).slice(1);
+      }
       times.ort.push(...got.ort);
       times.ours.push(...got.ours);
       burstRatios.push(median(got.ours) / median(got.ort));
@@ -364,7 +397,7 @@ async function timePaced(entry, inputs, dir, opts, row) {
   row.ort_p50_ms = median(times.ort);
   row.ours_p50_ms = median(times.ours);
   row.ratio = row.ours_p50_ms / row.ort_p50_ms;
-  row.paced = { burst: opts.paced, runs: total };
+  row.paced = { burst: opts.paced, runs: total, ours: latencyStats(times.ours), ort: latencyStats(times.ort) };
   row.burst_ratios = burstRatios;
 }
 
