@@ -8,10 +8,15 @@
 namespace onepool::cpu::nn {
 namespace {
 
-// Rows of k per block: a panel's block (128 x 64 floats, 32 KB) is read by every run of a pass
-// from the core's L1/L2 while the runs' partial sums wait in the pass's buffer. A panel's blocks
-// follow one another in the packing, so its weights stream from memory as one run.
-constexpr int64_t kBlockDepth = 128;
+// Rows of k per block: a panel's block (64 x 64 floats, 16 KB) is read by every run of a pass
+// while the runs' partial sums wait in the pass's buffer. It stays in L1 beside the lines of B a
+// run reads (one per step of k, in as many planes); a block of 128 (32 KB) did not, in a 48 KB L1
+// (32 KB on older AVX-512 cores): with 64, ResNet-50's 1x1 reductions ran 0.86-0.93x at one
+// thread and 0.90-0.97x at two, its 3x3s on 7x7 0.93-0.96x, MobileNetV2's channel-vector nodes
+// 0.89-0.99x (the p50s of 30-100 runs alternated in one process; the other nodes 0.98-1.02x).
+// A panel's blocks follow one another in the packing, so its weights stream from memory as one
+// run.
+constexpr int64_t kBlockDepth = 64;
 // Columns whose sums one pass keeps (64 KB on the stack); more take several passes, each of which
 // reads the panel's weights again (a 14x14 map's 196 positions in one).
 constexpr int64_t kPassColumns = 256;
