@@ -87,7 +87,7 @@ __attribute__((target("avx512f"), always_inline)) inline void multiply_row_vecto
   }
 #pragma GCC unroll 4
   for (int j = 0; j < kCount; ++j) {
-    _mm512_mask_storeu_ps(vectors[j].y, vectors[j].spans[kStrideTwoStoreSpan], sums[j]);
+    store_stride_two(vectors[j].y, vectors[j].spans[kStrideTwoStoreSpan], sums[j]);
   }
 }
 

@@ -39,7 +39,7 @@ __attribute__((target("avx512f"), always_inline)) inline void pool_vectors(
   }
 #pragma GCC unroll 4
   for (int j = 0; j < kCount; ++j) {
-    _mm512_mask_storeu_ps(vectors[j].y, vectors[j].spans[kStrideTwoStoreSpan], best[j]);
+    store_stride_two(vectors[j].y, vectors[j].spans[kStrideTwoStoreSpan], best[j]);
   }
 }
 

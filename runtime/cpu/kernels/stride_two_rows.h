@@ -17,6 +17,7 @@ namespace onepool::cpu::nn {
 constexpr int kStrideTwoSpans = 5;      // masks per vector of an output row
 constexpr int kStrideTwoStoreSpan = 4;  // the last: its outputs inside the row
 constexpr int64_t kStrideTwoOutputs = 16;
+constexpr uint16_t kAllStrideTwoLanes = 0xFFFF;
 
 /// For each vector of an output row `output_w` wide: the lanes inside the input row (`input_w`
 /// wide, padded by `pad_left` before) of the loads from b, b + 16, b + 2 and b + 18, then the
@@ -33,13 +34,32 @@ __attribute__((target("avx512f"), always_inline)) inline StrideTwoTaps stride_tw
     const float* row, const uint16_t* spans, __m512 fill) {
   const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
   const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
-  const __m512 low = _mm512_mask_loadu_ps(fill, spans[0], row);
-  const __m512 high = _mm512_mask_loadu_ps(fill, spans[1], row + 16);
-  const __m512 low_shifted = _mm512_mask_loadu_ps(fill, spans[2], row + 2);
-  const __m512 high_shifted = _mm512_mask_loadu_ps(fill, spans[3], row + 18);
+  // Inside the row, all four loads are plain: masked ones took the strided max pool on a Zen 5
+  // core 0.28 -> 0.18 ms (ResNet-50's, 64 x 112 x 112), though every mask of the middle vectors
+  // is full.
+  const bool inside = (spans[0] & spans[1] & spans[2] & spans[3]) == kAllStrideTwoLanes;
+  const __m512 low = inside ? _mm512_loadu_ps(row) : _mm512_mask_loadu_ps(fill, spans[0], row);
+  const __m512 high =
+      inside ? _mm512_loadu_ps(row + 16) : _mm512_mask_loadu_ps(fill, spans[1], row + 16);
+  const __m512 low_shifted =
+      inside ? _mm512_loadu_ps(row + 2) : _mm512_mask_loadu_ps(fill, spans[2], row + 2);
+  const __m512 high_shifted =
+      inside ? _mm512_loadu_ps(row + 18) : _mm512_mask_loadu_ps(fill, spans[3], row + 18);
   return StrideTwoTaps{_mm512_permutex2var_ps(low, even, high),
                        _mm512_permutex2var_ps(low, odd, high),
                        _mm512_permutex2var_ps(low_shifted, even, high_shifted)};
+}
+
+/// Stores a vector of outputs: plain where all 16 lie inside the output row (`span` full), masked
+/// at a row's end.
+__attribute__((target("avx512f"), always_inline)) inline void store_stride_two(float* y,
+                                                                               uint16_t span,
+                                                                               __m512 value) {
+  if (span == kAllStrideTwoLanes) {
+    _mm512_storeu_ps(y, value);
+  } else {
+    _mm512_mask_storeu_ps(y, span, value);
+  }
 }
 
 /// One plane of a 3 x 3, stride-2 window: its input (height x width, padded by pad_top and
