@@ -19,10 +19,13 @@ namespace onepool::test {
 namespace {
 
 // Runs `onepool bench <args>` (stdout and stderr together).
-CommandResult bench(const ScratchDir& dir, const std::string& args) {
+// `onepool bench <args>`, after `stdin_from | ` when that is given (a shell command).
+CommandResult bench(const ScratchDir& dir, const std::string& args,
+                    const std::string& stdin_from = "") {
   const std::string cli = env_or_empty("ONEPOOL_CLI");
   REQUIRE_FALSE(cli.empty());
-  return run_command(shell_quote(cli) + " bench " + args, dir.file("out.txt"));
+  const std::string pipe = stdin_from.empty() ? "" : stdin_from + " | ";
+  return run_command(pipe + shell_quote(cli) + " bench " + args, dir.file("out.txt"));
 }
 
 // A Relu over x:[1,4] in `dir` (about a microsecond a run), quoted for the shell.
@@ -44,11 +47,7 @@ std::string line_starting(const std::string& output, const std::string& prefix) 
 // `onepool bench <args> --paced` with `requests` on its stdin (printf's escapes).
 CommandResult paced_bench(const ScratchDir& dir, const std::string& requests,
                           const std::string& args) {
-  const std::string cli = env_or_empty("ONEPOOL_CLI");
-  REQUIRE_FALSE(cli.empty());
-  return run_command(
-      "printf " + shell_quote(requests) + " | " + shell_quote(cli) + " bench " + args + " --paced",
-      dir.file("out.txt"));
+  return bench(dir, args + " --paced", "printf " + shell_quote(requests));
 }
 
 // The milliseconds of every "paced:" line, one list per line.

@@ -50,10 +50,10 @@ Expected<long> parse_paced_request(const char* line) {
   errno = 0;
   const long count = std::strtol(line, &end, 10);
   while (end != nullptr && (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n')) ++end;
-  std::string text(line);
-  while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
   if (end == line || end == nullptr || *end != '\0' || errno != 0 || count < 1 ||
       count > kMaxPacedRuns) {
+    std::string text(line);  // only for the message: a good line allocates nothing
+    while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
     return make_status(StatusCode::kInvalidArgument,
                        "--paced: each line of stdin must be a run count from 1 to ", kMaxPacedRuns,
                        ", got '", text, "'");

@@ -282,7 +282,8 @@ double mean_run_columns(const WindowGeometry& g) {
 // The fraction of the channel vectors' lanes that hold an output channel (a last panel of fewer
 // than 64 channels runs only the vectors of 16 it needs).
 double channel_lane_use(int64_t out_channels) {
-  const int64_t padded = (out_channels + 15) / 16 * 16;
+  const int64_t padded =
+      (out_channels + kChannelVectorRows - 1) / kChannelVectorRows * kChannelVectorRows;
   return static_cast<double>(out_channels) / static_cast<double>(padded);
 }
 
@@ -303,7 +304,7 @@ struct WeightedPanels {
     };
     return Share{run_at(begin), run_at(end)};
   }
-  static constexpr int64_t kVectorsPerPanel = kChannelPanelRows / 16;
+  static constexpr int64_t kVectorsPerPanel = kChannelPanelRows / kChannelVectorRows;
 };
 
 // A small map's band on the channel-vector GEMM, its (panel, run) pairs shared out over the
@@ -322,7 +323,8 @@ void share_band_units(const WindowGeometry& g, const ImplicitGemmPlan& plan, con
       implicit_epilogue_in_tiles(plan, epilogue.activation, epilogue.residual != nullptr);
   const auto runs = static_cast<int64_t>(band_runs(plan, band).size());
   const int64_t last_rows = weights.rows - (panels - 1) * kChannelPanelRows;
-  const WeightedPanels units{panels, runs, (last_rows + 15) / 16};
+  const WeightedPanels units{panels, runs,
+                             (last_rows + kChannelVectorRows - 1) / kChannelVectorRows};
   threads.parallel_for(units.total(), 1, [&](int64_t begin, int64_t end) {
     for (int64_t panel = 0; panel < panels && units.first(panel) < end; ++panel) {
       const Share share = units.runs_starting_in(panel, begin, end);

@@ -20,7 +20,7 @@ constexpr int64_t kBlockDepth = 64;
 // Columns whose sums one pass keeps (64 KB on the stack); more take several passes, each of which
 // reads the panel's weights again (a 14x14 map's 196 positions in one).
 constexpr int64_t kPassColumns = 256;
-constexpr int kVectors = static_cast<int>(kChannelPanelRows / 16);
+constexpr int kVectors = static_cast<int>(kChannelPanelRows / kChannelVectorRows);
 constexpr int64_t kLineFloats = 16;
 
 int64_t padded_rows(int64_t m) {
@@ -233,7 +233,7 @@ void multiply_pass(const ChannelProduct& p, int64_t panel, int64_t first, int64_
   const int64_t block_lines = depth * kChannelPanelRows / kLineFloats;
   const int64_t share = (block_lines + (end - first) - 1) / std::max<int64_t>(end - first, 1);
   const int64_t rows = std::min(kChannelPanelRows, p.m - panel * kChannelPanelRows);
-  const int64_t row_vectors = (rows + 15) / 16;
+  const int64_t row_vectors = (rows + kChannelVectorRows - 1) / kChannelVectorRows;
   for (int64_t k0 = 0; k0 < p.k; k0 += depth) {
     const int64_t kc = std::min(depth, p.k - k0);
     const float* a = p.packed + (panel * p.k + k0) * kChannelPanelRows;

@@ -25,8 +25,9 @@
 
 namespace onepool::cpu::nn {
 
-constexpr int64_t kChannelPanelRows = 64;  // rows of A (output channels) per packed panel
-constexpr int64_t kChannelRunColumns = 7;  // the most columns one run (one micro-tile) holds
+constexpr int64_t kChannelPanelRows = 64;   // rows of A (output channels) per packed panel
+constexpr int64_t kChannelVectorRows = 16;  // rows of a panel per vector (AVX-512's 16 floats)
+constexpr int64_t kChannelRunColumns = 7;   // the most columns one run (one micro-tile) holds
 
 /// Floats A packed for sgemm_channels takes (whole panels, the last one zero-padded).
 int64_t channel_packed_floats(int64_t m, int64_t k);
