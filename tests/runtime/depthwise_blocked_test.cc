@@ -2,10 +2,11 @@
 // masked flat path (conv_depthwise_masked.cc, AVX-512): Clip(Conv(x)) with the Clip fused gives
 // the per-plane paths' bits (the portable instruction set takes neither), NaN, Inf and signed
 // zeros in the input and an infinite weight (whose product with the padding's zeros is NaN)
-// included, at 1 and 2 threads, for channel counts below, at and past one block, 3x3 and 5x5
-// windows, stride 1 and 2, symmetric, one-sided and wider-than-the-window pads, single- and
-// multi-band planes, square and oblong planes, planes that end in a partial vector. On a CPU with
-// AVX-512 the Conv must have taken the path each case names.
+// included (NaN at rows' ends, where a window's padding lies beside a neighbouring row), at 1 and 2
+// threads, for channel counts below, at and past one block, 3x3 and 5x5 windows, stride 1 and 2,
+// symmetric, one-sided and wider-than-the-window pads, single- and multi-band planes, square and
+// oblong planes, planes that end in a partial vector. On a CPU with AVX-512 the Conv must have
+// taken the path each case names.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -98,10 +99,23 @@ std::vector<float> run(const std::shared_ptr<const Model>& model, const Depthwis
   return output;
 }
 
-// Random values with signed zeros, NaN and both infinities sprinkled in.
+// Random values with signed zeros, NaN and both infinities sprinkled in; in every third channel
+// each row's last column NaN and in the next its first: a kernel that read a neighbouring row's
+// column where the window reaches into the padding would give NaN where the padding's zeros give
+// a number.
 std::vector<float> input_of(const DepthwiseCase& c) {
   std::vector<float> x = values(static_cast<size_t>(c.channels * c.height * c.width), 11, 8.0f);
   for (size_t i = 0; i < x.size(); i += 23) x[i] = (i % 2 == 0) ? 0.0f : -0.0f;
+  for (int64_t channel = 1; channel < c.channels; channel += 3) {
+    for (int64_t row = 0; row < c.height; ++row) {
+      const int64_t start = (channel * c.height + row) * c.width;
+      x[static_cast<size_t>(start + c.width - 1)] = std::numeric_limits<float>::quiet_NaN();
+      if (channel + 1 < c.channels) {
+        x[static_cast<size_t>(start + c.height * c.width)] =
+            std::numeric_limits<float>::quiet_NaN();
+      }
+    }
+  }
   x[x.size() / 3] = std::numeric_limits<float>::quiet_NaN();
   x[x.size() / 2] = std::numeric_limits<float>::infinity();
   x[x.size() - 1] = -std::numeric_limits<float>::infinity();

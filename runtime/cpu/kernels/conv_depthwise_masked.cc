@@ -91,6 +91,30 @@ __attribute__((target("avx512f"), always_inline)) inline void multiply_row_vecto
   }
 }
 
+// kRows interior rows (stride_two_interior_rows), a vector of each: kRows chains of the bias
+// then the taps row by row, loads plain.
+template <int kRows>
+__attribute__((target("avx512f"), always_inline)) inline void multiply_interior_vectors(
+    const StrideTwoInterior& at, const __m512 taps[kTaps], __m512 bias) {
+  __m512 sums[kRows];
+#pragma GCC unroll 4
+  for (int j = 0; j < kRows; ++j) sums[j] = bias;
+#pragma GCC unroll 3
+  for (int kh = 0; kh < 3; ++kh) {
+#pragma GCC unroll 4
+    for (int j = 0; j < kRows; ++j) {
+      const StrideTwoTaps in = stride_two_taps_or_zero(at.x + (2 * j + kh) * at.width, at.spans);
+      sums[j] = _mm512_fmadd_ps(taps[kh * 3], in.left, sums[j]);
+      sums[j] = _mm512_fmadd_ps(taps[kh * 3 + 1], in.middle, sums[j]);
+      sums[j] = _mm512_fmadd_ps(taps[kh * 3 + 2], in.right, sums[j]);
+    }
+  }
+#pragma GCC unroll 4
+  for (int j = 0; j < kRows; ++j) {
+    store_stride_two(at.y + j * at.out_w, at.spans[kStrideTwoStoreSpan], sums[j]);
+  }
+}
+
 __attribute__((target("avx512f"))) void masked_plane_stride_two(const WindowGeometry& g,
                                                                 const DepthwiseMasks& masks,
                                                                 const float* x, const float* w,
@@ -107,13 +131,18 @@ __attribute__((target("avx512f"))) void masked_plane_stride_two(const WindowGeom
                              g.pad_begin[1],
                              g.pad_begin[2],
                              masks.spans.data()};
-  sweep_stride_two<kVectorsAtOnce>(
+  sweep_stride_two_plane<kVectorsAtOnce>(
       plane,
       [&](const StrideTwoVector* vectors) __attribute__((target("avx512f"))) {
         multiply_row_vectors<kVectorsAtOnce>(vectors, taps, bias_lanes);
       },
-      [&](const StrideTwoVector* vector) __attribute__((target("avx512f"))) {
-        multiply_row_vectors<1>(vector, taps, bias_lanes);
+      [&](const StrideTwoVector* vector)
+          __attribute__((target("avx512f"))) { multiply_row_vectors<1>(vector, taps, bias_lanes); },
+      [&](const StrideTwoInterior& at) __attribute__((target("avx512f"))) {
+        multiply_interior_vectors<kVectorsAtOnce>(at, taps, bias_lanes);
+      },
+      [&](const StrideTwoInterior& at) __attribute__((target("avx512f"))) {
+        multiply_interior_vectors<1>(at, taps, bias_lanes);
       });
 }
 

@@ -43,13 +43,49 @@ __attribute__((target("avx512f"), always_inline)) inline void pool_vectors(
   }
 }
 
+// The three taps of one interior input row (stride_two_interior_rows) folded by nan_max16: four
+// plain loads, the lanes whose tap lies outside the row -inf (the fill stride_two_taps gives them).
+__attribute__((target("avx512f"), always_inline)) inline __m512 interior_row_max(
+    const float* row, const uint16_t* spans, __m512 minus_infinity) {
+  const StrideTwoTaps in = stride_two_taps_or_zero(row, spans);
+  const uint16_t* inside = spans + kStrideTwoTapSpans;
+  return nan_max16(nan_max16(_mm512_mask_mov_ps(minus_infinity, inside[0], in.left),
+                             _mm512_mask_mov_ps(minus_infinity, inside[1], in.middle)),
+                   _mm512_mask_mov_ps(minus_infinity, inside[2], in.right));
+}
+
+// kRows interior rows, a vector of each: the windows folded as pool_vectors folds them.
+template <int kRows>
+__attribute__((target("avx512f"), always_inline)) inline void pool_interior_vectors(
+    const StrideTwoInterior& at) {
+  const __m512 minus_infinity = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
+  __m512 best[kRows];
+#pragma GCC unroll 3
+  for (int kh = 0; kh < 3; ++kh) {
+#pragma GCC unroll 4
+    for (int j = 0; j < kRows; ++j) {
+      const __m512 row_max =
+          interior_row_max(at.x + (2 * j + kh) * at.width, at.spans, minus_infinity);
+      best[j] = kh == 0 ? row_max : nan_max16(best[j], row_max);
+    }
+  }
+#pragma GCC unroll 4
+  for (int j = 0; j < kRows; ++j) {
+    store_stride_two(at.y + j * at.out_w, at.spans[kStrideTwoStoreSpan], best[j]);
+  }
+}
+
 __attribute__((target("avx512f"))) void pool_plane(const StrideTwoPlane& plane) {
-  sweep_stride_two<kVectorsAtOnce>(
+  sweep_stride_two_plane<kVectorsAtOnce>(
       plane, [](const StrideTwoVector* vectors) __attribute__((target("avx512f"))) {
         pool_vectors<kVectorsAtOnce>(vectors);
       },
       [](const StrideTwoVector* vector)
-          __attribute__((target("avx512f"))) { pool_vectors<1>(vector); });
+          __attribute__((target("avx512f"))) { pool_vectors<1>(vector); },
+      [](const StrideTwoInterior& at)
+          __attribute__((target("avx512f"))) { pool_interior_vectors<kVectorsAtOnce>(at); },
+      [](const StrideTwoInterior& at)
+          __attribute__((target("avx512f"))) { pool_interior_vectors<1>(at); });
 }
 
 }  // namespace
