@@ -4,6 +4,7 @@
 
 #include <limits>
 
+#include "runtime/cpu/kernels/nan_order_avx512.h"
 #include "runtime/cpu/kernels/stride_two_rows.h"
 
 namespace onepool::cpu::nn {
@@ -11,13 +12,6 @@ namespace {
 
 constexpr int kVectorsAtOnce = 4;
 constexpr int64_t kNarrowestOutputRow = 8;
-
-// nan_max on 16 lanes: b where it is larger than a or NaN, else a.
-__attribute__((target("avx512f"), always_inline)) inline __m512 nan_max16(__m512 a, __m512 b) {
-  const __mmask16 larger = _mm512_cmp_ps_mask(b, a, _CMP_GT_OQ);
-  const __mmask16 nan = _mm512_cmp_ps_mask(b, b, _CMP_UNORD_Q);
-  return _mm512_mask_blend_ps(static_cast<__mmask16>(larger | nan), a, b);
-}
 
 template <int kCount>
 __attribute__((target("avx512f"), always_inline)) inline void pool_vectors(

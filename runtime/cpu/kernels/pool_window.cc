@@ -13,6 +13,7 @@
 #include "runtime/cpu/kernels/nan_order.h"
 #include "runtime/cpu/kernels/pool_kernels.h"
 #include "runtime/cpu/kernels/pool_max_padded.h"
+#include "runtime/cpu/kernels/pool_max_same.h"
 #include "runtime/cpu/kernels/pool_max_strided.h"
 #include "runtime/cpu/kernels/pool_window_2d.h"
 
@@ -37,6 +38,10 @@ struct PoolPlan {
   // MaxPool without Indices, 3 x 3 at stride 2 on AVX-512 (pool_max_strided.h): its rows' masks.
   bool stride_two = false;
   std::vector<uint16_t> stride_two_spans;
+  // MaxPool without Indices, 3 x 3 at stride 1, padded by one all round, on AVX-512
+  // (pool_max_same.h): its vectors' masks.
+  bool same = false;
+  std::vector<uint16_t> same_masks;
 };
 
 // True when every window of every axis lies inside the input (no padding taps to skip).
@@ -86,6 +91,10 @@ class PoolKernel final : public Kernel {
     float* y = context.outputs[0].as<float>();
     int64_t* indices = context.outputs.size() > 1 ? context.outputs[1].as<int64_t>() : nullptr;
     const WindowGeometry& g = plan_.geometry;
+    if (plan_.same && indices == nullptr) {
+      max_pool_same(g, plan_.same_masks, x, y, plan_.planes, *context.threads);
+      return Status::ok();
+    }
     if (plan_.stride_two && indices == nullptr) {
       max_pool_stride_two(g, plan_.stride_two_spans, x, y, plan_.planes, *context.threads);
       return Status::ok();
@@ -335,9 +344,12 @@ Expected<PreparedKernel> make_pool_kernel(const NodeContext& node, PoolKind kind
   if (plan.fast_2d) plan.columns = make_pool_columns(plan.geometry);
   const bool with_indices = node.has_output(1);
   const bool avx512 = sgemm_isa_for(node.cpu_isa()) == SgemmIsa::kAvx512;
-  if (kind == PoolKind::kMax && !with_indices &&
-      max_pool_stride_two_fits(plan.geometry, make_padded_max_plan(plan.geometry).has_value(),
-                               avx512)) {
+  if (kind == PoolKind::kMax && !with_indices && max_pool_same_fits(plan.geometry, avx512)) {
+    plan.same = true;
+    plan.same_masks = max_pool_same_masks(plan.geometry);
+  } else if (kind == PoolKind::kMax && !with_indices &&
+             max_pool_stride_two_fits(plan.geometry,
+                                      make_padded_max_plan(plan.geometry).has_value(), avx512)) {
     plan.stride_two = true;
     plan.stride_two_spans = max_pool_stride_two_spans(plan.geometry);
   } else if (kind == PoolKind::kMax && !with_indices && !is_2x2_inside(plan) &&
@@ -358,6 +370,7 @@ Expected<PreparedKernel> make_pool_kernel(const NodeContext& node, PoolKind kind
   }
   PreparedKernel prepared;
   if (plan.stride_two) prepared.implementation = "stride-2 max avx512";
+  if (plan.same) prepared.implementation = "3x3 same max avx512";
   if (plan.padded) {
     prepared.workspace_bytes =
         static_cast<size_t>(plan.parts * plan.padded->scratch_floats()) * sizeof(float);
