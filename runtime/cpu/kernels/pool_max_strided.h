@@ -19,7 +19,7 @@
 namespace onepool::cpu::nn {
 
 /// True when max_pool_stride_two runs this pool: a 2-D 3 x 3 window, stride 2, no dilation, at
-/// most one row and column of padding before, output rows at least 8 wide, every window holding
+/// most one row and column of padding before, output rows at least 7 wide, every window holding
 /// an input element (`windows_reach_input`, as the separable path requires), on AVX-512.
 bool max_pool_stride_two_fits(const WindowGeometry& g, bool windows_reach_input, bool avx512);
 
