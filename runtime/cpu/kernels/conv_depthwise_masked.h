@@ -1,7 +1,8 @@
 // 3x3 depthwise convolutions on AVX-512 straight from the planes, lanes whose input lies in the
 // padding loading zero through masks (and the memory they would read untouched). Stride 1 with
 // "same" padding (one row and one column of zeros on each side): a plane at a time as one flat
-// run of 16-position vectors, each tap of a vector one masked load at a fixed offset from it.
+// run of 16-position vectors, each tap of a vector one masked load at a fixed offset from it (a
+// plain load where all 16 lie inside the plane, the lanes beside a row's ends zeroed after it).
 // Stride 2: 16 outputs of a row at a time, each input row's 33 columns they read loaded as two
 // pairs of vectors and split into even and odd columns by two-source permutes. Rows of any width
 // then run whole vectors with no edge cases, no zero-padded copy of the plane and no transposes
