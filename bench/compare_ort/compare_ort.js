@@ -2,7 +2,8 @@
 // Compares OnePool's CLI with ONNX Runtime (CPU) on the same inputs: outputs, latency, memory.
 //
 //   node bench/compare_ort/compare_ort.js [MODEL ...] [--manifest FILE] [--cli PATH]
-//        [--iterations N] [--warmup N] [--threads N] [--rounds R] [--paced K] [--json FILE] [--work DIR]
+//        [--iterations N] [--warmup N] [--threads N] [--rounds R] [--paced K [--cpus LIST]]
+//        [--json FILE] [--work DIR]
 //        [--atol A] [--rtol R] [--self-test]
 //
 // MODEL is a model name or an .onnx path (shapes then come from a manifest entry with the same
@@ -25,6 +26,10 @@
 //           counted runs, its ratio is theirs (JSON: paced, both sides' statistics; burst_ratios,
 //           each burst's p50 ratio). A
 //           shared machine's load, which drifts over seconds, then falls on both alike.
+//           --cpus LIST (taskset's list, e.g. 1 or 0,1) runs both processes on those CPUs only: at
+//           one thread each, two processes the scheduler left on different vCPUs of a shared host
+//           meet different neighbours (MobileNetV2 here: our p50 1.2-1.4x apart between runs of
+//           one binary, the other runtime's steady); on one CPU both meet the same.
 // --self-test replaces step 3 by ORT with graph optimizations disabled, to test this script
 // without our CLI. Exit status: 0 when every model matches, 1 on any mismatch or error.
 // Needs only node and onnxruntime-node in .cache/ort (scripts/fetch_ort.sh).
@@ -368,10 +373,12 @@ async function untilIdle(child) {
 // --paced K: both runtimes loaded side by side, taking turns in bursts of K counted runs.
 async function timePaced(entry, inputs, dir, opts, row) {
   const jobFile = writeOrtJob(entry.path, inputs, path.join(dir, 'ort_paced'), opts, 'all');
-  const ort = new PacedChild(process.execPath, [__filename, '--ort-paced', jobFile], 'ONNX Runtime (paced)');
+  // The command line of a child, under taskset with --cpus.
+  const pinned = (command, args) => (opts.cpus ? ['taskset', ['-c', opts.cpus, command, ...args]] : [command, args]);
+  const ort = new PacedChild(...pinned(process.execPath, [__filename, '--ort-paced', jobFile]), 'ONNX Runtime (paced)');
   const { shapes, files } = cliInputFlags(inputs, entry.bounds || {});
-  const ours = new PacedChild(opts.cli, ['bench', entry.path, ...shapes, ...files, '--warmup', String(opts.warmup),
-    '--threads', String(opts.threads), '--paced'], 'onepool bench --paced');
+  const ours = new PacedChild(...pinned(opts.cli, ['bench', entry.path, ...shapes, ...files, '--warmup', String(opts.warmup),
+    '--threads', String(opts.threads), '--paced']), 'onepool bench --paced');
   const times = { ort: [], ours: [] };
   const burstRatios = [];
   const total = opts.iterations * opts.rounds;
@@ -521,7 +528,7 @@ async function inputSpecs(entry, dir) {
 function parseArgs(argv) {
   const opts = {
     models: [], manifests: [], cli: path.join(ROOT, 'build', 'onepool'),
-    iterations: 20, warmup: 3, threads: 2, rounds: 1, paced: 0, json: null, work: path.join(ROOT, '.cache', 'compare_ort'),
+    iterations: 20, warmup: 3, threads: 2, rounds: 1, paced: 0, cpus: null, json: null, work: path.join(ROOT, '.cache', 'compare_ort'),
     atol: 1e-4, rtol: 1e-3, selfTest: false,
   };
   const value = (i, flag) => {
@@ -546,6 +553,11 @@ function parseArgs(argv) {
       case '--threads': opts.threads = Math.max(1, Math.floor(number(take(), a))); break;
       case '--rounds': opts.rounds = Math.max(1, Math.floor(number(take(), a))); break;
       case '--paced': opts.paced = Math.max(1, Math.floor(number(take(), a))); break;
+      case '--cpus': {
+        opts.cpus = take();
+        if (!/^\d+([-,]\d+)*$/.test(opts.cpus)) throw new Error(`--cpus: '${opts.cpus}' is not a CPU list such as 1 or 0,1 or 0-3`);
+        break;
+      }
       case '--json': opts.json = path.resolve(take()); break;
       case '--work': opts.work = path.resolve(take()); break;
       case '--atol': opts.atol = number(take(), a); break;
@@ -561,6 +573,7 @@ function parseArgs(argv) {
         opts.models.push(a);
     }
   }
+  if (opts.cpus !== null && opts.paced === 0) throw new Error('--cpus pins the paced processes: give --paced K too');
   return opts;
 }
 
