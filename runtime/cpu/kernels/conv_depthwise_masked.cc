@@ -20,8 +20,11 @@ constexpr int kVectorsAtOnce = 4;
 constexpr int64_t kNarrowestRow = 14;
 
 // `count` vectors from position 0 of x / y on (x, y and masks advanced to the first), each
-// the bias then the taps row by row. `store_mask`: the lanes of a last, partial vector.
-template <int kCount>
+// the bias then the taps row by row. Each tap a masked load, or with kInner (vectors whose taps all
+// lie inside the plane's memory: not in its first nor last row) a plain load whose lanes beside a
+// row's ends are zeroed after it (the middle row's masks: every row's are the same there).
+// `store_mask`: the lanes of a last, partial vector.
+template <int kCount, bool kInner = false>
 __attribute__((target("avx512f"), always_inline)) inline void multiply_vectors(
     const float* x, int64_t width, const __m512 taps[kTaps], __m512 bias, const uint16_t* masks,
     float* y, __mmask16 store_mask) {
@@ -36,41 +39,26 @@ __attribute__((target("avx512f"), always_inline)) inline void multiply_vectors(
       const int64_t offset = (kh - 1) * width + (kw - 1);
 #pragma GCC unroll 4
       for (int j = 0; j < kCount; ++j) {
-        const __m512 input = _mm512_maskz_loadu_ps(masks[j * kTaps + t], x + j * kLanes + offset);
+        const float* at = x + j * kLanes + offset;
+        __m512 input;
+        if constexpr (kInner) {
+          input = _mm512_loadu_ps(at);
+          if (kw != 1) input = _mm512_maskz_mov_ps(masks[j * kTaps + 3 + kw], input);
+        } else {
+          input = _mm512_maskz_loadu_ps(masks[j * kTaps + t], at);
+        }
         sums[j] = _mm512_fmadd_ps(taps[t], input, sums[j]);
       }
     }
   }
 #pragma GCC unroll 4
-  for (int j = 0; j < kCount; ++j) _mm512_mask_storeu_ps(y + j * kLanes, store_mask, sums[j]);
-}
-
-// As multiply_vectors for vectors whose taps all lie inside the plane's memory (not in its first
-// nor last row): plain loads, the lanes whose left or right tap lies in the next or previous row
-// zeroed after the load (the masks of the middle row's taps: every row's are the same there).
-template <int kCount>
-__attribute__((target("avx512f"), always_inline)) inline void multiply_inner_vectors(
-    const float* x, int64_t width, const __m512 taps[kTaps], __m512 bias, const uint16_t* masks,
-    float* y) {
-  __m512 sums[kCount];
-#pragma GCC unroll 4
-  for (int j = 0; j < kCount; ++j) sums[j] = bias;
-#pragma GCC unroll 3
-  for (int kh = 0; kh < 3; ++kh) {
-#pragma GCC unroll 3
-    for (int kw = 0; kw < 3; ++kw) {
-      const int t = kh * 3 + kw;
-      const int64_t offset = (kh - 1) * width + (kw - 1);
-#pragma GCC unroll 4
-      for (int j = 0; j < kCount; ++j) {
-        __m512 input = _mm512_loadu_ps(x + j * kLanes + offset);
-        if (kw != 1) input = _mm512_maskz_mov_ps(masks[j * kTaps + 3 + kw], input);
-        sums[j] = _mm512_fmadd_ps(taps[t], input, sums[j]);
-      }
+  for (int j = 0; j < kCount; ++j) {
+    if (store_mask == 0xFFFF) {
+      _mm512_storeu_ps(y + j * kLanes, sums[j]);
+    } else {
+      _mm512_mask_storeu_ps(y + j * kLanes, store_mask, sums[j]);
     }
   }
-#pragma GCC unroll 4
-  for (int j = 0; j < kCount; ++j) _mm512_storeu_ps(y + j * kLanes, sums[j]);
 }
 
 __attribute__((target("avx512f"))) void masked_plane(const WindowGeometry& g,
@@ -98,12 +86,12 @@ __attribute__((target("avx512f"))) void masked_plane(const WindowGeometry& g,
                         0xFFFF);
   }
   for (; v + kVectorsAtOnce <= inner_end; v += kVectorsAtOnce) {
-    multiply_inner_vectors<kVectorsAtOnce>(x + v * kLanes, width, taps, bias_lanes, m + v * kTaps,
-                                           y + v * kLanes);
+    multiply_vectors<kVectorsAtOnce, true>(x + v * kLanes, width, taps, bias_lanes, m + v * kTaps,
+                                           y + v * kLanes, 0xFFFF);
   }
   for (; v < inner_end; ++v) {
-    multiply_inner_vectors<1>(x + v * kLanes, width, taps, bias_lanes, m + v * kTaps,
-                              y + v * kLanes);
+    multiply_vectors<1, true>(x + v * kLanes, width, taps, bias_lanes, m + v * kTaps,
+                              y + v * kLanes, 0xFFFF);
   }
   for (; v + kVectorsAtOnce <= full; v += kVectorsAtOnce) {
     multiply_vectors<kVectorsAtOnce>(x + v * kLanes, width, taps, bias_lanes, m + v * kTaps,
@@ -115,26 +103,40 @@ __attribute__((target("avx512f"))) void masked_plane(const WindowGeometry& g,
   }
 }
 
-// `count` row vectors (stride_two_rows.h), each the bias then the taps row by row.
-template <int kCount>
-__attribute__((target("avx512f"), always_inline)) inline void multiply_row_vectors(
-    const StrideTwoVector* vectors, const __m512 taps[kTaps], __m512 bias) {
-  const __m512 zero = _mm512_setzero_ps();
-  __m512 sums[kCount];
+// kCount chains of the bias then the taps row by row: row kh of chain j's taps from
+// row_taps(j, kh).
+template <int kCount, class RowTaps>
+__attribute__((target("avx512f"), always_inline)) inline void sum_rows(const RowTaps& row_taps,
+                                                                       const __m512 taps[kTaps],
+                                                                       __m512 bias,
+                                                                       __m512 sums[kCount]) {
 #pragma GCC unroll 4
   for (int j = 0; j < kCount; ++j) sums[j] = bias;
 #pragma GCC unroll 3
   for (int kh = 0; kh < 3; ++kh) {
 #pragma GCC unroll 4
     for (int j = 0; j < kCount; ++j) {
-      const float* row = vectors[j].rows[kh];
-      const StrideTwoTaps in = row != nullptr ? stride_two_taps(row, vectors[j].spans, zero)
-                                              : StrideTwoTaps{zero, zero, zero};
+      const StrideTwoTaps in = row_taps(j, kh);
       sums[j] = _mm512_fmadd_ps(taps[kh * 3], in.left, sums[j]);
       sums[j] = _mm512_fmadd_ps(taps[kh * 3 + 1], in.middle, sums[j]);
       sums[j] = _mm512_fmadd_ps(taps[kh * 3 + 2], in.right, sums[j]);
     }
   }
+}
+
+// `count` row vectors (stride_two_rows.h), each the bias then the taps row by row.
+template <int kCount>
+__attribute__((target("avx512f"), always_inline)) inline void multiply_row_vectors(
+    const StrideTwoVector* vectors, const __m512 taps[kTaps], __m512 bias) {
+  const __m512 zero = _mm512_setzero_ps();
+  __m512 sums[kCount];
+  sum_rows<kCount>(
+      [&](int j, int kh) __attribute__((target("avx512f"), always_inline)) {
+        const float* row = vectors[j].rows[kh];
+        return row != nullptr ? stride_two_taps(row, vectors[j].spans, zero)
+                              : StrideTwoTaps{zero, zero, zero};
+      },
+      taps, bias, sums);
 #pragma GCC unroll 4
   for (int j = 0; j < kCount; ++j) {
     store_stride_two(vectors[j].y, vectors[j].spans[kStrideTwoStoreSpan], sums[j]);
@@ -147,18 +149,11 @@ template <int kRows>
 __attribute__((target("avx512f"), always_inline)) inline void multiply_interior_vectors(
     const StrideTwoInterior& at, const __m512 taps[kTaps], __m512 bias) {
   __m512 sums[kRows];
-#pragma GCC unroll 4
-  for (int j = 0; j < kRows; ++j) sums[j] = bias;
-#pragma GCC unroll 3
-  for (int kh = 0; kh < 3; ++kh) {
-#pragma GCC unroll 4
-    for (int j = 0; j < kRows; ++j) {
-      const StrideTwoTaps in = stride_two_taps_or_zero(at.x + (2 * j + kh) * at.width, at.spans);
-      sums[j] = _mm512_fmadd_ps(taps[kh * 3], in.left, sums[j]);
-      sums[j] = _mm512_fmadd_ps(taps[kh * 3 + 1], in.middle, sums[j]);
-      sums[j] = _mm512_fmadd_ps(taps[kh * 3 + 2], in.right, sums[j]);
-    }
-  }
+  sum_rows<kRows>(
+      [&](int j, int kh) __attribute__((target("avx512f"), always_inline)) {
+        return stride_two_taps_or_zero(at.x + (2 * j + kh) * at.width, at.spans);
+      },
+      taps, bias, sums);
 #pragma GCC unroll 4
   for (int j = 0; j < kRows; ++j) {
     store_stride_two(at.y + j * at.out_w, at.spans[kStrideTwoStoreSpan], sums[j]);

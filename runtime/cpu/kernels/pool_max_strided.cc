@@ -15,24 +15,33 @@ constexpr int kVectorsAtOnce = 4;
 // channels) these vectors, 7 of 16 lanes used, still ran 0.69-0.79x its time.
 constexpr int64_t kNarrowestOutputRow = 7;
 
+// kCount windows' maxima: the three row maxima of window j, row_max(j, kh), folded in kh order.
+template <int kCount, class RowMax>
+__attribute__((target("avx512f"), always_inline)) inline void fold_windows(const RowMax& row_max,
+                                                                           __m512 best[kCount]) {
+#pragma GCC unroll 3
+  for (int kh = 0; kh < 3; ++kh) {
+#pragma GCC unroll 4
+    for (int j = 0; j < kCount; ++j) {
+      const __m512 row = row_max(j, kh);
+      best[j] = kh == 0 ? row : nan_max16(best[j], row);
+    }
+  }
+}
+
 template <int kCount>
 __attribute__((target("avx512f"), always_inline)) inline void pool_vectors(
     const StrideTwoVector* vectors) {
   const __m512 minus_infinity = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
   __m512 best[kCount];
-#pragma GCC unroll 3
-  for (int kh = 0; kh < 3; ++kh) {
-#pragma GCC unroll 4
-    for (int j = 0; j < kCount; ++j) {
-      const float* row = vectors[j].rows[kh];
-      __m512 row_max = minus_infinity;
-      if (row != nullptr) {
+  fold_windows<kCount>(
+      [&](int j, int kh) __attribute__((target("avx512f"), always_inline)) {
+        const float* row = vectors[j].rows[kh];
+        if (row == nullptr) return minus_infinity;
         const StrideTwoTaps in = stride_two_taps(row, vectors[j].spans, minus_infinity);
-        row_max = nan_max16(nan_max16(in.left, in.middle), in.right);
-      }
-      best[j] = kh == 0 ? row_max : nan_max16(best[j], row_max);
-    }
-  }
+        return nan_max16(nan_max16(in.left, in.middle), in.right);
+      },
+      best);
 #pragma GCC unroll 4
   for (int j = 0; j < kCount; ++j) {
     store_stride_two(vectors[j].y, vectors[j].spans[kStrideTwoStoreSpan], best[j]);
@@ -56,15 +65,11 @@ __attribute__((target("avx512f"), always_inline)) inline void pool_interior_vect
     const StrideTwoInterior& at) {
   const __m512 minus_infinity = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
   __m512 best[kRows];
-#pragma GCC unroll 3
-  for (int kh = 0; kh < 3; ++kh) {
-#pragma GCC unroll 4
-    for (int j = 0; j < kRows; ++j) {
-      const __m512 row_max =
-          interior_row_max(at.x + (2 * j + kh) * at.width, at.spans, minus_infinity);
-      best[j] = kh == 0 ? row_max : nan_max16(best[j], row_max);
-    }
-  }
+  fold_windows<kRows>(
+      [&](int j, int kh) __attribute__((target("avx512f"), always_inline)) {
+        return interior_row_max(at.x + (2 * j + kh) * at.width, at.spans, minus_infinity);
+      },
+      best);
 #pragma GCC unroll 4
   for (int j = 0; j < kRows; ++j) {
     store_stride_two(at.y + j * at.out_w, at.spans[kStrideTwoStoreSpan], best[j]);
