@@ -79,16 +79,16 @@ Status reuse_value_slot(const Graph& graph, const std::unordered_map<int32_t, in
   return Status::ok();
 }
 
-// Where every value lives at this shape when sharing is recomputed here (Concat-in-place slice
-// offsets scale with the shape); empty when no alias of `top` sits at a non-zero offset.
+// Where every value lives at this shape, sharing recomputed here with this shape's kernels:
+// Concat-in-place slice offsets scale with the shape, and a kernel may allow an output to take
+// over an input's bytes at one shape and not at another (a Conv's path, chosen by shape, decides
+// whether it may overwrite its residual). Empty when `top` has no alias.
 Expected<std::vector<ValueStorage>> storage_at_this_shape(const Plan& top, const Graph& graph,
                                                           const NodeMemoryNeeds& needs,
                                                           const Liveness* liveness) {
-  bool needs_offsets = false;
-  for (const PlannedTensor& tensor : top.tensors) {
-    needs_offsets = needs_offsets || (tensor.alias_of >= 0 && tensor.alias_offset != 0);
-  }
-  if (!needs_offsets) return std::vector<ValueStorage>{};
+  bool any_alias = false;
+  for (const PlannedTensor& tensor : top.tensors) any_alias = any_alias || tensor.alias_of >= 0;
+  if (!any_alias) return std::vector<ValueStorage>{};
   Liveness computed;
   if (liveness == nullptr) {
     ONEPOOL_ASSIGN_OR_RETURN(computed, compute_liveness(graph, needs, top.alignment));

@@ -55,6 +55,7 @@ class Kernel {
 /// PreparedKernel::in_place_inputs bits.
 inline constexpr uint32_t kInPlaceInput0 = 1u << 0;
 inline constexpr uint32_t kInPlaceInput1 = 1u << 1;
+inline constexpr uint32_t kInPlaceInput3 = 1u << 3;
 
 /// A prepared kernel and the scratch bytes it needs at run time.
 struct PreparedKernel {

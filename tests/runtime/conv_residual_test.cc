@@ -200,4 +200,49 @@ TEST_CASE("a fused residual Add gives the unfused bits on every Conv path") {
   }
 }
 
+// Where the fused Conv writes each output element once, right after reading its residual (tile
+// epilogues on column tiles whose k fits one block, or on channel vectors), the planner puts Y on
+// the residual's bytes; Winograd and deeper column tiles keep their own. The run above (its pool
+// first filled with NaN) already checks the bits of each case either way.
+TEST_CASE("a fused residual's bytes hold the Conv's output where each output is written once") {
+  struct InPlaceCase {
+    ResidualCase conv;
+    CpuIsa isa;
+    bool in_place;
+  };
+  const bool avx512 = __builtin_cpu_supports("avx512f");
+  const InPlaceCase cases[] = {
+      {{"1x1 stride 1, k = 24, column tiles", "", 24, 16, 14, 1, 1, 0, true}, CpuIsa::kAvx2, true},
+      {{"1x1 stride 2, k = 16, im2col", "", 16, 32, 14, 1, 2, 0, true}, CpuIsa::kAvx2, true},
+      {{"1x1 on 14x14, k = 256, column tiles in two blocks", "", 256, 96, 14, 1, 1, 0, true},
+       CpuIsa::kAvx2,
+       false},
+      {{"1x1 on 14x14, k = 256, channel vectors", "", 256, 96, 14, 1, 1, 0, true},
+       CpuIsa::kAuto,
+       avx512},
+      {{"3x3 stride 1, Winograd", "", 8, 8, 16, 3, 1, 1, true}, CpuIsa::kAvx2, false},
+      {{"1x1 stride 1, k = 24, portable OpenBLAS", "", 24, 16, 14, 1, 1, 0, true},
+       CpuIsa::kPortable,
+       false},
+  };
+  for (const InPlaceCase& c : cases) {
+    const std::string name = c.conv.name;
+    CAPTURE(name);
+    SessionOptions options;
+    options.threads = 1;
+    options.cpu_isa = c.isa;
+    auto session = Session::create(load(c.conv, "all"), options);
+    REQUIRE_MESSAGE(session.has_value(), session.status().to_string());
+    const Plan& plan = (*session)->plan();
+    const Graph& graph = (*session)->model().graph();
+    const int32_t y = plan.find_tensor(graph.find_value("y"));
+    const int32_t skip = plan.find_tensor(graph.find_value("skip"));
+    REQUIRE(y >= 0);
+    REQUIRE(skip >= 0);
+    const PlannedTensor& out = plan.tensors[static_cast<size_t>(y)];
+    const PlannedTensor& residual = plan.tensors[static_cast<size_t>(skip)];
+    CHECK((out.offset == residual.offset) == c.in_place);
+  }
+}
+
 }  // namespace onepool::testing

@@ -369,6 +369,33 @@ TEST_CASE("reuse_top_plan rejects a tensor larger than its slot") {
   }
 }
 
+// A kernel may allow an output to take over an input's bytes at one shape and not at another (a
+// Conv's path, chosen by shape, decides whether it may overwrite its residual): reusing the top
+// plan checks every alias against this shape's kernels and refuses one they no longer allow.
+TEST_CASE("reuse_top_plan refuses an alias this shape's kernels do not allow") {
+  LoadOptions options;
+  options.input_shapes.emplace_back("input", std::vector<int64_t>{1, 3, 64, 64});
+  auto model = Model::load(model_path("dyn_fpn"), options);
+  REQUIRE(model.has_value());
+  auto backend = create_backend(SessionOptions{});
+  REQUIRE(backend.has_value());
+  NodeMemoryNeeds needs;
+  REQUIRE((*backend)->prepare(**model, needs).is_ok());
+  auto plan = build_plan((*model)->graph(), PlanOptions{}, needs);
+  REQUIRE(plan.has_value());
+  bool in_place = false;
+  for (const NodeAliasing& aliasing : needs.aliasing) in_place |= aliasing.in_place_inputs != 0;
+  REQUIRE(in_place);
+  auto same = reuse_top_plan(*plan, (*model)->graph(), needs);
+  REQUIRE_MESSAGE(same.has_value(), same.status().message());
+  NodeMemoryNeeds no_in_place = needs;
+  for (NodeAliasing& aliasing : no_in_place.aliasing) aliasing.in_place_inputs = 0;
+  auto refused = reuse_top_plan(*plan, (*model)->graph(), no_in_place);
+  REQUIRE_FALSE(refused.has_value());
+  CHECK(refused.status().message().find("at the top of the range but not at this shape") !=
+        std::string::npos);
+}
+
 // place_symbolically at the source's own shape gives back the source's offsets (best-fit
 // placement: exact at the source sizes); at 32x32 from a 64x64 source every tensor shrinks and
 // the plan verifies with a pool no larger; a graph of another model is refused, naming why.

@@ -347,11 +347,10 @@ void share_band_units(const WindowGeometry& g, const ImplicitGemmPlan& plan, con
 // channel split: each core then writes whole planes, the ones a depthwise convolution after it
 // reads on the same core (MobileNetV2's 64 -> 384 and 96 -> 576 expansions on 14x14 at two
 // threads ran 0.85-0.91x, the depthwise nodes after them 0.74-0.97x, 6 alternated rounds).
-bool split_columns_fits(const WindowGeometry& g, const ImplicitGemmPlan& plan,
-                        const BandEpilogue& epilogue, int64_t in_channels, int64_t out_channels) {
+bool split_columns_fits(const WindowGeometry& g, const ImplicitGemmPlan& plan, bool in_tiles,
+                        int64_t in_channels, int64_t out_channels) {
   return in_channels > out_channels && !plan.channels && !plan.padded && plan.stride == 1 &&
-         plan.wide_bytes == 0 && !plan.rows_direct && plan.plane_w == g.output[2] &&
-         implicit_epilogue_in_tiles(plan, epilogue.activation, epilogue.residual != nullptr);
+         plan.wide_bytes == 0 && !plan.rows_direct && plan.plane_w == g.output[2] && in_tiles;
 }
 
 // Band `band` with its columns shared over the threads in whole column tiles, every output
@@ -414,6 +413,14 @@ int64_t balanced_band_rows(int64_t height, int64_t max_rows, int threads) {
     }
   }
   return best_rows;
+}
+
+bool implicit_threads_share_positions(const WindowGeometry& g, const ImplicitGemmPlan& plan,
+                                      int64_t in_channels, int64_t out_channels, bool in_tiles,
+                                      int threads) {
+  const int64_t bands = (g.output[1] + plan.band_rows - 1) / plan.band_rows;
+  return threads <= 1 || bands >= threads ||
+         split_columns_fits(g, plan, in_tiles, in_channels, out_channels);
 }
 
 bool implicit_epilogue_in_tiles(const ImplicitGemmPlan& plan, const Activation& activation,
@@ -546,7 +553,10 @@ void run_implicit_gemm(const WindowGeometry& g, const ImplicitGemmPlan& plan, Sg
     return Band{first_row, std::min(plan.band_rows, g.output[1] - first_row)};
   };
   if (bands < threads.thread_count() &&
-      split_columns_fits(g, plan, epilogue, in_channels, out_channels)) {
+      split_columns_fits(
+          g, plan,
+          implicit_epilogue_in_tiles(plan, epilogue.activation, epilogue.residual != nullptr),
+          in_channels, out_channels)) {
     for (int64_t band = 0; band < bands; ++band) {
       multiply_band_split_columns(g, plan, isa, weights, x, band_at(band), epilogue, y, threads);
     }

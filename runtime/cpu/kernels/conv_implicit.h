@@ -100,6 +100,13 @@ struct BandEpilogue {
 bool implicit_epilogue_in_tiles(const ImplicitGemmPlan& plan, const Activation& activation,
                                 bool residual);
 
+/// True when run_implicit_gemm shares the output's positions over `threads` (each thread its own
+/// bands, or its own columns of a band), false when it shares the output channels (a small map's
+/// band on every thread). `in_tiles`: implicit_epilogue_in_tiles for the node's epilogue.
+bool implicit_threads_share_positions(const WindowGeometry& g, const ImplicitGemmPlan& plan,
+                                      int64_t in_channels, int64_t out_channels, bool in_tiles,
+                                      int threads);
+
 /// One group of one image: y (out_channels planes) = epilogue(packed weights * the implicit
 /// column matrix of x (in_channels planes)). `workspace`: plan.parts * plan.part_bytes bytes.
 void run_implicit_gemm(const WindowGeometry& g, const ImplicitGemmPlan& plan, SgemmIsa isa,

@@ -540,6 +540,7 @@ const char* sgemm_isa_name(SgemmIsa isa) {
 }
 
 int64_t sgemm_panel_rows(SgemmIsa isa) { return tile_rows(isa); }
+bool sgemm_writes_once(int64_t k) { return k <= kMaxSingleBlock; }
 int64_t sgemm_tile_cols(SgemmIsa isa) { return tile_cols(isa); }
 
 int64_t packed_a_floats(SgemmIsa isa, int64_t m, int64_t k) { return padded_rows(isa, m) * k; }

@@ -54,6 +54,11 @@ struct PackedA {
   int64_t k = 0;
 };
 
+/// True when a product over k writes each element of C once, its whole chain and epilogue in one
+/// store (k in one block): C may then be the epilogue's residual itself, each element's residual
+/// read before that element is written. Deeper products keep partial sums in C between blocks.
+bool sgemm_writes_once(int64_t k);
+
 /// Packs A (m x k, row stride lda) into `packed` (packed_a_floats floats).
 void pack_a(SgemmIsa isa, const float* a, int64_t m, int64_t k, int64_t lda, float* packed);
 
