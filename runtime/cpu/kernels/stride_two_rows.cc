@@ -51,10 +51,11 @@ StrideTwoRows stride_two_interior_rows(const StrideTwoPlane& p) {
         (top + 2) * p.width + 2 * kStrideTwoOutputs * (per_row - 1) - p.pad_left + kStrideTwoReach;
     return top >= 0 && top + 2 < p.height && first_read >= 0 && last_end <= plane;
   };
-  StrideTwoRows rows;
+  // Each bound is monotone in oh (two from below, two from above): the rows inside are one
+  // interval, found from both ends in a step or two (every plane of a node asks again).
+  StrideTwoRows rows{0, p.out_h};
   while (rows.first < p.out_h && !inside(rows.first)) ++rows.first;
-  rows.end = rows.first;
-  while (rows.end < p.out_h && inside(rows.end)) ++rows.end;
+  while (rows.end > rows.first && !inside(rows.end - 1)) --rows.end;
   return rows;
 }
 
