@@ -43,7 +43,7 @@ TEST_CASE("every GEMM micro-kernel gives the portable kernel's bits, and A * B")
           " (best: ", cpu::nn::sgemm_isa_name(cpu::nn::best_sgemm_isa()), ")");
   for (const int64_t m : {1, 5, 12, 13, 20, 40, 64}) {
     for (const int64_t n : {1, 7, 16, 31, 33, 100}) {
-      for (const int64_t k : {0, 1, 3, 64, 150, 193, 577}) {
+      for (const int64_t k : {0, 1, 3, 64, 150, 193, 256, 257, 577}) {
         CAPTURE(m);
         CAPTURE(n);
         CAPTURE(k);

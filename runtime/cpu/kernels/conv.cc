@@ -88,7 +88,7 @@ bool residual_in_place_safe(const ConvPlan& plan) {
   if (plan.path == ConvPath::kImplicit && plan.implicit.channels) return true;
   const int64_t depth = plan.in_channels / plan.group * plan.geometry.kernel_size();
   return (plan.path == ConvPath::kImplicit || plan.path == ConvPath::kIm2col) &&
-         sgemm_writes_once(depth);
+         sgemm_writes_once(plan.isa, depth);
 }
 
 // Whether writing over the residual pays: where the threads share the output's positions (each

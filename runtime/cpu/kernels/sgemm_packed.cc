@@ -2,6 +2,7 @@
 #include "runtime/cpu/kernels/sgemm_packed.h"
 
 #include <immintrin.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -39,6 +40,12 @@ constexpr int64_t kKBlock = 128;
 // A k up to this deep is one block: a second, short block (ResNet's 7x7 stem has k = 147, 128 and
 // then 19) reads and writes every tile of C again for a few multiply-adds a tile.
 constexpr int64_t kMaxSingleBlock = 192;
+// On AVX-512 cores whose L1 holds a 256-deep strip of B and slice of A (32 + 12 KiB), k up to 256
+// is one block: ResNet-50's stride-2 1x1 downsample onto 28x28 (k = 256, im2col) ran 0.86-0.90x
+// at two threads, each element's partial sum no longer stored and loaded back between two
+// blocks. Cores with a 32 KiB L1 (Skylake-SP, Zen 4) keep 192.
+constexpr int64_t kMaxSingleBlockWideL1 = 256;
+constexpr long kWideL1Bytes = 48 << 10;
 // The packed A a product keeps in L2 across its column tiles: all of it when it fits (a
 // transformer's 128 activation rows up to k = 512), else spans of its blocks of k.
 constexpr int64_t kASpanBytes = int64_t{256} << 10;
@@ -361,9 +368,19 @@ void copy_strip(SgemmIsa isa, const StripSource& source, int64_t depth, int64_t 
   }
 }
 
-// Rows of k per block: all of k when it is at most kMaxSingleBlock deep, else kKBlock (the last
+// The deepest k one block holds on `isa` (see kMaxSingleBlockWideL1). The L1 size is the
+// machine's: read once per process (asking the CPU traps to the hypervisor in a virtual machine),
+// so packing and every product agree.
+int64_t max_single_block(SgemmIsa isa) {
+  static const bool wide_l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE) >= kWideL1Bytes;
+  return isa == SgemmIsa::kAvx512 && wide_l1 ? kMaxSingleBlockWideL1 : kMaxSingleBlock;
+}
+
+// Rows of k per block: all of k when it is at most max_single_block deep, else kKBlock (the last
 // block shorter). Packing and products agree through this one rule.
-int64_t block_depth(int64_t k) { return k <= kMaxSingleBlock ? std::max<int64_t>(k, 1) : kKBlock; }
+int64_t block_depth(SgemmIsa isa, int64_t k) {
+  return k <= max_single_block(isa) ? std::max<int64_t>(k, 1) : kKBlock;
+}
 
 int64_t padded_rows(SgemmIsa isa, int64_t m) {
   const int64_t rows = tile_rows(isa);
@@ -462,11 +479,11 @@ void run_product(SgemmIsa isa, const PackedA& a, int64_t first_row, int64_t m, i
   const bool copy_strips = m > rows && source.packed == nullptr;
   const int64_t packed_cols =
       source.packed != nullptr ? (source.packed->n + cols - 1) / cols * cols : 0;
-  alignas(64) float strip[kMaxSingleBlock * kMaxTileCols];
+  alignas(64) float strip[kMaxSingleBlockWideL1 * kMaxTileCols];
   if (copy_strips && k <= kMostChunkedDepth) {
     return run_chunked_product(isa, a, first_row, m, n, source, c, ldc, epilogue, strip);
   }
-  const int64_t depth = block_depth(k);
+  const int64_t depth = block_depth(isa, k);
   // Spans of A's blocks of k that fit kASpanBytes outside, column tiles inside them, then the
   // blocks of the span: a block's strip of B (depth rows of one column tile) stays in L1 while
   // every panel of A runs against it, the span's A stays in L2 for every column tile, and later
@@ -540,7 +557,7 @@ const char* sgemm_isa_name(SgemmIsa isa) {
 }
 
 int64_t sgemm_panel_rows(SgemmIsa isa) { return tile_rows(isa); }
-bool sgemm_writes_once(int64_t k) { return k <= kMaxSingleBlock; }
+bool sgemm_writes_once(SgemmIsa isa, int64_t k) { return k <= max_single_block(isa); }
 int64_t sgemm_tile_cols(SgemmIsa isa) { return tile_cols(isa); }
 
 int64_t packed_a_floats(SgemmIsa isa, int64_t m, int64_t k) { return padded_rows(isa, m) * k; }
@@ -584,7 +601,7 @@ void pack_a_panels(SgemmIsa isa, const float* a, int64_t m, int64_t k, int64_t l
                    int64_t first_panel, int64_t end_panel, float* packed) {
   const int64_t rows = tile_rows(isa);
   const int64_t all_rows = padded_rows(isa, m);
-  const int64_t depth = block_depth(k);
+  const int64_t depth = block_depth(isa, k);
   for (int64_t k0 = 0; k0 < k; k0 += depth) {
     const int64_t kc = std::min(depth, k - k0);
     for (int64_t panel = first_panel; panel < end_panel; ++panel) {
@@ -617,7 +634,7 @@ int64_t packed_b_floats(SgemmIsa isa, int64_t k, int64_t n) {
 void pack_b(SgemmIsa isa, const float* b, int64_t k, int64_t n, int64_t ldb, float* packed) {
   const int64_t cols = tile_cols(isa);
   const int64_t all_cols = (n + cols - 1) / cols * cols;
-  const int64_t depth = block_depth(k);
+  const int64_t depth = block_depth(isa, k);
   for (int64_t k0 = 0; k0 < k; k0 += depth) {
     const int64_t kc = std::min(depth, k - k0);
     for (int64_t col = 0; col < all_cols; col += cols) {

@@ -44,10 +44,10 @@ int64_t sgemm_tile_cols(SgemmIsa isa);
 /// Floats the packed A of an m x k matrix takes (whole panels, the last one zero-padded).
 int64_t packed_a_floats(SgemmIsa isa, int64_t m, int64_t k);
 
-/// A packed by pack_a. Layout: blocks of k (all of k up to 192, else 128 deep, the last block
-/// shorter), each block holding every panel's slice of it one after the other, so the product
-/// streams A from memory in long sequential runs (one block of all panels at a time), not one
-/// short run per panel.
+/// A packed by pack_a. Layout: blocks of k (all of k up to 192, or 256 on AVX-512 cores with a
+/// 48 KiB L1, else 128 deep, the last block shorter), each block holding every panel's slice of
+/// it one after the other, so the product streams A from memory in long sequential runs (one
+/// block of all panels at a time), not one short run per panel.
 struct PackedA {
   const float* data = nullptr;
   int64_t rows = 0;  // m, as packed
@@ -57,7 +57,7 @@ struct PackedA {
 /// True when a product over k writes each element of C once, its whole chain and epilogue in one
 /// store (k in one block): C may then be the epilogue's residual itself, each element's residual
 /// read before that element is written. Deeper products keep partial sums in C between blocks.
-bool sgemm_writes_once(int64_t k);
+bool sgemm_writes_once(SgemmIsa isa, int64_t k);
 
 /// Packs A (m x k, row stride lda) into `packed` (packed_a_floats floats).
 void pack_a(SgemmIsa isa, const float* a, int64_t m, int64_t k, int64_t lda, float* packed);
