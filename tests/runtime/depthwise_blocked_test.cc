@@ -1,5 +1,6 @@
 // The blocked depthwise path (conv_depthwise_blocked.cc: 16 channels on AVX-512, 8 on AVX2) and the
-// masked flat path (conv_depthwise_masked.cc, AVX-512): Clip(Conv(x)) with the Clip fused gives
+// masked flat path (conv_depthwise_masked.cc, AVX-512; there also Relu and LeakyRelu):
+// Clip(Conv(x)) with the Clip fused gives
 // the per-plane paths' bits (the portable instruction set takes neither), NaN, Inf and signed
 // zeros in the input and an infinite weight (whose product with the padding's zeros is NaN)
 // included (NaN at rows' ends, where a window's padding lies beside a neighbouring row), at 1 and 2
@@ -51,8 +52,9 @@ std::vector<float> values(size_t count, uint32_t seed, float scale) {
   return result;
 }
 
-// y = Clip(Conv(x, W, B, group = C), 0, 6): the optimizer fuses the Clip into the Conv.
-std::shared_ptr<const Model> load(const DepthwiseCase& c) {
+// y = Clip(Conv(x, W, B, group = C), 0, 6), or Relu or LeakyRelu of it: the optimizer fuses the
+// activation into the Conv.
+std::shared_ptr<const Model> load(const DepthwiseCase& c, const std::string& activation = "Clip") {
   GraphBuilder b;
   const ValueId x = b.input("x", {1, c.channels, c.height, c.width});
   const auto taps = static_cast<size_t>(c.channels * c.kernel * c.kernel);
@@ -71,7 +73,11 @@ std::shared_ptr<const Model> load(const DepthwiseCase& c) {
   node.attributes.set("strides", ints_attr({c.stride, c.stride}));
   node.attributes.set("pads", ints_attr(c.pads));
   const ValueId y = b.value("y", output_shape(c));
-  b.node("Clip", {conv, b.weight("lo", {}, {0.0f}), b.weight("hi", {}, {6.0f})}, {y});
+  if (activation == "Clip") {
+    b.node("Clip", {conv, b.weight("lo", {}, {0.0f}), b.weight("hi", {}, {6.0f})}, {y});
+  } else {
+    b.node(activation, {conv}, {y});
+  }
   b.output(y);
   auto model = Model::from_graph(b.finish(), LoadOptions{});
   REQUIRE_MESSAGE(model.has_value(), model.status().to_string());
@@ -168,39 +174,46 @@ TEST_CASE("blocked and masked depthwise convolutions give the per-plane paths' b
   }
   MESSAGE("blocked widths checked here: ", widths.size());
   for (const DepthwiseCase& c : cases) {
-    CAPTURE(c.channels);
-    CAPTURE(c.height);
-    CAPTURE(c.width);
-    CAPTURE(c.kernel);
-    CAPTURE(c.stride);
-    CAPTURE(c.pads[0]);
-    CAPTURE(c.pads[1]);
-    const auto model = load(c);
-    const std::vector<float> x = input_of(c);
-    std::string implementation;
-    const std::vector<float> expected = run(model, c, x, 1, CpuIsa::kPortable, &implementation);
-    CHECK(implementation == "depthwise direct");
-    for (const auto& width : widths) {
-      const CpuIsa isa = width.first;
-      const std::string& name = width.second;  // not a structured binding: CAPTURE's lambda
-      CAPTURE(name);
-      for (int threads : {1, 2}) {
-        CAPTURE(threads);
-        const std::vector<float> actual = run(model, c, x, threads, isa, &implementation);
-        const std::string expected_path = c.masked && isa == CpuIsa::kAvx512 ? "depthwise masked "
-                                          : c.blocked                        ? "depthwise blocked "
-                                                                             : "depthwise direct";
-        CHECK(implementation ==
-              (expected_path == "depthwise direct" ? expected_path : expected_path + name));
-        REQUIRE(actual.size() == expected.size());
-        int mismatches = 0;
-        for (size_t i = 0; i < actual.size(); ++i) {
-          if (!same_bits_or_both_nan(actual[i], expected[i]) && ++mismatches <= 3) {
-            CAPTURE(i);
-            CHECK(actual[i] == expected[i]);
+    // The masked path applies Relu and Clip to each vector before its store, LeakyRelu in a pass.
+    const std::vector<std::string> activations =
+        c.masked ? std::vector<std::string>{"Clip", "Relu", "LeakyRelu"}
+                 : std::vector<std::string>{"Clip"};
+    for (const std::string& activation : activations) {
+      CAPTURE(activation);
+      CAPTURE(c.channels);
+      CAPTURE(c.height);
+      CAPTURE(c.width);
+      CAPTURE(c.kernel);
+      CAPTURE(c.stride);
+      CAPTURE(c.pads[0]);
+      CAPTURE(c.pads[1]);
+      const auto model = load(c, activation);
+      const std::vector<float> x = input_of(c);
+      std::string implementation;
+      const std::vector<float> expected = run(model, c, x, 1, CpuIsa::kPortable, &implementation);
+      CHECK(implementation == "depthwise direct");
+      for (const auto& width : widths) {
+        const CpuIsa isa = width.first;
+        const std::string& name = width.second;  // not a structured binding: CAPTURE's lambda
+        CAPTURE(name);
+        for (int threads : {1, 2}) {
+          CAPTURE(threads);
+          const std::vector<float> actual = run(model, c, x, threads, isa, &implementation);
+          const std::string expected_path = c.masked && isa == CpuIsa::kAvx512 ? "depthwise masked "
+                                            : c.blocked ? "depthwise blocked "
+                                                        : "depthwise direct";
+          CHECK(implementation ==
+                (expected_path == "depthwise direct" ? expected_path : expected_path + name));
+          REQUIRE(actual.size() == expected.size());
+          int mismatches = 0;
+          for (size_t i = 0; i < actual.size(); ++i) {
+            if (!same_bits_or_both_nan(actual[i], expected[i]) && ++mismatches <= 3) {
+              CAPTURE(i);
+              CHECK(actual[i] == expected[i]);
+            }
           }
+          CHECK(mismatches == 0);
         }
-        CHECK(mismatches == 0);
       }
     }
   }
