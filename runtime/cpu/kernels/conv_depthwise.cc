@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "runtime/cpu/kernels/conv_depthwise_flat_avx512.h"
 #include "runtime/cpu/kernels/isa_clones.h"
 
 namespace onepool::cpu::nn {
@@ -106,9 +107,12 @@ ONEPOOL_ISA_CLONES void generic_row(const WindowGeometry& g, const float* x, con
 // the other rows (the top and bottom of a plane, which reach into the padding) go the generic way.
 // Any top pad and height: a band of a plane's rows (PointwiseDepthwiseConv) sweeps the same way.
 // Returns false (nothing written) when the plane does not qualify.
+// `sweep`: the interior sweep on AVX-512 (flat_sweep_3x3_avx512, K = 3), or nullptr.
+using FlatSweep = void (*)(const float* x, int64_t extent, int64_t width, int64_t pad_top,
+                           const float* w, float bias, float* y, int64_t begin, int64_t end);
 template <int K>
 ONEPOOL_ISA_CLONES bool flat_plane_kxk(const WindowGeometry& g, const float* x, const float* w,
-                                       float bias, float* __restrict y) {
+                                       float bias, float* __restrict y, FlatSweep sweep) {
   constexpr int64_t kPad = (K - 1) / 2;
   const int64_t width = g.input[2];
   const int64_t height = g.input[1];
@@ -127,7 +131,10 @@ ONEPOOL_ISA_CLONES bool flat_plane_kxk(const WindowGeometry& g, const float* x, 
     taps[t] = w[t];
     offsets[t] = (t / K - pad_top) * width + (t % K - kPad);
   }
-  if (first_row < end_row) {
+  if (first_row < end_row && sweep != nullptr) {
+    sweep(x, height * width, width, pad_top, w, bias, y, first_row * width + first_column,
+          (end_row - 1) * width + end_column);
+  } else if (first_row < end_row) {
     const int64_t begin = first_row * width + first_column;
     const int64_t end = (end_row - 1) * width + end_column;
     for (int64_t f = begin; f < end; ++f) {
@@ -152,6 +159,12 @@ ONEPOOL_ISA_CLONES bool flat_plane_kxk(const WindowGeometry& g, const float* x, 
     }
   }
   return true;
+}
+
+template <int K>
+bool flat_plane_plain(const WindowGeometry& g, const float* x, const float* w, float bias,
+                      float* y) {
+  return flat_plane_kxk<K>(g, x, w, bias, y, nullptr);
 }
 
 // Planes whose zero-padded copy fits in this many floats (on the stack) take small_plane_kxk.
@@ -246,7 +259,7 @@ FlatFn choose_flat_fn(const WindowGeometry& g) {
     if (k == 5 && s == 1) return &small_plane_kxk<5, 1>;
     if (k == 5 && s == 2) return &small_plane_kxk<5, 2>;
   }
-  if (square_2d && g.kernel[1] == 3) return &flat_plane_kxk<3>;
+  if (square_2d && g.kernel[1] == 3) return &flat_plane_plain<3>;
   // Not 5x5: with 25 taps in flight the compiler no longer vectorizes the flat loop (PaddleOCR
   // rec's 5x5 depthwise ran 6x slower than on row_kxk<5, 1>).
   return nullptr;
@@ -255,7 +268,7 @@ FlatFn choose_flat_fn(const WindowGeometry& g) {
 // As choose_flat_fn, without the paths that copy the plane: a 3x3 stride-1 band sweeps flat
 // where it lies, anything else goes row by row.
 FlatFn choose_in_place_fn(const WindowGeometry& g) {
-  return is_square_2d(g) && g.kernel[1] == 3 ? &flat_plane_kxk<3> : nullptr;
+  return is_square_2d(g) && g.kernel[1] == 3 ? &flat_plane_plain<3> : nullptr;
 }
 
 using RowFn = bool (*)(const WindowGeometry&, const float*, const float*, float, int64_t, float*);
@@ -284,7 +297,11 @@ bool fits_small_plane(const WindowGeometry& g) {
 }
 
 void depthwise_conv_plane(const WindowGeometry& g, const float* x, const float* w, float bias,
-                          float* y, bool in_place) {
+                          float* y, bool in_place, bool avx512) {
+  if (in_place && avx512 && is_square_2d(g) && g.kernel[1] == 3 &&
+      flat_plane_kxk<3>(g, x, w, bias, y, &flat_sweep_3x3_avx512)) {
+    return;
+  }
   const RowFn row_fn = choose_row_fn(g);
   const FlatFn flat_fn = in_place ? choose_in_place_fn(g) : choose_flat_fn(g);
   if (flat_fn != nullptr && flat_fn(g, x, w, bias, y)) return;

@@ -32,9 +32,10 @@ bool fits_small_plane(const WindowGeometry& g);
 /// the same way (bias, then the taps row by row), so a band of rows computed on its own (g
 /// describing the band: its input rows, its output rows, the top pad it sees) gives the bits of
 /// the whole plane's. `in_place`: never through a zero-padded copy of the plane (a band whose
-/// rows are already in cache). Does not allocate.
+/// rows are already in cache). `avx512`: a 3x3 stride-1 band read in place sweeps its interior
+/// on AVX-512 (flat_sweep_3x3_avx512, the same bits). Does not allocate.
 void depthwise_conv_plane(const WindowGeometry& g, const float* x, const float* w, float bias,
-                          float* y, bool in_place = false);
+                          float* y, bool in_place = false, bool avx512 = false);
 
 /// Output rows [first, end) of a 2-D window on their own: the input rows they read, clipped to
 /// the plane ([first_input_row, end_input_row)), and the geometry of the band (those input rows

@@ -152,10 +152,11 @@ class BandWalker {
                 int64_t stride) const {
     const WindowGeometry& g = plan_.depthwise;
     const int64_t count = band.output_size();
+    const bool avx512 = plan_.isa == SgemmIsa::kAvx512;
     for (int64_t m = 0; m < plan_.channels; ++m) {
       float* y = out + m * stride;
       depthwise_conv_plane(band, source + m * source_stride, t_.w2 + m * g.kernel_size(),
-                           t_.b2 != nullptr ? t_.b2[m] : 0.0f, y, true);
+                           t_.b2 != nullptr ? t_.b2[m] : 0.0f, y, true, avx512);
       apply_activation(plan_.depthwise_activation, y, count);
     }
   }
