@@ -32,8 +32,10 @@ __attribute__((target("avx512f"), always_inline)) inline void flat_sweep_vectors
     }
 #pragma GCC unroll 4
     for (int j = 0; j < kCount; ++j) {
-      const __m512 left = _mm512_castsi512_ps(_mm512_alignr_epi32(lanes[j + 1], lanes[j], 15));
-      const __m512 right = _mm512_castsi512_ps(_mm512_alignr_epi32(lanes[j + 2], lanes[j + 1], 1));
+      const __m512 left =
+          _mm512_castsi512_ps(_mm512_maskz_alignr_epi32(kAllLanes, lanes[j + 1], lanes[j], 15));
+      const __m512 right =
+          _mm512_castsi512_ps(_mm512_maskz_alignr_epi32(kAllLanes, lanes[j + 2], lanes[j + 1], 1));
       sums[j] = _mm512_fmadd_ps(taps[kh * 3], left, sums[j]);
       sums[j] = _mm512_fmadd_ps(taps[kh * 3 + 1], _mm512_castsi512_ps(lanes[j + 1]), sums[j]);
       sums[j] = _mm512_fmadd_ps(taps[kh * 3 + 2], right, sums[j]);
