@@ -7,7 +7,8 @@
 // threads, for channel counts below, at and past one block, 3x3 and 5x5 windows, stride 1 and 2,
 // symmetric, one-sided and wider-than-the-window pads, single- and multi-band planes, square and
 // oblong planes, planes that end in a partial vector. On a CPU with AVX-512 the Conv must have
-// taken the path each case names.
+// taken the path each case names; there large stride-2 planes take the stride-2 direct kernel
+// (conv_depthwise_stride_two_avx512.cc, the padding skipped as the per-plane path skips it).
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -32,6 +33,8 @@ struct DepthwiseCase {
   bool blocked;               // takes the blocked path (where it does not take the masked one)
   bool masked = false;        // takes the masked path on AVX-512
   bool inf_weight = false;    // the first channel's first tap is +Inf
+  bool stride_two = false;    // takes the stride-2 direct path on AVX-512 (a plane too large for
+                              // the masked one: the padding skipped, not summed as zeros)
 };
 
 int64_t out_dim(int64_t size, int64_t kernel, int64_t stride, int64_t before, int64_t after) {
@@ -159,12 +162,15 @@ TEST_CASE("blocked and masked depthwise convolutions give the per-plane paths' b
       {3, 30, 70, 3, 2, {1, 1, 1, 1}, true, true},        // stride 2, rows of 35: three vectors
       {3, 28, 28, 3, 2, {1, 1, 1, 1}, true, true, true},  // stride 2, Inf weight times padding
       {3, 28, 28, 3, 2, {2, 2, 2, 2}, true},              // stride 2, pads of 2: not masked
-      {7, 96, 96, 3, 2, {1, 1, 1, 1}, true},              // stride 2, many one-row bands
-      {7, 112, 112, 3, 2, {1, 1, 1, 1}, false},           // stride-2 rows of 56: per-plane path
-      {19, 14, 14, 5, 1, {2, 2, 2, 2}, true},             // 5x5
-      {19, 15, 15, 5, 2, {2, 2, 2, 2}, true},             // 5x5 stride 2
-      {18, 40, 40, 3, 1, {1, 1, 1, 1}, false, true},      // stride-1 rows of 40
-      {3, 14, 14, 3, 1, {1, 1, 1, 1}, true, true, true},  // Inf weight times padding
+      {7, 60, 60, 3, 2, {1, 1, 1, 1}, true, true},        // stride 2, many one-row bands
+      {7, 96, 96, 3, 2, {1, 1, 1, 1}, false, false, true, true},    // rows of 48, not a small plane
+      {7, 112, 112, 3, 2, {1, 1, 1, 1}, false, false, true, true},  // stride-2 rows of 56
+      {5, 70, 100, 3, 2, {0, 0, 1, 1}, false, false, false, true},  // SAME padding, rows of 50
+      {4, 65, 66, 3, 2, {1, 1, 1, 1}, false, false, true, true},    // odd height, rows of 33
+      {19, 14, 14, 5, 1, {2, 2, 2, 2}, true},                       // 5x5
+      {19, 15, 15, 5, 2, {2, 2, 2, 2}, true},                       // 5x5 stride 2
+      {18, 40, 40, 3, 1, {1, 1, 1, 1}, false, true},                // stride-1 rows of 40
+      {3, 14, 14, 3, 1, {1, 1, 1, 1}, true, true, true},            // Inf weight times padding
   };
   // Each vector width this CPU has: AVX-512 blocks 16 channels, AVX2 8.
   std::vector<std::pair<CpuIsa, std::string>> widths;
@@ -199,11 +205,12 @@ TEST_CASE("blocked and masked depthwise convolutions give the per-plane paths' b
         for (int threads : {1, 2}) {
           CAPTURE(threads);
           const std::vector<float> actual = run(model, c, x, threads, isa, &implementation);
-          const std::string expected_path = c.masked && isa == CpuIsa::kAvx512 ? "depthwise masked "
-                                            : c.blocked ? "depthwise blocked "
-                                                        : "depthwise direct";
-          CHECK(implementation ==
-                (expected_path == "depthwise direct" ? expected_path : expected_path + name));
+          const bool avx512 = isa == CpuIsa::kAvx512;
+          const std::string expected_path = c.masked && avx512       ? "depthwise masked " + name
+                                            : c.blocked              ? "depthwise blocked " + name
+                                            : c.stride_two && avx512 ? "depthwise stride-2 avx512"
+                                                                     : "depthwise direct";
+          CHECK(implementation == expected_path);
           REQUIRE(actual.size() == expected.size());
           int mismatches = 0;
           for (size_t i = 0; i < actual.size(); ++i) {

@@ -153,8 +153,14 @@ class ConvKernel final : public Kernel {
     // one last pass that adds it, streamed over the whole output as the Add node read it.
     const Activation tile_activation = plan_.residual ? Activation{} : plan_.activation;
     if (plan_.path == ConvPath::kDepthwise) {
-      const DepthwiseConv conv{
-          x, w, bias, y, plan_.batch, plan_.in_channels, plan_.out_channels / plan_.in_channels};
+      const DepthwiseConv conv{x,
+                               w,
+                               bias,
+                               y,
+                               plan_.batch,
+                               plan_.in_channels,
+                               plan_.out_channels / plan_.in_channels,
+                               plan_.isa == SgemmIsa::kAvx512};
       if (plan_.depthwise_masked) {
         depthwise_conv_masked(g, plan_.depthwise_masks, conv, tile_activation, *context.threads);
       } else if (plan_.depthwise_blocked) {
@@ -583,9 +589,13 @@ Expected<PreparedKernel> make_conv_kernel(const NodeContext& node) {
           ? std::string("winograd f(4x4,3x3) gemm ") + sgemm_isa_name(plan.isa)
       : plan.path == ConvPath::kDepthwise && plan.depthwise_masked
           ? std::string("depthwise masked ") + sgemm_isa_name(plan.isa)
-      : plan.path == ConvPath::kDepthwise
-          ? (plan.depthwise_blocked ? std::string("depthwise blocked ") + sgemm_isa_name(plan.isa)
-                                    : path_name(plan.path))
+      : plan.path == ConvPath::kDepthwise && plan.depthwise_blocked
+          ? std::string("depthwise blocked ") + sgemm_isa_name(plan.isa)
+      : plan.path == ConvPath::kDepthwise &&
+              depthwise_stride_two_direct(plan.geometry, plan.out_channels / plan.in_channels,
+                                          plan.isa == SgemmIsa::kAvx512)
+          ? std::string("depthwise stride-2 avx512")
+      : plan.path == ConvPath::kDepthwise ? std::string(path_name(plan.path))
       : plan.path == ConvPath::kPointwise ? std::string(path_name(plan.path)) + " openblas"
       : plan.path == ConvPath::kImplicit && plan.implicit.channels
           ? std::string(path_name(plan.path)) + " channels " + sgemm_isa_name(plan.isa)

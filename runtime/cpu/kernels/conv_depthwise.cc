@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "runtime/cpu/kernels/conv_depthwise_flat_avx512.h"
+#include "runtime/cpu/kernels/conv_depthwise_stride_two_avx512.h"
 #include "runtime/cpu/kernels/isa_clones.h"
 
 namespace onepool::cpu::nn {
@@ -314,6 +315,27 @@ void depthwise_conv_plane(const WindowGeometry& g, const float* x, const float* 
   }
 }
 
+void depthwise_stride_two_planes(const WindowGeometry& g, const DepthwiseConv& conv, int64_t begin,
+                                 int64_t end, const ClampBounds& clamp, bool zero_padding) {
+  while (begin < end) {
+    const int64_t run_end = std::min(end, (begin / conv.channels + 1) * conv.channels);
+    const int64_t c = begin % conv.channels;
+    const DepthwiseChannels run{conv.x + begin * g.input_size(),
+                                g.input_size(),
+                                conv.w + c * g.kernel_size(),
+                                conv.bias != nullptr ? conv.bias + c : nullptr,
+                                conv.y + begin * g.output_size(),
+                                g.output_size(),
+                                run_end - begin};
+    depthwise_stride_two_3x3_avx512(g, run, clamp, zero_padding);
+    begin = run_end;
+  }
+}
+
+bool depthwise_stride_two_direct(const WindowGeometry& g, int64_t multiplier, bool avx512) {
+  return avx512 && multiplier == 1 && depthwise_stride_two_3x3_fits(g) && !fits_small_plane(g);
+}
+
 DepthwiseBand depthwise_band(const WindowGeometry& g, int64_t first, int64_t end) {
   const int64_t top = first * g.stride[1] - g.pad_begin[1];
   const int64_t bottom =
@@ -335,6 +357,17 @@ void depthwise_conv(const WindowGeometry& g, const DepthwiseConv& conv,
                     const Activation& activation, ThreadPool& threads) {
   const int64_t out_channels = conv.channels * conv.multiplier;
   const int64_t planes = conv.batch * out_channels;
+  if (depthwise_stride_two_direct(g, conv.multiplier, conv.avx512)) {
+    const bool in_registers = clamp_fits(activation);
+    const ClampBounds clamp = in_registers ? clamp_bounds(activation) : ClampBounds{};
+    threads.parallel_for(planes, 1, [&](int64_t begin, int64_t end) {
+      depthwise_stride_two_planes(g, conv, begin, end, clamp, false);
+      for (int64_t plane = begin; plane < end && !in_registers; ++plane) {
+        apply_activation(activation, conv.y + plane * g.output_size(), g.output_size());
+      }
+    });
+    return;
+  }
   threads.parallel_for(planes, 1, [&](int64_t begin, int64_t end) {
     for (int64_t plane = begin; plane < end; ++plane) {
       const int64_t n = plane / out_channels;

@@ -8,6 +8,7 @@
 
 #include "runtime/cpu/kernels/activation.h"
 #include "runtime/cpu/kernels/conv_geometry.h"
+#include "runtime/cpu/kernels/depthwise_clamp_avx512.h"
 #include "runtime/cpu/thread_pool.h"
 
 namespace onepool::cpu::nn {
@@ -20,6 +21,9 @@ struct DepthwiseConv {
   int64_t batch = 0;
   int64_t channels = 0;
   int64_t multiplier = 1;
+  // A 3x3 stride-2 window on planes the small-plane path does not take runs on AVX-512
+  // (conv_depthwise_stride_two_avx512.h, the same bits).
+  bool avx512 = false;
 };
 
 /// True when the small-plane path takes a plane (equal strides, its zero-padded copy and, at
@@ -46,6 +50,18 @@ struct DepthwiseBand {
   int64_t end_input_row = 0;
 };
 DepthwiseBand depthwise_band(const WindowGeometry& g, int64_t first, int64_t end);
+
+/// Planes [begin, end) of `conv` (one output channel per input channel, a 3x3 stride-2 window:
+/// depthwise_stride_two_3x3_fits) on AVX-512's stride-2 kernel, as runs of channels inside one
+/// image; `zero_padding` as there.
+void depthwise_stride_two_planes(const WindowGeometry& g, const DepthwiseConv& conv, int64_t begin,
+                                 int64_t end, const ClampBounds& clamp, bool zero_padding);
+
+/// True when depthwise_conv runs `g` on AVX-512's stride-2 kernel
+/// (conv_depthwise_stride_two_avx512.h): a 3x3 stride-2 window, one output channel per input
+/// channel, planes the small-plane path does not take (the padding skipped, as row_kxk skips it:
+/// the same bits).
+bool depthwise_stride_two_direct(const WindowGeometry& g, int64_t multiplier, bool avx512);
 
 /// y = activation(depthwise_conv(x, w) + bias), the planes shared out over the threads (splitting
 /// large maps' rows instead, as the convolutions around them do, measured slower on PaddleOCR

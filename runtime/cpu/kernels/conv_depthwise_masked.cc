@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <limits>
 
-#include "runtime/cpu/kernels/stride_two_rows.h"
+#include "runtime/cpu/kernels/depthwise_clamp_avx512.h"
 
 namespace onepool::cpu::nn {
 namespace {
@@ -19,46 +19,6 @@ constexpr int kVectorsAtOnce = 4;
 // Rows narrower than this stay on the blocked path (a 7x7 plane's 49 positions in 4 flat vectors
 // measured slower than its 16-channel blocks: 34 vs 29 µs over 960 channels on one core).
 constexpr int64_t kNarrowestRow = 14;
-
-// The fused activation applied to each vector before its store, where it is a clamp (Relu: 0 and
-// +inf; Clip with numeric bounds): the comparisons of Activation::apply (sgemm_epilogue.h's), so
-// the bits of the separate pass, which read and wrote every output plane once more (MobileNetV2's
-// masked nodes ran 0.87-0.92x without it, the whole model 0.98x at one thread, 0.97x at two).
-struct OutputClamp {
-  bool on = false;
-  __m512 low, high;
-};
-
-bool clamp_fits(const Activation& activation) {
-  return activation.kind == ActivationKind::kNone || activation.kind == ActivationKind::kRelu ||
-         (activation.kind == ActivationKind::kClip && gemm_epilogue_supports(activation));
-}
-
-// The clamp's bounds, made once per node (vectors only inside the AVX-512 functions).
-struct ClampBounds {
-  bool on = false;
-  float low = 0.0f;
-  float high = 0.0f;
-};
-
-ClampBounds clamp_bounds(const Activation& activation) {
-  const bool relu = activation.kind == ActivationKind::kRelu;
-  return ClampBounds{relu || activation.kind == ActivationKind::kClip,
-                     relu ? 0.0f : activation.alpha,
-                     relu ? std::numeric_limits<float>::infinity() : activation.beta};
-}
-
-__attribute__((target("avx512f"), always_inline)) inline OutputClamp output_clamp(
-    const ClampBounds& bounds) {
-  return OutputClamp{bounds.on, _mm512_set1_ps(bounds.low), _mm512_set1_ps(bounds.high)};
-}
-
-__attribute__((target("avx512f"), always_inline)) inline __m512 clamped(const OutputClamp& clamp,
-                                                                        __m512 v) {
-  if (!clamp.on) return v;
-  const __m512 raised = _mm512_mask_max_ps(v, kAllLanes, clamp.low, v);
-  return _mm512_mask_min_ps(v, kAllLanes, clamp.high, raised);
-}
 
 // `count` vectors from position 0 of x / y on (x, y and masks advanced to the first), each
 // the bias then the taps row by row. Each tap a masked load, or with kInner (vectors whose taps all
@@ -202,96 +162,6 @@ __attribute__((target("avx512f"))) void masked_plane(const WindowGeometry& g,
   }
 }
 
-// kCount chains of the bias then the taps row by row: row kh of chain j's taps from
-// row_taps(j, kh).
-template <int kCount, class RowTaps>
-__attribute__((target("avx512f"), always_inline)) inline void sum_rows(const RowTaps& row_taps,
-                                                                       const __m512 taps[kTaps],
-                                                                       __m512 bias,
-                                                                       __m512 sums[kCount]) {
-#pragma GCC unroll 4
-  for (int j = 0; j < kCount; ++j) sums[j] = bias;
-#pragma GCC unroll 3
-  for (int kh = 0; kh < 3; ++kh) {
-#pragma GCC unroll 4
-    for (int j = 0; j < kCount; ++j) {
-      const StrideTwoTaps in = row_taps(j, kh);
-      sums[j] = _mm512_fmadd_ps(taps[kh * 3], in.left, sums[j]);
-      sums[j] = _mm512_fmadd_ps(taps[kh * 3 + 1], in.middle, sums[j]);
-      sums[j] = _mm512_fmadd_ps(taps[kh * 3 + 2], in.right, sums[j]);
-    }
-  }
-}
-
-// `count` row vectors (stride_two_rows.h), each the bias then the taps row by row.
-template <int kCount>
-__attribute__((target("avx512f"), always_inline)) inline void multiply_row_vectors(
-    const StrideTwoVector* vectors, const __m512 taps[kTaps], __m512 bias,
-    const OutputClamp& clamp) {
-  const __m512 zero = _mm512_setzero_ps();
-  __m512 sums[kCount];
-  sum_rows<kCount>(
-      [&](int j, int kh) __attribute__((target("avx512f"), always_inline)) {
-        const float* row = vectors[j].rows[kh];
-        return row != nullptr ? stride_two_taps(row, vectors[j].spans, zero)
-                              : StrideTwoTaps{zero, zero, zero};
-      },
-      taps, bias, sums);
-#pragma GCC unroll 4
-  for (int j = 0; j < kCount; ++j) {
-    store_stride_two(vectors[j].y, vectors[j].spans[kStrideTwoStoreSpan], clamped(clamp, sums[j]));
-  }
-}
-
-// kRows interior rows (stride_two_interior_rows), a vector of each: kRows chains of the bias
-// then the taps row by row, loads plain.
-template <int kRows>
-__attribute__((target("avx512f"), always_inline)) inline void multiply_interior_vectors(
-    const StrideTwoInterior& at, const __m512 taps[kTaps], __m512 bias, const OutputClamp& clamp) {
-  __m512 sums[kRows];
-  sum_rows<kRows>(
-      [&](int j, int kh) __attribute__((target("avx512f"), always_inline)) {
-        return stride_two_taps_or_zero(at.x + (2 * j + kh) * at.width, at.spans);
-      },
-      taps, bias, sums);
-#pragma GCC unroll 4
-  for (int j = 0; j < kRows; ++j) {
-    store_stride_two(at.y + j * at.out_w, at.spans[kStrideTwoStoreSpan], clamped(clamp, sums[j]));
-  }
-}
-
-__attribute__((target("avx512f"))) void masked_plane_stride_two(
-    const WindowGeometry& g, const DepthwiseMasks& masks, const float* x, const float* w,
-    float bias, const ClampBounds& bounds, float* y) {
-  const OutputClamp clamp = output_clamp(bounds);
-  __m512 taps[kTaps];
-  for (int t = 0; t < kTaps; ++t) taps[t] = _mm512_set1_ps(w[t]);
-  const __m512 bias_lanes = _mm512_set1_ps(bias);
-  const StrideTwoPlane plane{x,
-                             y,
-                             g.input[1],
-                             g.input[2],
-                             g.output[1],
-                             g.output[2],
-                             g.pad_begin[1],
-                             g.pad_begin[2],
-                             masks.spans.data()};
-  sweep_stride_two_plane<kVectorsAtOnce>(
-      plane,
-      [&](const StrideTwoVector* vectors) __attribute__((target("avx512f"))) {
-        multiply_row_vectors<kVectorsAtOnce>(vectors, taps, bias_lanes, clamp);
-      },
-      [&](const StrideTwoVector* vector) __attribute__((target("avx512f"))) {
-        multiply_row_vectors<1>(vector, taps, bias_lanes, clamp);
-      },
-      [&](const StrideTwoInterior& at) __attribute__((target("avx512f"))) {
-        multiply_interior_vectors<kVectorsAtOnce>(at, taps, bias_lanes, clamp);
-      },
-      [&](const StrideTwoInterior& at) __attribute__((target("avx512f"))) {
-        multiply_interior_vectors<1>(at, taps, bias_lanes, clamp);
-      });
-}
-
 }  // namespace
 
 bool depthwise_masked_fits(const WindowGeometry& g, int64_t multiplier, SgemmIsa isa) {
@@ -311,11 +181,7 @@ bool depthwise_masked_fits(const WindowGeometry& g, int64_t multiplier, SgemmIsa
 }
 
 DepthwiseMasks depthwise_masks(const WindowGeometry& g) {
-  if (g.stride[1] == 2) {
-    DepthwiseMasks masks;
-    masks.spans = stride_two_spans(g.input[2], g.output[2], g.pad_begin[2]);
-    return masks;
-  }
+  if (g.stride[1] == 2) return DepthwiseMasks{};  // conv_depthwise_stride_two_avx512 makes its own
   const int64_t height = g.input[1], width = g.input[2];
   const int64_t positions = height * width;
   const int64_t vectors = (positions + kLanes - 1) / kLanes;
@@ -342,15 +208,14 @@ void depthwise_conv_masked(const WindowGeometry& g, const DepthwiseMasks& masks,
   const bool in_registers = clamp_fits(activation);
   const ClampBounds bounds = in_registers ? clamp_bounds(activation) : ClampBounds{};
   threads.parallel_for(planes, 1, [&](int64_t begin, int64_t end) {
+    if (g.stride[1] == 2) depthwise_stride_two_planes(g, conv, begin, end, bounds, true);
     for (int64_t plane = begin; plane < end; ++plane) {
-      const int64_t c = plane % conv.channels;
       float* y = conv.y + plane * g.output_size();
-      const float* x = conv.x + plane * g.input_size();
-      const float bias = conv.bias != nullptr ? conv.bias[c] : 0.0f;
-      if (g.stride[1] == 2) {
-        masked_plane_stride_two(g, masks, x, conv.w + c * kTaps, bias, bounds, y);
-      } else {
-        masked_plane(g, masks, x, conv.w + c * kTaps, bias, bounds, y);
+      if (g.stride[1] != 2) {
+        const int64_t c = plane % conv.channels;
+        const float bias = conv.bias != nullptr ? conv.bias[c] : 0.0f;
+        masked_plane(g, masks, conv.x + plane * g.input_size(), conv.w + c * kTaps, bias, bounds,
+                     y);
       }
       if (!in_registers) apply_activation(activation, y, g.output_size());
     }

@@ -3,12 +3,12 @@
 // "same" padding (one row and one column of zeros on each side): a plane at a time as one flat
 // run of 16-position vectors, each tap of a vector one masked load at a fixed offset from it (a
 // plain load where all 16 lie inside the plane, the lanes beside a row's ends zeroed after it).
-// Stride 2: 16 outputs of a row at a time, each input row's 33 columns they read loaded as two
-// pairs of vectors and split into even and odd columns by two-source permutes. Rows of any width
-// then run whole vectors with no edge cases, no zero-padded copy of the plane and no transposes
-// (the blocked path, conv_depthwise_blocked.h, spends two thirds of its time transposing; the
-// per-plane flat path runs its edges one output at a time). The masks depend only on the geometry:
-// made once at prepare time.
+// Stride 2: conv_depthwise_stride_two_avx512.h with the padding's zeros summed (16 outputs of a
+// row at a time, each input row's columns split into even and odd ones by permutes). Rows of any
+// width then run whole vectors with no edge cases, no zero-padded copy of the plane and no
+// transposes (the blocked path, conv_depthwise_blocked.h, spends two thirds of its time
+// transposing; the per-plane flat path runs its edges one output at a time). The masks depend only
+// on the geometry: made once at prepare time.
 //
 // Numerics: each output is the bias, then the 9 taps row by row with the padding's zeros included
 // (w * 0), as the small-plane path (conv_depthwise.cc) and the blocked path sum it: the same bits,
@@ -26,9 +26,7 @@ namespace onepool::cpu::nn {
 /// For each 16-position vector of a plane, one 16-bit mask per tap (kh * 3 + kw): lane l set when
 /// position 16 v + l lies in the plane and its tap's input does too.
 struct DepthwiseMasks {
-  std::vector<uint16_t> taps;  // stride 1: 9 per vector
-  // Stride 2: the masks of each vector of an output row (stride_two_spans, stride_two_rows.h).
-  std::vector<uint16_t> spans;
+  std::vector<uint16_t> taps;  // stride 1: 9 per vector (none at stride 2)
 };
 
 /// True when depthwise_conv_masked runs this convolution: AVX-512, a 2-D 3x3 window, no

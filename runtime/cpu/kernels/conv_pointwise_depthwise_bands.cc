@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "runtime/cpu/kernels/conv_depthwise.h"
+#include "runtime/cpu/kernels/conv_depthwise_stride_two_avx512.h"
 #include "runtime/cpu/kernels/conv_pointwise_depthwise.h"
 
 namespace onepool::cpu::nn {
@@ -153,6 +154,13 @@ class BandWalker {
     const WindowGeometry& g = plan_.depthwise;
     const int64_t count = band.output_size();
     const bool avx512 = plan_.isa == SgemmIsa::kAvx512;
+    if (avx512 && depthwise_stride_two_3x3_fits(band) && clamp_fits(plan_.depthwise_activation)) {
+      const DepthwiseChannels channels{source, source_stride, t_.w2,         t_.b2,
+                                       out,    stride,        plan_.channels};
+      depthwise_stride_two_3x3_avx512(band, channels, clamp_bounds(plan_.depthwise_activation),
+                                      false);
+      return;
+    }
     for (int64_t m = 0; m < plan_.channels; ++m) {
       float* y = out + m * stride;
       depthwise_conv_plane(band, source + m * source_stride, t_.w2 + m * g.kernel_size(),

@@ -5,11 +5,13 @@
 
 namespace onepool::cpu::nn {
 
-/// b where it is larger than a or NaN, else a (which keeps a NaN already in a).
+/// b where it is larger than a or NaN, else a (which keeps a NaN already in a). One compare and
+/// one masked max: vmaxps(b, a) is "b > a ? b : a" (a when either is NaN, and a on a tie of
+/// signed zeros), the lanes where b is NaN keep b. With a blend of two compares, the 3x3 max
+/// pools spent a third more instructions on their folds.
 __attribute__((target("avx512f"), always_inline)) inline __m512 nan_max16(__m512 a, __m512 b) {
-  const __mmask16 larger = _mm512_cmp_ps_mask(b, a, _CMP_GT_OQ);
-  const __mmask16 nan = _mm512_cmp_ps_mask(b, b, _CMP_UNORD_Q);
-  return _mm512_mask_blend_ps(static_cast<__mmask16>(larger | nan), a, b);
+  const __mmask16 ordered = _mm512_cmp_ps_mask(b, b, _CMP_ORD_Q);
+  return _mm512_mask_max_ps(b, ordered, b, a);
 }
 
 }  // namespace onepool::cpu::nn

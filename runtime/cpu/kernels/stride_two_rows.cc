@@ -24,17 +24,19 @@ uint16_t taps_inside(int64_t first, int64_t end) {
 
 }  // namespace
 
+void stride_two_vector_spans(int64_t input_w, int64_t output_w, int64_t pad_left, int64_t i,
+                             uint16_t* spans) {
+  const int64_t first = 2 * kStrideTwoOutputs * i - pad_left;
+  for (const int64_t offset : {0, 16, 2, 18}) *spans++ = columns_inside(first + offset, input_w);
+  *spans++ = columns_inside(kStrideTwoOutputs * i, output_w);
+  for (int64_t kw = 0; kw < 3; ++kw) *spans++ = taps_inside(first + kw, input_w);
+}
+
 std::vector<uint16_t> stride_two_spans(int64_t input_w, int64_t output_w, int64_t pad_left) {
   const int64_t per_row = (output_w + kStrideTwoOutputs - 1) / kStrideTwoOutputs;
-  std::vector<uint16_t> spans;
-  spans.reserve(static_cast<size_t>(per_row * kStrideTwoSpans));
+  std::vector<uint16_t> spans(static_cast<size_t>(per_row * kStrideTwoSpans));
   for (int64_t i = 0; i < per_row; ++i) {
-    const int64_t first = 2 * kStrideTwoOutputs * i - pad_left;
-    for (const int64_t offset : {0, 16, 2, 18}) {
-      spans.push_back(columns_inside(first + offset, input_w));
-    }
-    spans.push_back(columns_inside(kStrideTwoOutputs * i, output_w));
-    for (int64_t kw = 0; kw < 3; ++kw) spans.push_back(taps_inside(first + kw, input_w));
+    stride_two_vector_spans(input_w, output_w, pad_left, i, spans.data() + i * kStrideTwoSpans);
   }
   return spans;
 }

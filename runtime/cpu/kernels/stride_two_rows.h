@@ -34,6 +34,10 @@ constexpr int64_t kStrideTwoReach = 34;  // columns a vector's four loads read f
 /// lies inside the input row, for kw = 0, 1, 2.
 std::vector<uint16_t> stride_two_spans(int64_t input_w, int64_t output_w, int64_t pad_left);
 
+/// The kStrideTwoSpans masks of vector i alone, into `spans` (no allocation).
+void stride_two_vector_spans(int64_t input_w, int64_t output_w, int64_t pad_left, int64_t i,
+                             uint16_t* spans);
+
 /// The three taps of one input row for one vector of outputs: `row` points at column b of the
 /// input row (b may be -1: the lanes before the row are masked), `spans` at the vector's masks.
 struct StrideTwoTaps {
