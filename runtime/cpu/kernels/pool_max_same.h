@@ -5,7 +5,10 @@
 // output's maximum over the row maxima above, at and below it. Taps in the padding load -inf
 // through masks (without touching memory); the masks of each vector are made at prepare time.
 // The separable path (pool_max_padded.h) also copies each plane into a padded buffer and back out:
-// on those maps 2-4x ONNX Runtime's time at two threads.
+// on those maps 2-4x ONNX Runtime's time at two threads. Rows from 14 wide sweep row by row
+// instead: each input vector loaded once, its left and right neighbours shifted in from the
+// vectors beside it (valignd), each row's maxima over its columns made once and folded into the
+// three output rows that read it.
 //
 // Same bits as the separable path: each output folds its row's taps in kw order, then the rows
 // in kh order, with nan_max (b when it is larger or NaN, else a), a tap in the padding folding in
