@@ -20,6 +20,32 @@ struct RowSpan {
   int first_kh, end_kh;    // the kernel rows inside the input
 };
 
+// The lanes of a vector whose left, middle and right taps lie inside the row.
+struct TapLanes {
+  __mmask16 left, middle, right;
+};
+
+// sum + w * x in the lanes whose tap lies inside the row; with kMasked false, every lane; with
+// kZeros, every lane with the taps outside the row zeroed.
+template <bool kMasked, bool kZeros>
+__attribute__((target("avx512f"), always_inline)) inline __m512 add_taps(__m512 sum,
+                                                                         const StrideTwoTaps& in,
+                                                                         const __m512* w,
+                                                                         const TapLanes& lanes) {
+  if constexpr (kMasked && kZeros) {
+    sum = _mm512_fmadd_ps(w[0], _mm512_maskz_mov_ps(lanes.left, in.left), sum);
+    sum = _mm512_fmadd_ps(w[1], _mm512_maskz_mov_ps(lanes.middle, in.middle), sum);
+    return _mm512_fmadd_ps(w[2], _mm512_maskz_mov_ps(lanes.right, in.right), sum);
+  } else if constexpr (kMasked) {
+    sum = _mm512_mask3_fmadd_ps(w[0], in.left, sum, lanes.left);
+    sum = _mm512_mask3_fmadd_ps(w[1], in.middle, sum, lanes.middle);
+    return _mm512_mask3_fmadd_ps(w[2], in.right, sum, lanes.right);
+  }
+  sum = _mm512_fmadd_ps(w[0], in.left, sum);
+  sum = _mm512_fmadd_ps(w[1], in.middle, sum);
+  return _mm512_fmadd_ps(w[2], in.right, sum);
+}
+
 // Adds one input row's three taps to `sum`, loaded through the spans' masks (zeros outside the
 // row). kZeros: every lane, the padding's zeros included; else with kMasked only the lanes whose
 // tap lies inside the row (the spans' tap masks), the others keep their sum.
@@ -28,16 +54,10 @@ __attribute__((target("avx512f"), always_inline)) inline __m512 add_row(__m512 s
                                                                         const float* row,
                                                                         const uint16_t* spans,
                                                                         const __m512* taps) {
-  const StrideTwoTaps in = stride_two_taps(row, spans, _mm512_setzero_ps());
-  if constexpr (kMasked && !kZeros) {
-    const uint16_t* inside = spans + kStrideTwoTapSpans;
-    sum = _mm512_mask3_fmadd_ps(taps[0], in.left, sum, inside[0]);
-    sum = _mm512_mask3_fmadd_ps(taps[1], in.middle, sum, inside[1]);
-    return _mm512_mask3_fmadd_ps(taps[2], in.right, sum, inside[2]);
-  }
-  sum = _mm512_fmadd_ps(taps[0], in.left, sum);
-  sum = _mm512_fmadd_ps(taps[1], in.middle, sum);
-  return _mm512_fmadd_ps(taps[2], in.right, sum);
+  const uint16_t* inside = spans + kStrideTwoTapSpans;
+  return add_taps < kMasked && !kZeros,
+         false > (sum, stride_two_taps(row, spans, _mm512_setzero_ps()), taps,
+                  TapLanes{inside[0], inside[1], inside[2]});
 }
 
 // Vector i of one output row whose kernel rows [first_kh, end_kh) lie inside the input; with
@@ -74,39 +94,15 @@ __attribute__((target("avx512f"), always_inline)) inline StrideTwoTaps plain_tap
                        _mm512_permutex2var_ps(low_shifted, even, high_shifted)};
 }
 
-// The lanes of a vector whose left, middle and right taps lie inside the row.
-struct TapLanes {
-  __mmask16 left, middle, right;
-};
-
-// sum + w * x in the lanes whose tap lies inside the row; with kMasked false, every lane; with
-// kZeros, every lane with the taps outside the row zeroed.
-template <bool kMasked, bool kZeros>
-__attribute__((target("avx512f"), always_inline)) inline __m512 add_taps(__m512 sum,
-                                                                         const StrideTwoTaps& in,
-                                                                         const __m512* w,
-                                                                         const TapLanes& lanes) {
-  if constexpr (kMasked && kZeros) {
-    sum = _mm512_fmadd_ps(w[0], _mm512_maskz_mov_ps(lanes.left, in.left), sum);
-    sum = _mm512_fmadd_ps(w[1], _mm512_maskz_mov_ps(lanes.middle, in.middle), sum);
-    return _mm512_fmadd_ps(w[2], _mm512_maskz_mov_ps(lanes.right, in.right), sum);
-  } else if constexpr (kMasked) {
-    sum = _mm512_mask3_fmadd_ps(w[0], in.left, sum, lanes.left);
-    sum = _mm512_mask3_fmadd_ps(w[1], in.middle, sum, lanes.middle);
-    return _mm512_mask3_fmadd_ps(w[2], in.right, sum, lanes.right);
-  }
-  sum = _mm512_fmadd_ps(w[0], in.left, sum);
-  sum = _mm512_fmadd_ps(w[1], in.middle, sum);
-  return _mm512_fmadd_ps(w[2], in.right, sum);
-}
-
 // One vector of kRows consecutive output rows whose 2 kRows + 1 input rows all exist and whose
 // loads lie in the plane's memory (`row`: the first input row at the vector's column b): each
-// input row loaded once and added to the outputs that read it, in kh order for each.
+// input row loaded once and added to the outputs that read it, in kh order for each; then the
+// clamp and the stores (`y`: the first row's vector, rows out_w apart).
 template <int kRows, bool kMasked, bool kZeros>
 __attribute__((target("avx512f"), always_inline)) inline void inner_rows(
     const float* row, int64_t width, const __m512* taps, __m512 bias, const TapLanes& lanes,
-    __m512 sums[kRows]) {
+    const OutputClamp& clamp, uint16_t store_span, float* y, int64_t out_w) {
+  __m512 sums[kRows];
 #pragma GCC unroll 4
   for (int j = 0; j < kRows; ++j) sums[j] = bias;
 #pragma GCC unroll 9
@@ -120,6 +116,9 @@ __attribute__((target("avx512f"), always_inline)) inline void inner_rows(
       }
     }
   }
+#pragma GCC unroll 4
+  for (int j = 0; j < kRows; ++j)
+    store_stride_two(y + j * out_w, store_span, clamped(clamp, sums[j]));
 }
 
 // A vector's taps need masks unless all three lie inside the row in every lane.
@@ -136,6 +135,17 @@ bool vector_masked(const uint16_t* spans) {
 struct InnerRows {
   int64_t first, end;
 };
+
+// The output rows [first, end) of [0, out_h) where inside(oh) holds, an interval (its bounds are
+// monotone in oh), found from both ends.
+template <class Inside>
+InnerRows rows_where(int64_t out_h, const Inside& inside) {
+  InnerRows rows{0, out_h};
+  while (rows.first < rows.end && !inside(rows.first)) ++rows.first;
+  while (rows.end > rows.first && !inside(rows.end - 1)) --rows.end;
+  return rows;
+}
+
 InnerRows inner_rows_of(const WindowGeometry& g, int64_t b, int64_t before, int64_t after) {
   const int64_t height = g.input[1], width = g.input[2];
   const auto inside = [&](int64_t oh) {
@@ -143,10 +153,7 @@ InnerRows inner_rows_of(const WindowGeometry& g, int64_t b, int64_t before, int6
     return top >= 0 && top + 2 < height && top * width + b >= -before &&
            (top + 2) * width + b + kStrideTwoReach <= height * width + after;
   };
-  InnerRows rows{0, g.output[1]};
-  while (rows.first < rows.end && !inside(rows.first)) ++rows.first;
-  while (rows.end > rows.first && !inside(rows.end - 1)) --rows.end;
-  return rows;
+  return rows_where(g.output[1], inside);
 }
 
 // A channel's neighbours: a plane before it (bit 0), a plane after it (bit 1).
@@ -188,29 +195,20 @@ __attribute__((target("avx512f"))) void sweep_column(const WindowGeometry& g, co
   inner.first = std::clamp(inner.first, rows.first, rows.end);
   inner.end = std::clamp(inner.end, inner.first, rows.end);
   for (int64_t oh = rows.first; oh < inner.first; ++oh) edge_row(oh);
+  const auto row_at = [&](int64_t oh) { return x + (2 * oh - g.pad_begin[1]) * width + b; };
   int64_t oh = inner.first;
   for (; oh + kRowsAtOnce <= inner.end; oh += kRowsAtOnce) {
-    __m512 sums[kRowsAtOnce];
-    inner_rows<kRowsAtOnce, kMasked, kZeros>(x + (2 * oh - g.pad_begin[1]) * width + b, width, taps,
-                                             bias, lanes, sums);
-#pragma GCC unroll 4
-    for (int j = 0; j < kRowsAtOnce; ++j) {
-      store_stride_two(column + (oh + j) * out_w, store_span, clamped(clamp, sums[j]));
-    }
+    inner_rows<kRowsAtOnce, kMasked, kZeros>(row_at(oh), width, taps, bias, lanes, clamp,
+                                             store_span, column + oh * out_w, out_w);
   }
   if (oh + 2 <= inner.end) {
-    __m512 sums[2];
-    inner_rows<2, kMasked, kZeros>(x + (2 * oh - g.pad_begin[1]) * width + b, width, taps, bias,
-                                   lanes, sums);
-    store_stride_two(column + oh * out_w, store_span, clamped(clamp, sums[0]));
-    store_stride_two(column + (oh + 1) * out_w, store_span, clamped(clamp, sums[1]));
+    inner_rows<2, kMasked, kZeros>(row_at(oh), width, taps, bias, lanes, clamp, store_span,
+                                   column + oh * out_w, out_w);
     oh += 2;
   }
   for (; oh < inner.end; ++oh) {
-    __m512 sum[1];
-    inner_rows<1, kMasked, kZeros>(x + (2 * oh - g.pad_begin[1]) * width + b, width, taps, bias,
-                                   lanes, sum);
-    store_stride_two(column + oh * out_w, store_span, clamped(clamp, sum[0]));
+    inner_rows<1, kMasked, kZeros>(row_at(oh), width, taps, bias, lanes, clamp, store_span,
+                                   column + oh * out_w, out_w);
   }
   for (; oh < rows.end; ++oh) edge_row(oh);
 }
@@ -278,10 +276,7 @@ InnerRows row_major_range(const WindowGeometry& g, int64_t after) {
     return top >= 0 && top + 2 < height &&
            (top + 2) * width + 2 * kStrideTwoOutputs * per_row <= height * width + after;
   };
-  InnerRows rows{0, g.output[1]};
-  while (rows.first < rows.end && !inside(rows.first)) ++rows.first;
-  while (rows.end > rows.first && !inside(rows.end - 1)) --rows.end;
-  return rows;
+  return rows_where(g.output[1], inside);
 }
 
 constexpr int kRowMajorRows = 2;
