@@ -94,6 +94,30 @@ __attribute__((target("avx512f"), always_inline)) inline StrideTwoTaps plain_tap
                        _mm512_permutex2var_ps(low_shifted, even, high_shifted)};
 }
 
+// Input row r of a batch of kRows output rows (output j reads input rows 2 j .. 2 j + 2) added
+// to the outputs that read it, as their kernel row r - 2 j: each output's rows in kh order.
+template <int kRows, bool kMasked, bool kZeros>
+__attribute__((target("avx512f"), always_inline)) inline void add_to_outputs(
+    int r, const StrideTwoTaps& in, const __m512* taps, const TapLanes& lanes, __m512 sums[kRows]) {
+#pragma GCC unroll 4
+  for (int j = 0; j < kRows; ++j) {
+    const int kh = r - 2 * j;
+    if (kh >= 0 && kh <= 2) sums[j] = add_taps<kMasked, kZeros>(sums[j], in, taps + 3 * kh, lanes);
+  }
+}
+
+// Stores kRows output rows' vectors (`y`: the first, rows out_w apart) after the clamp.
+template <int kRows>
+__attribute__((target("avx512f"), always_inline)) inline void store_rows(const __m512 sums[kRows],
+                                                                         const OutputClamp& clamp,
+                                                                         uint16_t store_span,
+                                                                         float* y, int64_t out_w) {
+#pragma GCC unroll 4
+  for (int j = 0; j < kRows; ++j) {
+    store_stride_two(y + j * out_w, store_span, clamped(clamp, sums[j]));
+  }
+}
+
 // One vector of kRows consecutive output rows whose 2 kRows + 1 input rows all exist and whose
 // loads lie in the plane's memory (`row`: the first input row at the vector's column b): each
 // input row loaded once and added to the outputs that read it, in kh order for each; then the
@@ -107,18 +131,9 @@ __attribute__((target("avx512f"), always_inline)) inline void inner_rows(
   for (int j = 0; j < kRows; ++j) sums[j] = bias;
 #pragma GCC unroll 9
   for (int r = 0; r <= 2 * kRows; ++r) {
-    const StrideTwoTaps in = plain_taps(row + r * width);
-#pragma GCC unroll 4
-    for (int j = 0; j < kRows; ++j) {
-      const int kh = r - 2 * j;
-      if (kh >= 0 && kh <= 2) {
-        sums[j] = add_taps<kMasked, kZeros>(sums[j], in, taps + 3 * kh, lanes);
-      }
-    }
+    add_to_outputs<kRows, kMasked, kZeros>(r, plain_taps(row + r * width), taps, lanes, sums);
   }
-#pragma GCC unroll 4
-  for (int j = 0; j < kRows; ++j)
-    store_stride_two(y + j * out_w, store_span, clamped(clamp, sums[j]));
+  store_rows<kRows>(sums, clamp, store_span, y, out_w);
 }
 
 // A vector's taps need masks unless all three lie inside the row in every lane.
@@ -248,19 +263,9 @@ __attribute__((target("avx512f"), always_inline)) inline void row_major_rows(
           _mm512_maskz_alignr_epi32(kAllStrideTwoLanes, odd_bits, previous[r], 15));
       previous[r] = odd_bits;
       const StrideTwoTaps in{left, _mm512_permutex2var_ps(low, even, high), right};
-#pragma GCC unroll 4
-      for (int j = 0; j < kRows; ++j) {
-        const int kh = r - 2 * j;
-        if (kh >= 0 && kh <= 2) {
-          sums[j] = add_taps<true, kZeros>(sums[j], in, taps + 3 * kh, lanes);
-        }
-      }
+      add_to_outputs<kRows, true, kZeros>(r, in, taps, lanes, sums);
     }
-#pragma GCC unroll 4
-    for (int j = 0; j < kRows; ++j) {
-      store_stride_two(y + j * out_w + kStrideTwoOutputs * i, spans[kStrideTwoStoreSpan],
-                       clamped(clamp, sums[j]));
-    }
+    store_rows<kRows>(sums, clamp, spans[kStrideTwoStoreSpan], y + kStrideTwoOutputs * i, out_w);
   }
 }
 
