@@ -3,6 +3,8 @@
 
 #include <cstring>
 
+#include "planner/core/half_float.h"
+
 namespace onepool {
 
 namespace {
@@ -38,6 +40,10 @@ R read_as(const HostTensor& tensor, int64_t i) {
       return static_cast<R>(read_element<uint64_t>(tensor, i));
     case DType::kBool:
       return static_cast<R>(read_element<uint8_t>(tensor, i) != 0);
+    case DType::kFloat16:
+      return static_cast<R>(half_bits_to_float(read_element<uint16_t>(tensor, i)));
+    case DType::kBFloat16:
+      return static_cast<R>(bfloat_bits_to_float(read_element<uint16_t>(tensor, i)));
     default:
       return R{};
   }

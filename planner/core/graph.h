@@ -40,7 +40,7 @@ struct HostTensor {
   int64_t element_count() const { return shape.element_count(); }
   /// Reads element i of an integer or float tensor as int64 (casts floats). For shape math.
   int64_t int_at(int64_t i) const;
-  /// Reads element i as double.
+  /// Reads element i as double (float16 and bfloat16 widened exactly; other types 0).
   double float_at(int64_t i) const;
 };
 

@@ -2,14 +2,17 @@
 // that producer (attributes onepool_activation / onepool_alpha / onepool_beta, as documented in
 // runtime/cpu/kernels/activation.h).
 //
-// The producer's output must feed only the activation and not be a graph output; the producer
-// then writes the activation's output value (its name survives). A producer takes at most one
+// The producer's output must feed only the activation and not be a graph output; float16 and
+// bfloat16 producers take only the activations that commute with rounding (epilogue_fits_dtype).
+// The producer then writes the activation's output value (its name survives). A producer takes at most one
 // epilogue. Besides the single-node activations, the exporter pattern y = Mul(x, HardSigmoid(x))
 // (x feeding exactly those two nodes) becomes "HardSigmoidMul" with the HardSigmoid's alpha/beta.
+#include <cmath>
 #include <limits>
 #include <optional>
 #include <string>
 
+#include "planner/core/half_float.h"
 #include "planner/optimize/graph_edit.h"
 #include "planner/optimize/passes.h"
 
@@ -65,9 +68,30 @@ bool takes_epilogue(const Node& node) {
          is_op(node, "MatMul");
 }
 
-// The producer of `x` when it can take an epilogue, else nullptr. Does not check consumers.
-Node* epilogue_host(Graph& graph, ValueId x) {
-  if (x == kNoValue || value_at(graph, x).dtype != DType::kFloat32) return nullptr;
+// True when `value` (a Clip bound) is exactly representable in `dtype` (float16 / bfloat16).
+bool representable(float value, DType dtype) {
+  if (std::isinf(value)) return true;
+  const float narrow = dtype == DType::kFloat16 ? half_bits_to_float(float_to_half_bits(value))
+                                                : bfloat_bits_to_float(float_to_bfloat_bits(value));
+  return narrow == value;
+}
+
+// True when `epilogue` may run on values of `dtype`. Every float32 one. On float16 / bfloat16
+// producers (which compute in float32 and round their output once) only the ones that commute
+// with that rounding, so the fused node gives the unfused pair's bits: Relu and Clip with
+// bounds the type holds (rounding to nearest is monotone and keeps such a bound and zero).
+// Sigmoid, HardSwish, LeakyRelu... of a rounded value differ from the rounded activation.
+bool epilogue_fits_dtype(const Epilogue& epilogue, DType dtype) {
+  if (dtype == DType::kFloat32) return true;
+  if (dtype != DType::kFloat16 && dtype != DType::kBFloat16) return false;
+  if (epilogue.name == "Relu") return true;
+  return epilogue.name == "Clip" && representable(epilogue.alpha, dtype) &&
+         representable(epilogue.beta, dtype);
+}
+
+// The producer of `x` when it can take `epilogue`, else nullptr. Does not check consumers.
+Node* epilogue_host(Graph& graph, ValueId x, const Epilogue& epilogue) {
+  if (x == kNoValue || !epilogue_fits_dtype(epilogue, value_at(graph, x).dtype)) return nullptr;
   Node* producer = producer_of(graph, x);
   if (producer == nullptr || !takes_epilogue(*producer) || has_fused_activation(*producer)) {
     return nullptr;
@@ -109,10 +133,10 @@ bool fuse_one(Graph& graph, NodeId act_id) {
   if (act.inputs.empty() || act.outputs.size() != 1 || act.outputs[0] == kNoValue) return false;
   std::optional<Epilogue> epilogue = epilogue_of(graph, act);
   const ValueId x = act.inputs[0];
-  Node* producer = epilogue ? epilogue_host(graph, x) : nullptr;
+  Node* producer = epilogue ? epilogue_host(graph, x, *epilogue) : nullptr;
   if (producer == nullptr) return false;
   const Value& y = value_at(graph, act.outputs[0]);
-  if (!(y.shape == value_at(graph, x).shape) || y.dtype != DType::kFloat32) return false;
+  if (!(y.shape == value_at(graph, x).shape) || y.dtype != value_at(graph, x).dtype) return false;
   if (only_feeds(graph, x, act_id)) {
     attach(*producer, *epilogue, act.outputs[0]);
     remove_node(graph, act_id);

@@ -36,15 +36,25 @@ class GraphBuilder {
     graph_.inputs.push_back(id);
     return id;
   }
-  ValueId value(const std::string& name, Shape shape) {
+  ValueId input(const std::string& name, Shape shape, DType dtype) {
+    const ValueId id = input(name, shape);
+    graph_.values[static_cast<size_t>(id)].dtype = dtype;
+    return id;
+  }
+  ValueId value(const std::string& name, Shape shape, DType dtype = DType::kFloat32) {
     Value value;
     value.name = name;
-    value.dtype = DType::kFloat32;
+    value.dtype = dtype;
     value.shape = shape;
     return graph_.add_value(value);
   }
   ValueId weight(const std::string& name, Shape shape, const std::vector<float>& data) {
     return typed_weight(name, shape, DType::kFloat32, data.data(), data.size() * sizeof(float));
+  }
+  /// A float16 or bfloat16 weight of `bits` (one 16-bit pattern per element).
+  ValueId half_weight(const std::string& name, Shape shape, DType dtype,
+                      const std::vector<uint16_t>& bits) {
+    return typed_weight(name, shape, dtype, bits.data(), bits.size() * sizeof(uint16_t));
   }
   ValueId int64_weight(const std::string& name, Shape shape, const std::vector<int64_t>& data) {
     return typed_weight(name, shape, DType::kInt64, data.data(), data.size() * sizeof(int64_t));
