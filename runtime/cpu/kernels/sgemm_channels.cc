@@ -17,6 +17,16 @@ namespace {
 // A panel's blocks follow one another in the packing, so its weights stream from memory as one
 // run.
 constexpr int64_t kBlockDepth = 64;
+// A k up to this deep is one block all the same: each run then starts its chain once instead of
+// once a block (28 partial sums loaded and stored, the loop's start-up, a few percent of a 64-deep
+// block each), and the 64 KB panel of a 256-deep product, read from L2 by each run, kept up.
+// ResNet-50's k = 256 nodes (the 1x1 256 -> 64 / 128 reductions, the 1x1 256 -> 1024
+// expansions on 14x14) ran 0.88-0.97x at one thread, its channel-vector nodes 0.97x in all at
+// one thread and 0.985x at two, MobileNetV2's 0.99x / 1.0x, Inception's 0.997x (p50s of 60-80
+// runs alternated in one process). Deeper products keep blocks of 64: one block of 256 (or 128)
+// for all of k measured 1.02-1.03x longer on MobileNetV2's projections (k = 384-960 onto 64-160
+// channels) and 1.04-1.07x on ResNet-50's stride-2 3x3 512 -> 512 onto 7x7.
+constexpr int64_t kMaxSingleBlockDepth = 256;
 // Columns whose sums one pass keeps (64 KB on the stack); more take several passes, each of which
 // reads the panel's weights again (a 14x14 map's 196 positions in one).
 constexpr int64_t kPassColumns = 256;
@@ -27,7 +37,7 @@ int64_t padded_rows(int64_t m) {
   return (m + kChannelPanelRows - 1) / kChannelPanelRows * kChannelPanelRows;
 }
 
-int64_t block_depth(int64_t k) { return std::min(k, kBlockDepth); }
+int64_t block_depth(int64_t k) { return k <= kMaxSingleBlockDepth ? k : kBlockDepth; }
 
 // The B a run kRunsAhead later reads (in this block or the next): its rows, asked for one a step
 // while this run multiplies. A map that the other core wrote (half of every input at two
