@@ -429,19 +429,20 @@ bool implicit_epilogue_in_tiles(const ImplicitGemmPlan& plan, const Activation& 
          (!residual || plan.wide_bytes == 0 || plan.rows_direct || plan.channels);
 }
 
-// A strided 1x1 convolution onto a map whose column tiles would leave over a fifth of their
-// lanes idle (ResNet-50's 1024 -> 2048 downsample onto 7x7): the channel vectors on its one phase
-// plane, copied in, beat im2col's subsampled columns on the column tiles (0.82x at one thread,
-// 0.87x at two, against the untouched nodes of the same runs); onto larger maps im2col stays
-// (28x28 and 14x14 ran 1.07-1.11x longer).
-bool strided_pointwise_on_idle_columns(const WindowGeometry& g) {
+// A strided 1x1 convolution: the channel vectors on its one phase plane, copied in, beat im2col's
+// subsampled columns on the column tiles, given the depth implicit_channels_fit asks for. Onto a
+// map whose column tiles leave over a fifth of their lanes idle (ResNet-50's 1024 -> 2048
+// downsample onto 7x7) 0.82x at one thread, 0.87x at two; onto 28x28 and 14x14 (its 256 -> 512
+// and 512 -> 1024 downsamples) 0.94-0.96x at one thread and 0.92-0.94x at two once a k of 256 ran
+// as one block (sgemm_channels.cc; before that they ran 1.07-1.11x longer), p50s of 60 runs
+// alternated in one process.
+bool strided_pointwise(const WindowGeometry& g) {
   return g.input[0] == 1 && g.output[0] == 1 && g.kernel[0] == 1 && g.kernel[1] == 1 &&
-         g.kernel[2] == 1 && g.stride[1] == g.stride[2] && g.stride[1] <= kMaxImplicitStride &&
-         column_lane_use(g) < kIdleColumnLaneUse;
+         g.kernel[2] == 1 && g.stride[1] == g.stride[2] && g.stride[1] <= kMaxImplicitStride;
 }
 
 bool implicit_channels_fit(const WindowGeometry& g, int64_t in_channels, int64_t out_channels) {
-  if (!(implicit_gemm_fits(g) || strided_pointwise_on_idle_columns(g)) || g.output_size() == 0) {
+  if (!(implicit_gemm_fits(g) || strided_pointwise(g)) || g.output_size() == 0) {
     return false;
   }
   // A single output position (a squeeze-and-excitation block's 1x1 convolutions on a pooled 1x1
