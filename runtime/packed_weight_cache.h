@@ -30,6 +30,7 @@ enum class PackedLayout : uint8_t {
   kWinogradPanels = 3,      // Winograd's U = G g G^T as packed-A panels, per transform position
   kConvChannelPanels = 4,   // a convolution's filters as 64-channel panels (sgemm_channels.h)
   kTransposeTapPanels = 5,  // a ConvTranspose's filters as one packed-A product per kernel row
+  kWinogradChannelPanels = 6,  // Winograd's U as 64-channel panels (sgemm_channels.h)
 };
 
 /// How a weight was repacked: the kernel's layout, its instruction set's tile shape and one

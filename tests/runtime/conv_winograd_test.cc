@@ -248,6 +248,36 @@ TEST_CASE("Winograd Conv gives the same bits on any number of threads and instru
   }
 }
 
+// One thread, at least 256 input channels and a map whose blocks fill the column tiles poorly
+// (14x14: 49 tiles of 2x2 in 64 lanes): the products run on the channel vectors on AVX-512 and
+// give the column tiles' bits (two threads; AVX2) and the convolution (float64), with 264 output
+// channels (a last panel of 8), a Relu and a bias. 96 input channels keep the column tiles.
+TEST_CASE("Winograd Conv on the channel vectors gives the column tiles' bits") {
+  Conv3x3 c;
+  c.in_channels = 256;
+  c.out_channels = 264;
+  c.height = 14;
+  c.width = 14;
+  c.activation = "Relu";
+  const ConvData data = data_for(c, 17);
+  const ConvRun one = run_conv(c, data.x, data.w, data.b, 1);
+  CAPTURE(one.implementation);
+  REQUIRE(is_winograd(one));
+  const bool avx512 = cpu::detected_cpu_isa() == CpuIsa::kAvx512;
+  CHECK((one.implementation == "winograd f(2x2,3x3) channels avx512") == avx512);
+  const ConvRun two = run_conv(c, data.x, data.w, data.b, 2);
+  CHECK(two.implementation.find("gemm") != std::string::npos);
+  CHECK(two.y == one.y);
+  if (avx512) CHECK(run_conv(c, data.x, data.w, data.b, 1, CpuIsa::kAvx2).y == one.y);
+  // Sums of 256 x 9 terms round more than the 8- and 13-channel ones above.
+  check_matches(one.y, direct_conv(c, data.x, data.w, data.b), 1e-4f);
+  Conv3x3 narrow = c;
+  narrow.in_channels = 96;
+  const ConvData narrow_data = data_for(narrow, 18);
+  CHECK(run_conv(narrow, narrow_data.x, narrow_data.w, narrow_data.b, 1)
+            .implementation.find("gemm") != std::string::npos);
+}
+
 // A convolution's workspace does not depend on which tile its map takes: F(4x4, 3x3) asks for
 // exactly what F(2x2, 3x3) asks for with the same channels (a DynamicSession plans a shape range's
 // workspaces at its top, where the map may take F(4x4, 3x3), and runs smaller shapes on

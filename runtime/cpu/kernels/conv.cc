@@ -436,6 +436,13 @@ const char* path_name(ConvPath path) {
   return "";
 }
 
+// "winograd f(4x4,3x3) gemm avx512", "winograd f(2x2,3x3) channels avx512" (its products on the
+// channel vectors), ...
+std::string winograd_name(const WinogradPlan& plan) {
+  return std::string(plan.tile == 4 ? "winograd f(4x4,3x3) " : "winograd f(2x2,3x3) ") +
+         (plan.channel_vectors ? "channels " : "gemm ") + sgemm_isa_name(plan.isa);
+}
+
 struct WorkspaceBytes {
   size_t needed = 0;
   size_t preferred = 0;
@@ -478,9 +485,9 @@ Expected<WorkspaceBytes> choose_path(const NodeContext& node, ConvPlan& plan) {
   const HostTensor* constant_weights = node.constant_input(1);
   if (constant_weights != nullptr &&
       winograd_fits(g, plan.group, plan.in_channels, plan.out_channels)) {
-    const WinogradWeightSharing share = [&](const PackedWeightCache::Factory& pack) {
-      return node.packed_weight(1, PackedLayout::kWinogradPanels, static_cast<uint8_t>(isa),
-                                winograd_tile(g), pack);
+    const WinogradWeightSharing share = [&](PackedLayout layout,
+                                            const PackedWeightCache::Factory& pack) {
+      return node.packed_weight(1, layout, static_cast<uint8_t>(isa), winograd_tile(g), pack);
     };
     plan.winograd = plan_winograd(g, isa, constant_weights->as<float>(), plan.in_channels,
                                   plan.out_channels, node.threads(), share);
@@ -585,8 +592,7 @@ Expected<PreparedKernel> make_conv_kernel(const NodeContext& node) {
   prepared.workspace_bytes = workspace.needed;
   prepared.workspace_preferred_bytes = workspace.preferred;
   prepared.implementation =
-      plan.path == ConvPath::kWinograd && plan.winograd->tile == 4
-          ? std::string("winograd f(4x4,3x3) gemm ") + sgemm_isa_name(plan.isa)
+      plan.path == ConvPath::kWinograd ? winograd_name(*plan.winograd)
       : plan.path == ConvPath::kDepthwise && plan.depthwise_masked
           ? std::string("depthwise masked ") + sgemm_isa_name(plan.isa)
       : plan.path == ConvPath::kDepthwise && plan.depthwise_blocked

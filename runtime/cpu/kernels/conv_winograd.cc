@@ -8,6 +8,7 @@
 
 #include "runtime/cpu/kernels/conv_winograd_transforms.h"
 #include "runtime/cpu/kernels/isa_clones.h"
+#include "runtime/cpu/kernels/sgemm_channels.h"
 
 namespace onepool::cpu::nn {
 namespace {
@@ -31,6 +32,15 @@ constexpr int64_t kMinRowTiles4 = 6;
 constexpr int64_t kTile4CostNumerator = 4;
 constexpr int64_t kTile4CostDenominator = 5;
 constexpr int64_t kMaxChannels = int64_t{1} << 16;
+// One-thread AVX-512 plans whose blocks fill less of the column tiles' lanes than this, with at
+// least kMinChannelVectorDepth input channels, run their products on the channel vectors
+// (WinogradPlan::channel_vectors). At one thread ResNet-50's and ResNet-18's F(2x2, 3x3) 256 ->
+// 256 on 14x14 (49 tiles in 64 lanes) ran 0.89-0.96x; with 96-160 input channels (Inception's
+// 28x28 and 14x14 ones) 1.05-1.25x, the sums' transposes then a larger part of the work; at two
+// threads no faster (0.98-1.08x: the 4 MB of transformed weights such a node streams a run are
+// what it waits on there). p50s of 40-80 runs alternated in one process.
+constexpr double kColumnLaneUse = 0.85;
+constexpr int64_t kMinChannelVectorDepth = 256;
 constexpr int64_t kAlignment = 64;
 constexpr auto kFloat = static_cast<int64_t>(sizeof(float));
 
@@ -109,8 +119,33 @@ bool transform_input(const WinogradImage& image, const TileBlock& block, int64_t
                 : transform_input_portable(image, block, first, end);
 }
 
+// The most runs a block's tiles cut into for the channel-vector GEMM.
+constexpr int64_t kMaxBlockRuns = (kMaxBlockTiles + kChannelRunColumns - 1) / kChannelRunColumns;
+
+// M_e = U_e V_e for positions [first, end) of `block` on the channel-vector GEMM.
+void multiply_channel_vectors(const WinogradPlan& plan, const TileBlock& block, int64_t first,
+                              int64_t end) {
+  ColumnRun runs[kMaxBlockRuns];
+  const int64_t run_count = cut_column_runs(0, block.count, runs);
+  const int64_t panels = (plan.out_channels + kChannelPanelRows - 1) / kChannelPanelRows;
+  for (int64_t e = first; e < end; ++e) {
+    const ChannelProduct product{plan.packed->data() + e * plan.packed_floats,
+                                 plan.out_channels,
+                                 plan.in_channels,
+                                 block.v + e * plan.v_stride,
+                                 plan.v_rows.data(),
+                                 runs,
+                                 run_count,
+                                 block.m + e * plan.m_stride,
+                                 plan.block_tiles,
+                                 nullptr};
+    sgemm_channels(product, 0, panels);
+  }
+}
+
 // M_e = U_e V_e for positions [first, end) of `block`.
 void multiply(const WinogradPlan& plan, const TileBlock& block, int64_t first, int64_t end) {
+  if (plan.channel_vectors) return multiply_channel_vectors(plan, block, first, end);
   const int64_t tb = plan.block_tiles;
   for (int64_t e = first; e < end; ++e) {
     const PackedA u{plan.packed->data() + e * plan.packed_floats, plan.out_channels,
@@ -247,10 +282,46 @@ bool run_parts(const WinogradImage& image, int64_t parts, std::byte* workspace,
 void set_block_tiles(WinogradPlan& plan, int64_t block_tiles) {
   const int64_t positions = plan.positions();
   plan.block_tiles = block_tiles;
+  plan.v_rows.resize(static_cast<size_t>(plan.in_channels));
+  for (int64_t p = 0; p < plan.in_channels; ++p) plan.v_rows[static_cast<size_t>(p)] = p * block_tiles;
   plan.v_stride = plan.in_channels * block_tiles + kPositionPadFloats;
   plan.m_stride = plan.out_channels * block_tiles + kPositionPadFloats;
   plan.part_bytes = aligned(positions * plan.v_stride * kFloat) +
                     aligned((positions * plan.m_stride + kWinogradLanes) * kFloat);
+}
+
+// Lanes the 32-wide column tiles (and a last one of up to 16 columns, one vector wide) take for a
+// block of `count` tiles.
+int64_t column_lanes(int64_t count) {
+  const int64_t tail = count % kBlockTileMultiple;
+  return count / kBlockTileMultiple * kBlockTileMultiple +
+         (tail == 0 ? 0 : tail <= kWinogradLanes ? kWinogradLanes : kBlockTileMultiple);
+}
+
+// Lanes the blocks of a part's `count` tiles take.
+int64_t part_lanes(const WinogradPlan& plan, int64_t count) {
+  return count / plan.block_tiles * plan.block_tiles + column_lanes(count % plan.block_tiles);
+}
+
+// The fraction of the column tiles' lanes that hold a tile, over the blocks an undilated map of
+// `tiles` runs in (run_winograd_undilated: the parts' contiguous shares, or the map's blocks).
+double column_lane_use(const WinogradPlan& plan, int64_t tiles) {
+  const int64_t blocks = (tiles + plan.block_tiles - 1) / plan.block_tiles;
+  int64_t lanes = 0;
+  if (blocks >= plan.parts) {
+    for (int64_t part = 0; part < plan.parts; ++part) {
+      const Share share = contiguous_share(tiles, part, plan.parts);
+      lanes += part_lanes(plan, share.end - share.begin);
+    }
+  } else {
+    lanes = part_lanes(plan, tiles);
+  }
+  return lanes == 0 ? 1.0 : static_cast<double>(tiles) / static_cast<double>(lanes);
+}
+
+// Tiles of an undilated map's output at tile edge `tile`.
+int64_t winograd_tiles(const WindowGeometry& g, int64_t tile) {
+  return (g.output[1] + tile - 1) / tile * ((g.output[2] + tile - 1) / tile);
 }
 
 // Tiles per block that the budget gives blocks of `positions` positions.
@@ -350,7 +421,11 @@ std::optional<WinogradPlan> plan_winograd(const WindowGeometry& g, SgemmIsa isa,
   if (plan.tile == 4 && plan.part_bytes < tile2_bytes) fit_tile4_blocks(plan, tile2_bytes);
   plan.parts = std::max(threads, 1);
   plan.phase_bytes = winograd_phase_bytes(g, in_channels, out_channels);
-  plan.packed_floats = packed_a_floats(isa, out_channels, in_channels);
+  plan.channel_vectors = isa == SgemmIsa::kAvx512 && plan.parts == 1 && g.dilation[1] == 1 &&
+                        g.dilation[2] == 1 && in_channels >= kMinChannelVectorDepth &&
+                        column_lane_use(plan, winograd_tiles(g, plan.tile)) < kColumnLaneUse;
+  plan.packed_floats = plan.channel_vectors ? channel_packed_floats(out_channels, in_channels)
+                                            : packed_a_floats(isa, out_channels, in_channels);
   const auto pack = [&]() -> std::shared_ptr<const std::vector<float>> {
     std::vector<float> transformed(static_cast<size_t>(positions * filters));
     for (int64_t filter = 0; filter < filters; ++filter) {
@@ -364,12 +439,19 @@ std::optional<WinogradPlan> plan_winograd(const WindowGeometry& g, SgemmIsa isa,
     auto packed =
         std::make_shared<std::vector<float>>(static_cast<size_t>(positions * plan.packed_floats));
     for (int64_t e = 0; e < positions; ++e) {
-      pack_a(isa, transformed.data() + e * filters, out_channels, in_channels, in_channels,
-             packed->data() + e * plan.packed_floats);
+      const float* u = transformed.data() + e * filters;
+      float* slot = packed->data() + e * plan.packed_floats;
+      if (plan.channel_vectors) {
+        pack_a_channels(u, out_channels, in_channels, in_channels, slot);
+      } else {
+        pack_a(isa, u, out_channels, in_channels, in_channels, slot);
+      }
     }
     return packed;
   };
-  plan.packed = share ? share(pack) : pack();
+  const PackedLayout layout =
+      plan.channel_vectors ? PackedLayout::kWinogradChannelPanels : PackedLayout::kWinogradPanels;
+  plan.packed = share ? share(layout, pack) : pack();
   return plan;
 }
 

@@ -57,9 +57,11 @@ bool winograd_fits(const WindowGeometry& g, int64_t group, int64_t in_channels,
 /// enough 4x4 tiles that fill them well, else 2 (F(2x2, 3x3)).
 int64_t winograd_tile(const WindowGeometry& g);
 
-/// Where the transformed, packed weights come from (packed_weight_cache.h); the default calls
-/// pack().
-using WinogradWeightSharing = PackedWeightSharing;
+/// Where the transformed, packed weights come from (packed_weight_cache.h), by their layout
+/// (kWinogradPanels, or kWinogradChannelPanels for a plan on the channel vectors); the default
+/// calls pack().
+using WinogradWeightSharing = std::function<std::shared_ptr<const PackedWeightCache::Floats>(
+    PackedLayout, const PackedWeightCache::Factory&)>;
 
 /// Transforms and packs the weights W [C_out, C_in, 3, 3]; nullopt when a weight is NaN, Inf
 /// or above 2^40 in magnitude (the caller keeps the direct path).

@@ -30,6 +30,12 @@ struct WinogradPlan {
   int64_t parts = 1;          // workspace parts: one per thread
   int64_t phase_bytes = 0;    // a dilated conv: one phase's input and output, per part
   int64_t packed_floats = 0;  // one position's packed C_out x C_in matrix
+  // AVX-512 plans whose blocks fill the GEMM's 32-wide column tiles poorly (a 14x14 or 28x28 map's
+  // 49 tiles take 64 lanes): the products run on the channel-vector GEMM (sgemm_channels.h), its
+  // vectors across the output channels and its runs of up to 7 tiles, the weights packed for it.
+  // The same chains over C_in, so the same bits.
+  bool channel_vectors = false;
+  std::vector<int64_t> v_rows;  // channel_vectors: row p of a position's V at v_rows[p]
   // The positions() transformed weight matrices, packed, one after the other (the Session holds
   // them).
   std::shared_ptr<const std::vector<float>> packed;

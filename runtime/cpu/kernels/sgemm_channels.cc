@@ -303,6 +303,17 @@ void pack_a_channels(const float* a, int64_t m, int64_t k, int64_t lda, float* p
   }
 }
 
+int64_t cut_column_runs(int64_t first_column, int64_t length, ColumnRun* runs) {
+  const int64_t count = (length + kChannelRunColumns - 1) / kChannelRunColumns;
+  int64_t column = first_column;
+  for (int64_t r = 0; r < count; ++r) {
+    const int64_t run = length / count + (r < length % count ? 1 : 0);
+    runs[r] = ColumnRun{column, run};
+    column += run;
+  }
+  return count;
+}
+
 void append_column_runs(int64_t rows, int64_t width, int64_t plane_w,
                         std::vector<ColumnRun>& runs) {
   const bool flat = plane_w == width;
@@ -310,12 +321,9 @@ void append_column_runs(int64_t rows, int64_t width, int64_t plane_w,
   const int64_t length = flat ? rows * width : width;
   const int64_t count = (length + kChannelRunColumns - 1) / kChannelRunColumns;
   for (int64_t line = 0; line < lines; ++line) {
-    int64_t column = line * plane_w;
-    for (int64_t r = 0; r < count; ++r) {  // near-equal runs: the first length % count one longer
-      const int64_t run = length / count + (r < length % count ? 1 : 0);
-      runs.push_back(ColumnRun{column, run});
-      column += run;
-    }
+    const size_t at = runs.size();
+    runs.resize(at + static_cast<size_t>(count));
+    cut_column_runs(line * plane_w, length, runs.data() + at);
   }
 }
 

@@ -41,6 +41,11 @@ struct ColumnRun {
   int64_t count;  // 1..kChannelRunColumns
 };
 
+/// Columns [first_column, first_column + length) cut into near-equal runs of at most
+/// kChannelRunColumns (the first length % count ones one longer), written to `runs`; returns
+/// their count, ceil(length / kChannelRunColumns).
+int64_t cut_column_runs(int64_t first_column, int64_t length, ColumnRun* runs);
+
 /// The runs of output rows `width` positions long whose B rows start plane_w apart (plane_w ==
 /// width: one run of rows * width positions), each cut into near-equal runs of at most
 /// kChannelRunColumns (8 as 4 + 4: a run of one column is a quarter as fast a column). A 7x7
