@@ -24,12 +24,12 @@ namespace onepool {
 
 /// The layouts the CPU kernels repack weights into (PackedWeightKey::layout).
 enum class PackedLayout : uint8_t {
-  kConvPanels = 1,          // a convolution's filters as packed-A panels, per group
-  kMatMulStrips = 2,        // a MatMul's or Gemm's constant B as strips of column tiles
-                            // (parameter 1: a Gemm's B^T, transposed first)
-  kWinogradPanels = 3,      // Winograd's U = G g G^T as packed-A panels, per transform position
-  kConvChannelPanels = 4,   // a convolution's filters as 64-channel panels (sgemm_channels.h)
-  kTransposeTapPanels = 5,  // a ConvTranspose's filters as one packed-A product per kernel row
+  kConvPanels = 1,             // a convolution's filters as packed-A panels, per group
+  kMatMulStrips = 2,           // a MatMul's or Gemm's constant B as strips of column tiles
+                               // (parameter 1: a Gemm's B^T, transposed first)
+  kWinogradPanels = 3,         // Winograd's U = G g G^T as packed-A panels, per transform position
+  kConvChannelPanels = 4,      // a convolution's filters as 64-channel panels (sgemm_channels.h)
+  kTransposeTapPanels = 5,     // a ConvTranspose's filters as one packed-A product per kernel row
   kWinogradChannelPanels = 6,  // Winograd's U as 64-channel panels (sgemm_channels.h)
 };
 

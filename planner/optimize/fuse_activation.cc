@@ -4,9 +4,10 @@
 //
 // The producer's output must feed only the activation and not be a graph output; float16 and
 // bfloat16 producers take only the activations that commute with rounding (epilogue_fits_dtype).
-// The producer then writes the activation's output value (its name survives). A producer takes at most one
-// epilogue. Besides the single-node activations, the exporter pattern y = Mul(x, HardSigmoid(x))
-// (x feeding exactly those two nodes) becomes "HardSigmoidMul" with the HardSigmoid's alpha/beta.
+// The producer then writes the activation's output value (its name survives). A producer takes at
+// most one epilogue. Besides the single-node activations, the exporter pattern y = Mul(x,
+// HardSigmoid(x)) (x feeding exactly those two nodes) becomes "HardSigmoidMul" with the
+// HardSigmoid's alpha/beta.
 #include <cmath>
 #include <limits>
 #include <optional>

@@ -74,8 +74,7 @@ Graph conv_then(DType dtype, const std::string& activation, float low = 0, float
   const ValueId bias = b.half_weight("b", {5}, dtype, narrow_all(dtype, biases));
   const ValueId c = b.value("c", kOutput, dtype);
   const ValueId y = b.value("y", kOutput, dtype);
-  b.node("Conv", {x, w, bias}, {c})
-      .attributes.set("pads", ints_attr({1, 1, 1, 1}));
+  b.node("Conv", {x, w, bias}, {c}).attributes.set("pads", ints_attr({1, 1, 1, 1}));
   if (activation == "Clip") {
     b.node("Clip",
            {c, b.half_weight("low", {}, dtype, {narrow(dtype, low)}),
@@ -150,7 +149,8 @@ void check_fusion(DType dtype, const Graph& graph, size_t fused_nodes) {
     // there too).
     const auto conv = run(load(conv_then(dtype, "Identity"), "none"), dtype, input);
     for (uint16_t bits : conv) {
-      saw_negative_zero = saw_negative_zero || (widen(dtype, bits) == 0.0f && (bits & 0x8000u) != 0);
+      saw_negative_zero =
+          saw_negative_zero || (widen(dtype, bits) == 0.0f && (bits & 0x8000u) != 0);
     }
   }
   CHECK(saw_nan);

@@ -119,6 +119,13 @@ bool transform_input(const WinogradImage& image, const TileBlock& block, int64_t
                 : transform_input_portable(image, block, first, end);
 }
 
+// Position e's packed weights. They start on a cache line (the storage holds kLineFloats more):
+// a large std::vector's floats sit 16 bytes past one, and the channel vectors' weight loads would
+// each straddle two lines.
+const float* position_weights(const WinogradPlan& plan, int64_t e) {
+  return line_aligned(plan.packed->data()) + e * plan.packed_floats;
+}
+
 // The most runs a block's tiles cut into for the channel-vector GEMM.
 constexpr int64_t kMaxBlockRuns = (kMaxBlockTiles + kChannelRunColumns - 1) / kChannelRunColumns;
 
@@ -129,7 +136,7 @@ void multiply_channel_vectors(const WinogradPlan& plan, const TileBlock& block, 
   const int64_t run_count = cut_column_runs(0, block.count, runs);
   const int64_t panels = (plan.out_channels + kChannelPanelRows - 1) / kChannelPanelRows;
   for (int64_t e = first; e < end; ++e) {
-    const ChannelProduct product{plan.packed->data() + e * plan.packed_floats,
+    const ChannelProduct product{position_weights(plan, e),
                                  plan.out_channels,
                                  plan.in_channels,
                                  block.v + e * plan.v_stride,
@@ -148,8 +155,7 @@ void multiply(const WinogradPlan& plan, const TileBlock& block, int64_t first, i
   if (plan.channel_vectors) return multiply_channel_vectors(plan, block, first, end);
   const int64_t tb = plan.block_tiles;
   for (int64_t e = first; e < end; ++e) {
-    const PackedA u{plan.packed->data() + e * plan.packed_floats, plan.out_channels,
-                    plan.in_channels};
+    const PackedA u{position_weights(plan, e), plan.out_channels, plan.in_channels};
     sgemm_packed_a(plan.isa, u, 0, plan.out_channels, block.count, block.v + e * plan.v_stride, tb,
                    block.m + e * plan.m_stride, tb);
   }
@@ -283,7 +289,8 @@ void set_block_tiles(WinogradPlan& plan, int64_t block_tiles) {
   const int64_t positions = plan.positions();
   plan.block_tiles = block_tiles;
   plan.v_rows.resize(static_cast<size_t>(plan.in_channels));
-  for (int64_t p = 0; p < plan.in_channels; ++p) plan.v_rows[static_cast<size_t>(p)] = p * block_tiles;
+  for (int64_t p = 0; p < plan.in_channels; ++p)
+    plan.v_rows[static_cast<size_t>(p)] = p * block_tiles;
   plan.v_stride = plan.in_channels * block_tiles + kPositionPadFloats;
   plan.m_stride = plan.out_channels * block_tiles + kPositionPadFloats;
   plan.part_bytes = aligned(positions * plan.v_stride * kFloat) +
@@ -294,8 +301,10 @@ void set_block_tiles(WinogradPlan& plan, int64_t block_tiles) {
 // block of `count` tiles.
 int64_t column_lanes(int64_t count) {
   const int64_t tail = count % kBlockTileMultiple;
-  return count / kBlockTileMultiple * kBlockTileMultiple +
-         (tail == 0 ? 0 : tail <= kWinogradLanes ? kWinogradLanes : kBlockTileMultiple);
+  return count / kBlockTileMultiple * kBlockTileMultiple + (tail == 0 ? 0
+                                                            : tail <= kWinogradLanes
+                                                                ? kWinogradLanes
+                                                                : kBlockTileMultiple);
 }
 
 // Lanes the blocks of a part's `count` tiles take.
@@ -422,8 +431,8 @@ std::optional<WinogradPlan> plan_winograd(const WindowGeometry& g, SgemmIsa isa,
   plan.parts = std::max(threads, 1);
   plan.phase_bytes = winograd_phase_bytes(g, in_channels, out_channels);
   plan.channel_vectors = isa == SgemmIsa::kAvx512 && plan.parts == 1 && g.dilation[1] == 1 &&
-                        g.dilation[2] == 1 && in_channels >= kMinChannelVectorDepth &&
-                        column_lane_use(plan, winograd_tiles(g, plan.tile)) < kColumnLaneUse;
+                         g.dilation[2] == 1 && in_channels >= kMinChannelVectorDepth &&
+                         column_lane_use(plan, winograd_tiles(g, plan.tile)) < kColumnLaneUse;
   plan.packed_floats = plan.channel_vectors ? channel_packed_floats(out_channels, in_channels)
                                             : packed_a_floats(isa, out_channels, in_channels);
   const auto pack = [&]() -> std::shared_ptr<const std::vector<float>> {
@@ -436,11 +445,11 @@ std::optional<WinogradPlan> plan_winograd(const WindowGeometry& g, SgemmIsa isa,
         transform_filter(weights + filter * 9, u, filters);
       }
     }
-    auto packed =
-        std::make_shared<std::vector<float>>(static_cast<size_t>(positions * plan.packed_floats));
+    auto packed = std::make_shared<std::vector<float>>(
+        static_cast<size_t>(positions * plan.packed_floats + kLineFloats));
     for (int64_t e = 0; e < positions; ++e) {
       const float* u = transformed.data() + e * filters;
-      float* slot = packed->data() + e * plan.packed_floats;
+      float* slot = line_aligned(packed->data()) + e * plan.packed_floats;
       if (plan.channel_vectors) {
         pack_a_channels(u, out_channels, in_channels, in_channels, slot);
       } else {
