@@ -33,9 +33,11 @@ std::optional<PackedProduct> plan_packed_product(const GemmShape& shape, nn::Sge
 std::shared_ptr<const std::vector<float>> pack_constant_b(const PackedProduct& product,
                                                           const float* b) {
   const GemmShape& s = product.shape;
+  // The strips start on a cache line (the storage holds kLineFloats more): a large vector's floats
+  // sit 16 bytes past one, and each of the micro-kernel's B loads would straddle two lines.
   auto packed = std::make_shared<std::vector<float>>(
-      static_cast<size_t>(nn::packed_b_floats(product.isa, s.k, s.n)));
-  nn::pack_b(product.isa, b, s.k, s.n, s.ldb, packed->data());
+      static_cast<size_t>(nn::packed_b_floats(product.isa, s.k, s.n) + nn::kLineFloats));
+  nn::pack_b(product.isa, b, s.k, s.n, s.ldb, nn::line_aligned(packed->data()));
   return packed;
 }
 
@@ -65,7 +67,7 @@ void run_packed_product(const PackedProduct& product, const float* a, const floa
     const int64_t first = begin * cols;
     if (product.packed_b) {
       nn::sgemm_packed_ab(isa, nn::PackedA{packed, s.m, s.k}, s.m,
-                          nn::PackedB{product.packed_b->data(), s.k, s.n}, first,
+                          nn::PackedB{nn::line_aligned(product.packed_b->data()), s.k, s.n}, first,
                           std::min(s.n, end * cols) - first, c + first, s.ldc);
       return;
     }
