@@ -79,9 +79,10 @@ bool representable(float value, DType dtype) {
 
 // True when `epilogue` may run on values of `dtype`. Every float32 one. On float16 / bfloat16
 // producers (which compute in float32 and round their output once) only the ones that commute
-// with that rounding, so the fused node gives the unfused pair's bits: Relu and Clip with
-// bounds the type holds (rounding to nearest is monotone and keeps such a bound and zero).
-// Sigmoid, HardSwish, LeakyRelu... of a rounded value differ from the rounded activation.
+// with that rounding, so the fused node gives the unfused pair's values: Relu and Clip with
+// bounds the type holds (rounding to nearest is monotone and keeps such a bound and zero). Only a
+// zero's sign may differ: a sum that rounds to -0 stays -0 through the unfused Relu, the fused one
+// gives +0. Sigmoid, HardSwish, LeakyRelu... of a rounded value differ from the rounded one.
 bool epilogue_fits_dtype(const Epilogue& epilogue, DType dtype) {
   if (dtype == DType::kFloat32) return true;
   if (dtype != DType::kFloat16 && dtype != DType::kBFloat16) return false;
