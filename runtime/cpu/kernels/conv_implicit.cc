@@ -264,9 +264,8 @@ void multiply_band(const WindowGeometry& g, const ImplicitGemmPlan& plan, SgemmI
 double column_lane_use(const WindowGeometry& g) {
   const int64_t plane_w = g.output[2] + (g.kernel[2] - 1) * g.dilation[2] / g.stride[2];
   const int64_t columns = (g.output[1] - 1) * plane_w + g.output[2];
-  const int64_t tail = columns % 32;
-  const int64_t lanes = columns / 32 * 32 + (tail == 0 ? 0 : tail <= 16 ? 16 : 32);
-  return static_cast<double>(g.output[1] * g.output[2]) / static_cast<double>(lanes);
+  return static_cast<double>(g.output[1] * g.output[2]) /
+         static_cast<double>(avx512_column_lanes(columns));
 }
 
 // The mean length of the runs append_column_runs cuts a map's rows into: rows as wide as the

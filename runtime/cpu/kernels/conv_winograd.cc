@@ -297,19 +297,10 @@ void set_block_tiles(WinogradPlan& plan, int64_t block_tiles) {
                     aligned((positions * plan.m_stride + kWinogradLanes) * kFloat);
 }
 
-// Lanes the 32-wide column tiles (and a last one of up to 16 columns, one vector wide) take for a
-// block of `count` tiles.
-int64_t column_lanes(int64_t count) {
-  const int64_t tail = count % kBlockTileMultiple;
-  return count / kBlockTileMultiple * kBlockTileMultiple + (tail == 0 ? 0
-                                                            : tail <= kWinogradLanes
-                                                                ? kWinogradLanes
-                                                                : kBlockTileMultiple);
-}
-
 // Lanes the blocks of a part's `count` tiles take.
 int64_t part_lanes(const WinogradPlan& plan, int64_t count) {
-  return count / plan.block_tiles * plan.block_tiles + column_lanes(count % plan.block_tiles);
+  return count / plan.block_tiles * plan.block_tiles +
+         avx512_column_lanes(count % plan.block_tiles);
 }
 
 // The fraction of the column tiles' lanes that hold a tile, over the blocks an undilated map of

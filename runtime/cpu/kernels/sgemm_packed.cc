@@ -560,6 +560,13 @@ int64_t sgemm_panel_rows(SgemmIsa isa) { return tile_rows(isa); }
 bool sgemm_writes_once(SgemmIsa isa, int64_t k) { return k <= max_single_block(isa); }
 int64_t sgemm_tile_cols(SgemmIsa isa) { return tile_cols(isa); }
 
+int64_t avx512_column_lanes(int64_t columns) {
+  const int64_t tail = columns % kAvx512Cols;
+  return columns / kAvx512Cols * kAvx512Cols + (tail == 0                 ? 0
+                                                : tail <= kAvx512Cols / 2 ? kAvx512Cols / 2
+                                                                          : kAvx512Cols);
+}
+
 int64_t packed_a_floats(SgemmIsa isa, int64_t m, int64_t k) { return padded_rows(isa, m) * k; }
 
 namespace {

@@ -41,6 +41,9 @@ const char* sgemm_isa_name(SgemmIsa isa);
 /// Rows of A per packed panel (the micro-kernel's tile height) and columns per tile.
 int64_t sgemm_panel_rows(SgemmIsa isa);
 int64_t sgemm_tile_cols(SgemmIsa isa);
+/// Lanes the AVX-512 column tiles take for `columns` columns of a product: 32-wide tiles, a last
+/// one of up to 16 columns one vector wide (49 columns take 64).
+int64_t avx512_column_lanes(int64_t columns);
 /// Floats the packed A of an m x k matrix takes (whole panels, the last one zero-padded).
 int64_t packed_a_floats(SgemmIsa isa, int64_t m, int64_t k);
 
