@@ -92,6 +92,10 @@ struct NodeProfile {
   double total_ms = 0;              ///< summed over the profiled runs
   double last_start_ms = 0;         ///< start in the last run, from that run's start
   double last_ms = 0;               ///< duration in the last run
+  /// CPU: per thread of the Session's pool (the calling thread first), the time it spent running
+  /// this node's parallel parts, summed over the profiled runs: a thread well below total_ms
+  /// waited for the others (an uneven split, or a core slowed by other load). Empty on CUDA.
+  std::vector<double> thread_busy_ms;
 };
 
 /// Per-node times since the Session was created or reset_profile() was called. A plain copy.

@@ -182,6 +182,9 @@ class CpuBackend final : public Backend {
   };
   bool profiling_ = false;
   std::vector<NodeTime> node_times_;
+  // Per node, threads_ counters: each thread's time in the node's parallel parts (ThreadPool::
+  // BusyScope), the caller's first.
+  std::vector<int64_t> node_busy_ns_;
   int64_t profiled_runs_ = 0;
   int64_t profiled_run_ns_ = 0;
   // SessionOptions::debug_perturb_node: its execution index, or none.
@@ -423,7 +426,11 @@ Status CpuBackend::execute_profiled() {
   const Clock::time_point run_start = Clock::now();
   Clock::time_point start = run_start;
   for (size_t n = 0; n < kernels_.size(); ++n) {
-    ONEPOOL_RETURN_IF_ERROR(run_node(n));
+    {
+      const ThreadPool::BusyScope busy(node_busy_ns_.data() + n * static_cast<size_t>(threads_),
+                                       threads_);
+      ONEPOOL_RETURN_IF_ERROR(run_node(n));
+    }
     const Clock::time_point end = Clock::now();
     NodeTime& time = node_times_[n];
     time.last_start_ns = ns(start - run_start);
@@ -439,11 +446,13 @@ Status CpuBackend::execute_profiled() {
 bool CpuBackend::enable_profiling() {
   profiling_ = true;
   node_times_.assign(kernels_.size(), NodeTime{});
+  node_busy_ns_.assign(kernels_.size() * static_cast<size_t>(threads_), 0);
   return true;
 }
 
 void CpuBackend::reset_profile() {
   node_times_.assign(node_times_.size(), NodeTime{});
+  node_busy_ns_.assign(node_busy_ns_.size(), 0);
   profiled_runs_ = 0;
   profiled_run_ns_ = 0;
 }
@@ -468,6 +477,10 @@ SessionProfile CpuBackend::profile() const {
     record.total_ms = static_cast<double>(node_times_[n].total_ns) * 1e-6;
     record.last_start_ms = static_cast<double>(node_times_[n].last_start_ns) * 1e-6;
     record.last_ms = static_cast<double>(node_times_[n].last_ns) * 1e-6;
+    const int64_t* busy = node_busy_ns_.data() + n * static_cast<size_t>(threads_);
+    for (int t = 0; t < threads_; ++t) {
+      record.thread_busy_ms.push_back(static_cast<double>(busy[t]) * 1e-6);
+    }
     result.nodes.push_back(std::move(record));
   }
   return result;

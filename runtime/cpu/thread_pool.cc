@@ -41,10 +41,42 @@ bool spin_until(const Ready& ready) {
   }
 }
 
+// The counters of the BusyScope living on this thread (ThreadPool::BusyScope), or nullptr.
+thread_local int64_t* t_busy_ns = nullptr;
+thread_local int t_busy_slots = 0;
+
 // Claim-word values (ThreadPool::claims_).
 uint64_t open_claim(uint64_t generation) { return 2 * generation; }
 uint64_t taken_claim(uint64_t generation) { return 2 * generation + 1; }
 }  // namespace
+
+ThreadPool::BusyScope::BusyScope(int64_t* busy_ns, int slots)
+    : previous_ns_(t_busy_ns), previous_slots_(t_busy_slots) {
+  t_busy_ns = busy_ns;
+  t_busy_slots = busy_ns != nullptr ? slots : 0;
+}
+
+ThreadPool::BusyScope::~BusyScope() {
+  t_busy_ns = previous_ns_;
+  t_busy_slots = previous_slots_;
+}
+
+void ThreadPool::run_range(RangeFn range_fn, const void* fn, int64_t begin, int64_t end,
+                           int64_t* busy, int slots, int self) {
+  if (busy == nullptr || self >= slots) {
+    range_fn(fn, begin, end);
+    return;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  range_fn(fn, begin, end);
+  busy[self] +=
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
+          .count();
+}
+
+void ThreadPool::run_inline(int64_t count, RangeFn range_fn, const void* fn) {
+  run_range(range_fn, fn, 0, count, t_busy_ns, t_busy_slots, 0);
+}
 
 ThreadPool::ThreadPool(int threads) {
   const int workers = std::max(0, threads - 1);
@@ -64,7 +96,7 @@ ThreadPool::~ThreadPool() {
   for (auto& worker : workers_) worker.join();
 }
 
-bool ThreadPool::claim_and_run(uint64_t generation, int part) {
+bool ThreadPool::claim_and_run(uint64_t generation, int part, int self) {
   uint64_t expected = open_claim(generation);
   if (claims_[part].load(std::memory_order_relaxed) != expected ||
       !claims_[part].compare_exchange_strong(expected, taken_claim(generation),
@@ -74,7 +106,9 @@ bool ThreadPool::claim_and_run(uint64_t generation, int part) {
   }
   const int parts = parts_.load(std::memory_order_relaxed);
   const Share share = contiguous_share(count_, part, parts);
-  if (share.begin < share.end) range_fn_(fn_, share.begin, share.end);
+  if (share.begin < share.end) {
+    run_range(range_fn_, fn_, share.begin, share.end, busy_ns_, busy_slots_, self);
+  }
   if (done_parts_.fetch_add(1, std::memory_order_acq_rel) + 1 == parts) {
     std::lock_guard<std::mutex> lock(mutex_);
     work_done_.notify_one();
@@ -90,10 +124,10 @@ void ThreadPool::run_claimed_parts(uint64_t generation, int self) {
   const Share own = parts <= thread_count() ? Share{self, std::min(self + 1, parts)}
                                             : contiguous_share(parts, self, thread_count());
   for (int64_t part = own.begin; part < own.end; ++part) {
-    claim_and_run(generation, static_cast<int>(part));
+    claim_and_run(generation, static_cast<int>(part), self);
   }
   for (int part = parts - 1; part >= 0; --part) {
-    if (part < own.begin || part >= own.end) claim_and_run(generation, part);
+    if (part < own.begin || part >= own.end) claim_and_run(generation, part, self);
   }
 }
 
@@ -106,7 +140,9 @@ void ThreadPool::wait_until_done(int parts) {
 void ThreadPool::run_parts_inline(int parts, int64_t count, RangeFn range_fn, const void* fn) {
   for (int part = 0; part < parts; ++part) {
     const Share share = contiguous_share(count, part, parts);
-    if (share.begin < share.end) range_fn(fn, share.begin, share.end);
+    if (share.begin < share.end) {
+      run_range(range_fn, fn, share.begin, share.end, t_busy_ns, t_busy_slots, 0);
+    }
   }
 }
 
@@ -121,6 +157,8 @@ void ThreadPool::run_parts(int parts, int64_t count, RangeFn range_fn, const voi
   count_ = count;
   range_fn_ = range_fn;
   fn_ = fn;
+  busy_ns_ = t_busy_ns;
+  busy_slots_ = t_busy_slots;
   parts_.store(parts, std::memory_order_relaxed);
   done_parts_.store(0, std::memory_order_relaxed);
   const uint64_t generation = generation_.load(std::memory_order_relaxed) + 1;

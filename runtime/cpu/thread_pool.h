@@ -42,6 +42,23 @@ inline Share contiguous_share(int64_t count, int64_t part, int64_t parts) {
 
 class ThreadPool {
  public:
+  /// While one lives on a thread, the parallel_for calls that thread makes add each part's
+  /// duration (steady_clock nanoseconds) to busy_ns[slot] of the thread that ran it (the caller
+  /// 0, worker i i + 1; slots past `slots` are not counted). A profiler's per-node counters: set
+  /// around one node on the Session's calling thread, so Sessions sharing a pool each count their
+  /// own calls. Each slot is written by one thread at a time; read them once the calls returned.
+  class BusyScope {
+   public:
+    BusyScope(int64_t* busy_ns, int slots);
+    ~BusyScope();
+    BusyScope(const BusyScope&) = delete;
+    BusyScope& operator=(const BusyScope&) = delete;
+
+   private:
+    int64_t* previous_ns_;
+    int previous_slots_;
+  };
+
   /// `threads` total workers including the caller; 1 means run everything inline.
   explicit ThreadPool(int threads);
   ~ThreadPool();
@@ -84,20 +101,25 @@ class ThreadPool {
     const int parts = static_cast<int>(
         std::min<int64_t>({int64_t{thread_count()} * parts_per_thread, max_parts, kMaxParts}));
     if (parts <= 1 || workers_.empty()) {
-      (*fn)(int64_t{0}, count);
+      run_inline(count, &call_range<Fn>, fn);
       return;
     }
     run_parts(parts, count, &call_range<Fn>, fn);
   }
   void run_parts(int parts, int64_t count, RangeFn range_fn, const void* fn);
+  /// [0, count) on the calling thread as one part (counted on slot 0 under a BusyScope).
+  static void run_inline(int64_t count, RangeFn range_fn, const void* fn);
+  /// Runs [begin, end) on slot `self`, adding its duration to busy[self] when busy is set.
+  static void run_range(RangeFn range_fn, const void* fn, int64_t begin, int64_t end, int64_t* busy,
+                        int slots, int self);
   /// The parts of run_parts one after the other on the calling thread.
   static void run_parts_inline(int parts, int64_t count, RangeFn range_fn, const void* fn);
   void worker_loop(int self);
   /// Claims and runs parts of `generation`, part `self` first, until none is left (or a newer
   /// generation started).
   void run_claimed_parts(uint64_t generation, int self);
-  /// Claims part `part` of `generation` and runs it; false when it was taken.
-  bool claim_and_run(uint64_t generation, int part);
+  /// Claims part `part` of `generation` and runs it on slot `self`; false when it was taken.
+  bool claim_and_run(uint64_t generation, int part, int self);
   void wait_until_done(int parts);
   uint64_t wait_for_work(uint64_t seen);
 
@@ -120,6 +142,8 @@ class ThreadPool {
   int64_t count_ = 0;
   RangeFn range_fn_ = nullptr;
   const void* fn_ = nullptr;
+  int64_t* busy_ns_ = nullptr;  // the caller's BusyScope counters, or nullptr
+  int busy_slots_ = 0;
 };
 
 }  // namespace onepool::cpu

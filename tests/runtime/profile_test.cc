@@ -51,9 +51,9 @@ std::shared_ptr<const onepool::Model> load(const std::string& file) {
 }
 
 std::unique_ptr<onepool::Session> make_session(std::shared_ptr<const onepool::Model> model,
-                                               bool profile) {
+                                               bool profile, int threads = 2) {
   onepool::SessionOptions options;
-  options.threads = 2;
+  options.threads = threads;
   options.profile = profile;
   auto session = onepool::Session::create(std::move(model), options);
   REQUIRE_MESSAGE(session.has_value(), session.status().to_string());
@@ -108,6 +108,36 @@ TEST_CASE("node times add up to the measured run") {
   CHECK(cleared.runs == 0);
   CHECK(cleared.total_run_ms == 0.0);
   for (const auto& node : cleared.nodes) CHECK(node.total_ms == 0.0);
+}
+
+// Each thread's time in a node's parallel parts (NodeProfile::thread_busy_ms): one entry per
+// thread of the Session; at two threads both threads work on resnet18's convolutions, neither
+// longer than the node itself; at one thread the caller's parts are nearly all of each
+// convolution's time. Summed over the runs and cleared with the rest.
+TEST_CASE("each thread's busy time in a node") {
+  auto model = load("resnet18.onnx");
+  Buffers buffers = make_buffers(*model);
+  for (const int threads : {1, 2}) {
+    CAPTURE(threads);
+    auto session = make_session(model, true, threads);
+    for (int i = 0; i < 4; ++i) REQUIRE(session->run(buffers.inputs, buffers.outputs).is_ok());
+    const onepool::SessionProfile profile = session->profile();
+    int convs = 0;
+    for (const onepool::NodeProfile& node : profile.nodes) {
+      CAPTURE(node.node);
+      REQUIRE(node.thread_busy_ms.size() == static_cast<size_t>(threads));
+      for (double busy : node.thread_busy_ms) CHECK(busy <= node.total_ms * 1.0001);
+      if (node.op_type != "Conv") continue;
+      ++convs;
+      for (double busy : node.thread_busy_ms) CHECK(busy > 0.0);
+      if (threads == 1) CHECK(node.thread_busy_ms[0] >= 0.5 * node.total_ms);
+    }
+    CHECK(convs >= 10);
+    session->reset_profile();
+    for (const auto& node : session->profile().nodes) {
+      for (double busy : node.thread_busy_ms) CHECK(busy == 0.0);
+    }
+  }
 }
 
 // FLOPs from shapes: resnet18's stem conv ([1,3,224,224] * [64,3,7,7] -> [1,64,112,112]) is

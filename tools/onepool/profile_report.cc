@@ -2,11 +2,13 @@
 #include "tools/onepool/profile_report.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <numeric>
+#include <string>
 
 namespace onepool::cli {
 
@@ -32,6 +34,29 @@ std::string gflops_text(double flops, double ms) {
 std::string clipped(const std::string& text, size_t width) {
   if (text.size() <= width) return text;
   return text.substr(0, width - 3) + "...";
+}
+
+// Each thread's time in the node's parallel parts as a percentage of the node's time, caller
+// first ("98 81"): how evenly the threads shared it. Past four threads, the mean and the least.
+// "-" with one thread (nothing to share) or where the backend does not measure it.
+std::string busy_text(const NodeProfile& node) {
+  const std::vector<double>& busy = node.thread_busy_ms;
+  if (busy.size() < 2 || node.total_ms <= 0) return "-";
+  const auto percent = [&](double ms) {
+    return std::to_string(std::lround(std::min(100.0 * ms / node.total_ms, 999.0)));
+  };
+  std::string text;
+  if (busy.size() > 4) {
+    const double sum = std::accumulate(busy.begin(), busy.end(), 0.0);
+    text.append("mean ").append(percent(sum / static_cast<double>(busy.size())));
+    text.append(" least ").append(percent(*std::min_element(busy.begin(), busy.end())));
+    return text;
+  }
+  for (double ms : busy) {
+    if (!text.empty()) text.push_back(' ');
+    text.append(percent(ms));
+  }
+  return text;
 }
 
 struct OpTotal {
@@ -63,14 +88,15 @@ void print_profile(const SessionProfile& profile, double mean_run_ms) {
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     return profile.nodes[a].total_ms > profile.nodes[b].total_ms;
   });
-  std::printf("%5s  %-32s %-18s %-24s %9s %6s %8s  %s\n", "#", "node", "op", "implementation",
-              "ms/run", "%", "GFLOP/s", "input shapes");
+  std::printf("%5s  %-32s %-18s %-24s %9s %6s %8s  %-11s  %s\n", "#", "node", "op",
+              "implementation", "ms/run", "%", "GFLOP/s", "busy %", "input shapes");
   for (size_t n : order) {
     const NodeProfile& node = profile.nodes[n];
     const double ms = node.total_ms / runs;
-    std::printf("%5zu  %-32s %-18s %-24s %9.3f %6.2f %8s  %s\n", n, clipped(node.node, 32).c_str(),
-                clipped(node.op_type, 18).c_str(), clipped(node.implementation, 24).c_str(), ms,
-                100.0 * ms / base_ms, gflops_text(node.flops, ms).c_str(),
+    std::printf("%5zu  %-32s %-18s %-24s %9.3f %6.2f %8s  %-11s  %s\n", n,
+                clipped(node.node, 32).c_str(), clipped(node.op_type, 18).c_str(),
+                clipped(node.implementation, 24).c_str(), ms, 100.0 * ms / base_ms,
+                gflops_text(node.flops, ms).c_str(), busy_text(node).c_str(),
                 shapes_text(node.input_shapes).c_str());
   }
   std::map<std::string, OpTotal> by_op;
@@ -117,6 +143,7 @@ Status write_chrome_trace(const std::string& path, const SessionProfile& profile
                          {{"op", node.op_type},
                           {"implementation", node.implementation},
                           {"inputs", shapes_text(node.input_shapes)},
+                          {"threads_busy_percent", busy_text(node)},
                           {"gflops_per_s", gflops_text(node.flops, run.node_ms[n])}}}});
     }
   }
