@@ -111,9 +111,10 @@ TEST_CASE("node times add up to the measured run") {
 }
 
 // Each thread's time in a node's parallel parts (NodeProfile::thread_busy_ms): one entry per
-// thread of the Session; at two threads both threads work on resnet18's convolutions, neither
-// longer than the node itself; at one thread the caller's parts are nearly all of each
-// convolution's time. Summed over the runs and cleared with the rest.
+// thread of the Session, none longer than the node itself; each of resnet18's convolutions has
+// its parts counted on some thread (which ones depends on the machine's load: a late worker's
+// part is run by the caller; thread_pool_test checks the slots), and at one thread the caller's
+// parts are most of each convolution's time. Summed over the runs and cleared with the rest.
 TEST_CASE("each thread's busy time in a node") {
   auto model = load("resnet18.onnx");
   Buffers buffers = make_buffers(*model);
@@ -129,7 +130,9 @@ TEST_CASE("each thread's busy time in a node") {
       for (double busy : node.thread_busy_ms) CHECK(busy <= node.total_ms * 1.0001);
       if (node.op_type != "Conv") continue;
       ++convs;
-      for (double busy : node.thread_busy_ms) CHECK(busy > 0.0);
+      const double busy =
+          std::accumulate(node.thread_busy_ms.begin(), node.thread_busy_ms.end(), 0.0);
+      CHECK(busy > 0.0);
       if (threads == 1) CHECK(node.thread_busy_ms[0] >= 0.5 * node.total_ms);
     }
     CHECK(convs >= 10);

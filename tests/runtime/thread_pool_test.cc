@@ -181,5 +181,48 @@ TEST_CASE("parallel_for_balanced: the free thread takes a held-up thread's chunk
   CHECK(worker_held >= 1);
 }
 
+// BusyScope: each part's time lands on the slot of the thread that ran it. Every part waits
+// until all have started, so each thread holds its own (the caller part 0, worker i part i); a
+// part lasts at least 2 ms. Calls made outside a scope, or run inline at one thread, count on the
+// caller's slot only while a scope lives.
+TEST_CASE("BusyScope counts each part on the slot of the thread that ran it") {
+  constexpr int kThreads = 3;
+  ThreadPool pool(kThreads);
+  std::vector<int64_t> busy(kThreads, 0);
+  const auto held_parts = [&] {
+    std::atomic<int> started{0};
+    pool.parallel_for(kThreads, 1, [&](int64_t, int64_t) {
+      started.fetch_add(1);
+      const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      while (started.load() < kThreads && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::yield();
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    });
+  };
+  held_parts();  // no scope: nothing counted
+  CHECK(std::all_of(busy.begin(), busy.end(), [](int64_t ns) { return ns == 0; }));
+  {
+    const ThreadPool::BusyScope scope(busy.data(), kThreads);
+    held_parts();
+  }
+  for (int slot = 0; slot < kThreads; ++slot) {
+    CAPTURE(slot);
+    CHECK(busy[static_cast<size_t>(slot)] >= 2'000'000);
+  }
+  held_parts();  // the scope ended: the counters stay as they were
+  const std::vector<int64_t> after = busy;
+  held_parts();
+  CHECK(busy == after);
+  ThreadPool inline_pool(1);
+  int64_t alone = 0;
+  {
+    const ThreadPool::BusyScope scope(&alone, 1);
+    inline_pool.parallel_for(
+        4, 1, [](int64_t, int64_t) { std::this_thread::sleep_for(std::chrono::milliseconds(1)); });
+  }
+  CHECK(alone >= 1'000'000);
+}
+
 }  // namespace
 }  // namespace onepool::cpu
