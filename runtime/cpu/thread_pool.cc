@@ -74,10 +74,6 @@ void ThreadPool::run_range(RangeFn range_fn, const void* fn, int64_t begin, int6
           .count();
 }
 
-void ThreadPool::run_inline(int64_t count, RangeFn range_fn, const void* fn) {
-  run_range(range_fn, fn, 0, count, t_busy_ns, t_busy_slots, 0);
-}
-
 ThreadPool::ThreadPool(int threads) {
   const int workers = std::max(0, threads - 1);
   const int claim_words = (workers + 1) * kPartsPerThread;

@@ -101,18 +101,17 @@ class ThreadPool {
     const int parts = static_cast<int>(
         std::min<int64_t>({int64_t{thread_count()} * parts_per_thread, max_parts, kMaxParts}));
     if (parts <= 1 || workers_.empty()) {
-      run_inline(count, &call_range<Fn>, fn);
+      run_parts_inline(1, count, &call_range<Fn>, fn);
       return;
     }
     run_parts(parts, count, &call_range<Fn>, fn);
   }
   void run_parts(int parts, int64_t count, RangeFn range_fn, const void* fn);
-  /// [0, count) on the calling thread as one part (counted on slot 0 under a BusyScope).
-  static void run_inline(int64_t count, RangeFn range_fn, const void* fn);
   /// Runs [begin, end) on slot `self`, adding its duration to busy[self] when busy is set.
   static void run_range(RangeFn range_fn, const void* fn, int64_t begin, int64_t end, int64_t* busy,
                         int slots, int self);
-  /// The parts of run_parts one after the other on the calling thread.
+  /// The parts of run_parts one after the other on the calling thread (counted on slot 0 under a
+  /// BusyScope).
   static void run_parts_inline(int parts, int64_t count, RangeFn range_fn, const void* fn);
   void worker_loop(int self);
   /// Claims and runs parts of `generation`, part `self` first, until none is left (or a newer
