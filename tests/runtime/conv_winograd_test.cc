@@ -177,8 +177,9 @@ TEST_CASE("Winograd Conv matches a float64 direct convolution") {
 }
 
 // Which convolutions take Winograd: 3x3 stride 1 with constant weights on a map of at least 32
-// 2x2 tiles; weights as an input, stride 2, a 7x7 map (16 tiles) or a weight that is NaN keep the
-// implicit GEMM or im2col. F(4x4, 3x3) where a row holds at least 6 of its tiles (20x36: 9) and
+// 2x2 tiles, or of 16 (7x7, 8x8) with at least 256 input channels; weights as an input, stride 2,
+// a 7x7 map of fewer channels, a 5x5 map (9 tiles) or a weight that is NaN keep the implicit GEMM
+// or im2col. F(4x4, 3x3) where a row holds at least 6 of its tiles (20x36: 9) and
 // its products come to at most 4/5 of F(2x2, 3x3)'s: 40x22 takes it (6 a row; 36 x 60 product
 // columns against 16 x 220, 0.61), 14x14 (4 a row) and 5x22 (36 x 12 against 16 x 33, 0.82) keep
 // F(2x2, 3x3).
@@ -208,6 +209,20 @@ TEST_CASE("Winograd Conv is chosen only where it pays and where it is exact enou
   small.height = small.width = 7;
   const ConvData small_data = data_for(small, 4);
   CHECK_FALSE(is_winograd(run_conv(small, small_data.x, small_data.w, small_data.b, 1)));
+  for (const int64_t side : {5, 7, 8}) {
+    for (const int64_t channels : {128, 256}) {
+      CAPTURE(side);
+      CAPTURE(channels);
+      Conv3x3 deep = c;
+      deep.height = deep.width = side;
+      deep.in_channels = channels;
+      const ConvData deep_data = data_for(deep, 6);
+      const ConvRun run = run_conv(deep, deep_data.x, deep_data.w, deep_data.b, 2);
+      CHECK(is_winograd(run) == (side >= 7 && channels >= 256));
+      check_matches(run.y, direct_conv(deep, deep_data.x, deep_data.w, deep_data.b),
+                    tolerance_for(run));
+    }
+  }
   ConvData nan_weight = data;
   nan_weight.w[5] = std::numeric_limits<float>::quiet_NaN();
   const ConvRun kept = run_conv(c, nan_weight.x, nan_weight.w, nan_weight.b, 1);

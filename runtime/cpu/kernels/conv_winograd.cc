@@ -19,10 +19,20 @@ constexpr int64_t kBlockTileMultiple = 32;  // the widest GEMM column tile
 constexpr int64_t kMaxBlockTiles = 256;
 constexpr int64_t kPositionPadFloats = 16;  // one cache line (see WinogradPlan::v_stride)
 constexpr int64_t kMinChannels = 8;
-// Smaller maps keep the implicit GEMM: with few tiles the product streams 16 transformed weight
-// matrices (16/9 of the weights) for little work (ResNet's 7x7 maps of 512 channels: 16 tiles,
-// no faster than the implicit GEMM).
+// A map of at least this many 2x2 tiles takes Winograd whatever its channels.
 constexpr int64_t kMinTiles = 32;
+// A smaller one (7x7 and 8x8 maps: 16 tiles; fewer keep the implicit GEMM) streams 16 transformed
+// weight matrices, 16/9 of the weights, for little work: it pays with at least kMinSmallMapDepth
+// input channels. Two Sessions alternated in one process (p50s of 40-80 runs): ResNet-18's three
+// 512 -> 512 convolutions on 7x7 about 0.83x each at two threads (the model 0.965x at two threads,
+// 0.953x at one), ResNet-50's two 0.993x in the model, U-Net's 8x8 bottleneck (256 -> 512,
+// 512 -> 512) 0.97x in the model at one thread and 1.00x at two. Inception's 160 -> 320 and
+// 192 -> 384 on 7x7 ran 0.87x at one thread but 1.00x and 1.09x at two (one block: the transforms
+// and products each split over the threads, too little work a part); the rule may not follow the
+// thread count, which would make the bits depend on it. (Measured before the channel-vector
+// products, the 512-channel ones were no faster.)
+constexpr int64_t kMinSmallMapTiles = 16;
+constexpr int64_t kMinSmallMapDepth = 256;
 // F(4x4, 3x3) where a tile row holds at least this many tiles and its products' columns (36 a
 // tile of 16 outputs) come to at most 4/5 of F(2x2, 3x3)'s (16 a tile of 4). Its transforms cost
 // more per output and run a tile row's tiles side by side in 16 lanes: on 14x14 maps (4 tiles a
@@ -394,12 +404,13 @@ int64_t winograd_tile(const WindowGeometry& g) {
 bool winograd_fits(const WindowGeometry& g, int64_t group, int64_t in_channels,
                    int64_t out_channels) {
   const PhaseSize phase = largest_phase(g);
-  const int64_t phase_h = phase.h;
-  const int64_t phase_w = phase.w;
+  const int64_t tiles = (phase.h + 1) / 2 * ((phase.w + 1) / 2);
+  const bool enough_tiles =
+      tiles >= kMinTiles || (tiles >= kMinSmallMapTiles && in_channels >= kMinSmallMapDepth);
   return g.spatial_rank == 2 && group == 1 && g.kernel[1] == 3 && g.kernel[2] == 3 &&
          g.stride[1] == 1 && g.stride[2] == 1 && in_channels >= kMinChannels &&
          out_channels >= kMinChannels && in_channels <= kMaxChannels &&
-         out_channels <= kMaxChannels && (phase_h + 1) / 2 * ((phase_w + 1) / 2) >= kMinTiles;
+         out_channels <= kMaxChannels && enough_tiles;
 }
 
 std::optional<WinogradPlan> plan_winograd(const WindowGeometry& g, SgemmIsa isa,

@@ -49,7 +49,8 @@
 namespace onepool::cpu::nn {
 
 /// True when the geometry and channels suit Winograd: 2-D, kernel 3x3, stride 1, one group, and
-/// enough channels and tiles for the transforms to pay off.
+/// enough channels and tiles for the transforms to pay off (a small map's 16 tiles only with deep
+/// inputs). Never the thread count: the bits must not follow it.
 bool winograd_fits(const WindowGeometry& g, int64_t group, int64_t in_channels,
                    int64_t out_channels);
 
