@@ -23,14 +23,15 @@ constexpr int64_t kMinChannels = 8;
 constexpr int64_t kMinTiles = 32;
 // A smaller one (7x7 and 8x8 maps: 16 tiles; fewer keep the implicit GEMM) streams 16 transformed
 // weight matrices, 16/9 of the weights, for little work: it pays with at least kMinSmallMapDepth
-// input channels. Two Sessions alternated in one process (p50s of 40-80 runs): ResNet-18's three
-// 512 -> 512 convolutions on 7x7 about 0.83x each at two threads (the model 0.965x at two threads,
-// 0.953x at one), ResNet-50's two 0.993x in the model, U-Net's 8x8 bottleneck (256 -> 512,
-// 512 -> 512) 0.97x in the model at one thread and 1.00x at two. Inception's 160 -> 320 and
-// 192 -> 384 on 7x7 ran 0.87x at one thread but 1.00x and 1.09x at two (one block: the transforms
-// and products each split over the threads, too little work a part); the rule may not follow the
-// thread count, which would make the bits depend on it. (Measured before the channel-vector
-// products, the 512-channel ones were no faster.)
+// input channels. ResNet-18's three 512 -> 512 convolutions on 7x7 took 0.97-1.05 instead of
+// 1.29-1.33 ms at one thread and 0.54-0.63 instead of 0.69-0.76 at two (`bench --profile`, three
+// alternated rounds); whole models, two Sessions alternated in one process (p50s of 25-100 runs,
+// four rounds): ResNet-18 0.945-0.953x at one thread, 0.953-0.976x at two, ResNet-50 0.988-0.999x
+// / 0.991-0.997x, U-Net (its 8x8 bottleneck, 256 -> 512 and 512 -> 512) 0.97x at one thread
+// and 1.00x at two. Inception's 160 -> 320 and 192 -> 384 on 7x7 ran 0.87x at one thread but 1.00x
+// and 1.09x at two (one block: the transforms and products each split over the threads, too little
+// work a part); the rule may not follow the thread count, which would make the bits depend on it.
+// (Measured before the channel-vector products, the 512-channel ones were no faster.)
 constexpr int64_t kMinSmallMapTiles = 16;
 constexpr int64_t kMinSmallMapDepth = 256;
 // F(4x4, 3x3) where a tile row holds at least this many tiles and its products' columns (36 a
